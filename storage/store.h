@@ -1,0 +1,155 @@
+// Store: the storage engine's facade (DESIGN.md, "Mapping Kafka onto it").
+//
+// Every partition's record batches append into ONE CommitLog; a ConsumeQueue per
+// partition (fixed-size units packed into shared index files) maps Kafka offsets
+// to log positions. A small durable key/value journal (MetaStore) holds broker
+// state: the partition table, topics, producer ids, committed offsets.
+//
+// Threading contract:
+//  - append(), create_partitions(), delete_partition(), delete_records() and
+//    meta().write() may be called from any thread. They queue work for the single
+//    writer thread and return at once; the callback runs later ON THE WRITER
+//    THREAD, so it must only hand the result over (post to an executor), never
+//    block or call back into the Store's write paths synchronously.
+//  - read(), offsets(), lookup_timestamp() and max_timestamp() may be called from
+//    any thread at any time, concurrently with the writer; they never block on it.
+//  - Storage knows the RecordBatch v2 header layout (it must set the base offset,
+//    read producer fields and patch LogAppendTime), but not the Kafka codec.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace rokka::storage {
+
+// Identifies one Kafka topic-partition inside the store. Allocated by the store,
+// never reused, even after the partition is deleted.
+using PartitionId = uint32_t;
+
+enum class FlushMode { kSync, kAsync };
+
+struct StoreOptions {
+  std::filesystem::path dir;                       // created if missing
+  int64_t segment_bytes = int64_t{1} << 30;        // log.segment.bytes: one CommitLog file
+  FlushMode flush_mode = FlushMode::kAsync;        // store.flush.mode
+  int64_t flush_interval_ms = 500;                 // log.flush.interval.ms (async mode)
+  int64_t flush_interval_messages = INT64_MAX;     // log.flush.interval.messages (async mode)
+  int64_t retention_ms = 7 * 24 * 3600 * 1000LL;   // log.retention.ms; -1 = unlimited
+  int64_t retention_bytes = -1;                    // log.retention.bytes, whole log; -1 = unlimited
+  int64_t retention_check_interval_ms = 300000;    // log.retention.check.interval.ms
+  int64_t max_append_bytes = 64 << 20;             // largest batch accepted (<= segment_bytes / 2)
+  class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
+  std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock
+};
+
+enum class TimestampType { kCreateTime, kLogAppendTime };
+
+struct AppendRequest {
+  PartitionId partition = 0;
+  // One complete RecordBatch v2 (header + records) as received. The caller keeps
+  // these bytes alive until the callback runs; the store copies them into the log.
+  // The caller has validated the batch header (magic, lengths, CRC).
+  std::span<const std::byte> batch;
+  TimestampType timestamp_type = TimestampType::kCreateTime;
+};
+
+struct AppendInfo {
+  int64_t base_offset = -1;       // offset given to the batch's first record
+  int64_t log_append_time = -1;   // the broker time written, for LogAppendTime; else -1
+  int64_t log_start_offset = 0;   // the partition's start offset after the append
+};
+
+// One result per request, in request order. Errors per partition:
+//   kNotFound (no such partition), kReadOnly/kIoError (storage failure: nothing stored),
+//   kTooLarge, kInvalidArgument (bad batch), kOutOfOrderSequence, kInvalidProducerEpoch,
+//   kUnknownProducerId. An idempotent retry of a batch already stored (one of the last
+//   five of that producer on that partition) is NOT an error: it returns the original
+//   AppendInfo and stores nothing.
+using AppendCallback = std::function<void(std::vector<Result<AppendInfo>>)>;
+using StatusCallback = std::function<void(Status)>;
+
+// A view of stored bytes, valid as long as `hold` is kept (it pins the mapped file).
+struct LogSlice {
+  std::span<const std::byte> bytes;
+  std::shared_ptr<const void> hold;
+};
+
+struct PartitionOffsets {
+  int64_t log_start_offset = 0;
+  int64_t next_offset = 0;  // high watermark (single replica)
+};
+
+struct ReadResult {
+  // Whole record batches, in offset order, starting with the batch that holds the
+  // requested offset. The first batch is returned even when larger than max_bytes.
+  std::vector<LogSlice> batches;
+  PartitionOffsets offsets;
+};
+
+struct TimestampOffset {
+  int64_t timestamp = -1;
+  int64_t offset = -1;  // -1 when nothing matches
+};
+
+// Durable key/value journal for broker state (topics, partition table, producer ids,
+// committed offsets, group metadata). Keys are namespaced by their users ("t/", "o/").
+// A write is a batch of puts/erases applied atomically; the callback reports once it
+// is durable under the store's flush mode (sync: fsync'd; async: written to the file).
+class MetaStore {
+ public:
+  struct Mutation {
+    std::string key;
+    std::string value;
+    bool erase = false;
+  };
+  virtual ~MetaStore() = default;
+  virtual void write(std::vector<Mutation> batch, StatusCallback done) = 0;
+  // Snapshot of every live key with `prefix` (startup loading; not for hot paths).
+  virtual std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const = 0;
+};
+
+class Store {
+ public:
+  // Opens or creates the store in options.dir, recovering after a crash.
+  static Result<std::unique_ptr<Store>> open(StoreOptions options);
+  virtual ~Store() = default;
+
+  // Allocates `count` new empty partitions (no file is created) and records them durably.
+  virtual void create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) = 0;
+  // Forgets a partition durably; its bytes go with retention. Reads then return kNotFound.
+  virtual void delete_partition(PartitionId partition, StatusCallback done) = 0;
+
+  virtual void append(std::vector<AppendRequest> requests, AppendCallback done) = 0;
+
+  // Batches from the one holding `offset`, up to about max_bytes (see ReadResult).
+  // kOutOfRange when offset < log start or > next offset; an empty result at next offset.
+  virtual Result<ReadResult> read(PartitionId partition, int64_t offset, int64_t max_bytes) const = 0;
+  virtual Result<PartitionOffsets> offsets(PartitionId partition) const = 0;
+  // The first batch whose max timestamp >= ts: its base offset and max timestamp.
+  virtual Result<TimestampOffset> lookup_timestamp(PartitionId partition, int64_t ts) const = 0;
+  // The batch with the largest max timestamp (ListOffsets MAX_TIMESTAMP).
+  virtual Result<TimestampOffset> max_timestamp(PartitionId partition) const = 0;
+
+  // Moves the log start offset forward (DeleteRecords); durable before `done`.
+  virtual void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) = 0;
+
+  virtual MetaStore& meta() = 0;
+
+  // Called on the writer thread after appended data becomes readable, with the
+  // partitions that grew (fetch long-poll wake-up). Set once, before serving.
+  virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
+
+  // Flushes everything, writes the clean-shutdown marker and stops the writer.
+  virtual Status close() = 0;
+};
+
+}  // namespace rokka::storage
