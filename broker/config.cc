@@ -343,6 +343,12 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   return cl;
 }
 
+std::vector<std::string_view> config_keys() {
+  std::vector<std::string_view> out;
+  for (const auto& e : table()) out.push_back(e.name);
+  return out;
+}
+
 std::string config_help() {
   std::ostringstream out;
   out << "Usage: rokka [CONFIG_FILE] [--override key=value]...\n"

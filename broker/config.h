@@ -79,6 +79,9 @@ storage::Result<CommandLine> parse_command_line(int argc, char** argv);
 storage::Result<BrokerConfig> load_config(std::string_view properties,
                                           const std::vector<std::pair<std::string, std::string>>& overrides);
 
+// Every key the broker knows, in table order.
+std::vector<std::string_view> config_keys();
+
 // `--help`: usage and every key with its default and meaning.
 std::string config_help();
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace rokka::broker {
 namespace {
 
@@ -79,6 +82,29 @@ TEST(ConfigTest, HelpListsEveryKey) {
   for (const char* key : {"listeners", "log.dirs", "store.flush.mode", "log.retention.hours",
                           "group.initial.rebalance.delay.ms", "socket.request.max.bytes"})
     EXPECT_NE(help.find(key), std::string::npos) << key;
+}
+
+}  // namespace
+}  // namespace rokka::broker
+
+namespace rokka::broker {
+namespace {
+
+// conf/server.properties documents every key and, as shipped, equals the embedded defaults.
+TEST(ConfigTest, ShippedServerPropertiesMatchesTheKeyTable) {
+  std::ifstream in(std::string(ROKKA_SOURCE_DIR) + "/conf/server.properties");
+  ASSERT_TRUE(in) << "conf/server.properties missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  for (std::string_view key : config_keys()) {
+    EXPECT_NE(text.find(std::string(key) + "="), std::string::npos) << key << " is not documented";
+  }
+  auto shipped = load_config(text, {});
+  ASSERT_TRUE(shipped.ok()) << shipped.status().to_string();
+  EXPECT_TRUE(shipped->unknown_keys.empty());
+  auto defaults = load_config("", {});
+  EXPECT_EQ(describe_config(*shipped), describe_config(*defaults));
 }
 
 }  // namespace
