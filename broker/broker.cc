@@ -85,6 +85,11 @@ storage::Status Broker::load_cluster_id() {
 
 storage::Status Broker::start() {
   if (auto s = server_->listen(); !s.ok()) return s;
+  services_.advertised = config_.effective_advertised_listeners();
+  if (config_.advertised_listeners.empty()) {
+    const auto ports = server_->ports();  // a listener on port 0 got a free port
+    for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
+  }
   server_->start();
   return {};
 }

@@ -24,6 +24,9 @@ struct Services {
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
   std::string cluster_id;
+  // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
+  // else the listeners with their bound ports. Set before serving starts.
+  std::vector<Listener> advertised;
   std::atomic<int64_t> connections{0};
 
   explicit Services(const BrokerConfig& c) : config(c) {}

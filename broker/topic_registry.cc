@@ -1,6 +1,7 @@
 #include "broker/topic_registry.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <mutex>
 #include <random>
 
@@ -17,38 +18,59 @@ constexpr int32_t kMaxPartitionsPerTopic = 1000000;
 // Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored
 // and described so tools that set them keep working, but have no effect here.
 constexpr TopicConfigKey kTopicConfigKeys[] = {
-    {"cleanup.policy", ConfigSupport::kApplied, "delete only; compact is not supported yet"},
-    {"compression.type", ConfigSupport::kAcceptedOnly, "batches are stored as produced (never recompressed)"},
-    {"delete.retention.ms", ConfigSupport::kAcceptedOnly, "compaction setting"},
-    {"file.delete.delay.ms", ConfigSupport::kAcceptedOnly, "segment files are shared by all topics"},
-    {"flush.messages", ConfigSupport::kAcceptedOnly, "flushing is broker-wide (store.flush.mode)"},
-    {"flush.ms", ConfigSupport::kAcceptedOnly, "flushing is broker-wide (store.flush.mode)"},
-    {"follower.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, "single broker"},
-    {"index.interval.bytes", ConfigSupport::kAcceptedOnly, "every batch is indexed"},
-    {"leader.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, "single broker"},
-    {"max.compaction.lag.ms", ConfigSupport::kAcceptedOnly, "compaction setting"},
-    {"max.message.bytes", ConfigSupport::kApplied, "largest record batch accepted"},
-    {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, "no down-conversion"},
-    {"message.format.version", ConfigSupport::kAcceptedOnly, "always record batch v2"},
-    {"message.timestamp.difference.max.ms", ConfigSupport::kAcceptedOnly, "timestamps are not range-checked"},
-    {"message.timestamp.type", ConfigSupport::kApplied, "CreateTime or LogAppendTime"},
-    {"min.cleanable.dirty.ratio", ConfigSupport::kAcceptedOnly, "compaction setting"},
-    {"min.compaction.lag.ms", ConfigSupport::kAcceptedOnly, "compaction setting"},
-    {"min.insync.replicas", ConfigSupport::kAcceptedOnly, "single broker"},
-    {"preallocate", ConfigSupport::kAcceptedOnly, "the CommitLog is preallocated"},
-    {"retention.bytes", ConfigSupport::kApplied, "per-partition size limit"},
-    {"retention.ms", ConfigSupport::kApplied, "per-partition age limit"},
-    {"segment.bytes", ConfigSupport::kAcceptedOnly, "segments are shared (log.segment.bytes)"},
-    {"segment.index.bytes", ConfigSupport::kAcceptedOnly, "indexes are shared"},
-    {"segment.jitter.ms", ConfigSupport::kAcceptedOnly, "segments are shared"},
-    {"segment.ms", ConfigSupport::kAcceptedOnly, "segments are shared"},
-    {"unclean.leader.election.enable", ConfigSupport::kAcceptedOnly, "single broker"},
+    {"cleanup.policy", ConfigSupport::kApplied, ConfigType::kList, "delete only; compact is not supported yet"},
+    {"compression.type", ConfigSupport::kAcceptedOnly, ConfigType::kString, "batches are stored as produced (never recompressed)"},
+    {"delete.retention.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"file.delete.delay.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segment files are shared by all topics"},
+    {"flush.messages", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
+    {"flush.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
+    {"follower.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
+    {"index.interval.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "every batch is indexed"},
+    {"leader.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
+    {"max.compaction.lag.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
+    {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
+    {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
+    {"message.timestamp.difference.max.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "timestamps are not range-checked"},
+    {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
+    {"min.cleanable.dirty.ratio", ConfigSupport::kAcceptedOnly, ConfigType::kDouble, "compaction setting"},
+    {"min.compaction.lag.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"min.insync.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "single broker"},
+    {"preallocate", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "the CommitLog is preallocated"},
+    {"retention.bytes", ConfigSupport::kApplied, ConfigType::kLong, "per-partition size limit"},
+    {"retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "per-partition age limit"},
+    {"segment.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "segments are shared (log.segment.bytes)"},
+    {"segment.index.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "indexes are shared"},
+    {"segment.jitter.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
+    {"segment.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
+    {"unclean.leader.election.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "single broker"},
 };
 
-const TopicConfigKey* find_key(std::string_view name) {
-  for (const auto& k : kTopicConfigKeys)
-    if (k.name == name) return &k;
-  return nullptr;
+// True when `value` parses as the key's type (lists: any comma-separated text).
+bool value_fits_type(ConfigType type, const std::string& value) {
+  switch (type) {
+    case ConfigType::kBoolean:
+      return value == "true" || value == "false";
+    case ConfigType::kInt:
+    case ConfigType::kShort:
+    case ConfigType::kLong: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || end != value.data() + value.size() || value.empty()) return false;
+      if (type == ConfigType::kInt) return v >= INT32_MIN && v <= INT32_MAX;
+      if (type == ConfigType::kShort) return v >= INT16_MIN && v <= INT16_MAX;
+      return true;
+    }
+    case ConfigType::kDouble: {
+      char* end = nullptr;
+      std::strtod(value.c_str(), &end);
+      return !value.empty() && end == value.c_str() + value.size();
+    }
+    case ConfigType::kString:
+    case ConfigType::kList:
+      return true;
+  }
+  return false;
 }
 
 std::optional<int64_t> to_int64(std::string_view s) {
@@ -78,6 +100,12 @@ TopicError error(ErrorCode code, std::string message) { return {code, std::move(
 
 std::span<const TopicConfigKey> topic_config_keys() { return kTopicConfigKeys; }
 
+const TopicConfigKey* find_topic_config_key(std::string_view name) {
+  for (const auto& k : kTopicConfigKeys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
 TopicRegistry::TopicRegistry(storage::Store& store, const BrokerConfig& config) : store_(store), config_(config) {}
 
 TopicError TopicRegistry::validate_name(std::string_view name) {
@@ -104,9 +132,10 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
   s.timestamp_type = config_.log_message_timestamp_type == "LogAppendTime" ? storage::TimestampType::kLogAppendTime
                                                                            : storage::TimestampType::kCreateTime;
   for (const auto& [key, value] : configs) {
-    const TopicConfigKey* k = find_key(key);
+    const TopicConfigKey* k = find_topic_config_key(key);
     if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
     auto bad = [&](std::string why) { return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why); };
+    if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
     if (key == "cleanup.policy") {
       if (value == "delete") continue;
       if (value.find("compact") != std::string::npos) return bad("log compaction is not supported yet");
@@ -379,7 +408,7 @@ void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, s
     if (v) {
       updated.configs[k] = *v;
     } else {
-      if (!find_key(k)) return done(error(ErrorCode::kInvalidConfig, "unknown topic config " + k));
+      if (!find_topic_config_key(k)) return done(error(ErrorCode::kInvalidConfig, "unknown topic config " + k));
       updated.configs.erase(k);
     }
   }

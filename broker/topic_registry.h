@@ -51,12 +51,16 @@ struct TopicError {
 };
 
 // How a topic config key is treated.
-enum class ConfigSupport { kApplied, kAcceptedOnly, kUnknown };
+enum class ConfigSupport { kApplied, kAcceptedOnly };
+// Kafka's config value types, numbered as DescribeConfigs v3+ reports them.
+enum class ConfigType : int8_t { kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6, kList = 7 };
 struct TopicConfigKey {
   std::string_view name;
   ConfigSupport support;
+  ConfigType type;
   std::string_view doc;
 };
+const TopicConfigKey* find_topic_config_key(std::string_view name);
 std::span<const TopicConfigKey> topic_config_keys();
 
 class TopicRegistry {
