@@ -21,6 +21,7 @@ struct Delivered {
   RdKafka::ErrorCode error = RdKafka::ERR_NO_ERROR;
   std::optional<std::string> key;
   std::optional<std::string> value;
+  intptr_t opaque = 0;  // what produce() was given as `opaque`
 };
 
 inline std::unique_ptr<RdKafka::Conf> make_conf(const std::map<std::string, std::string>& settings) {
@@ -42,6 +43,7 @@ class DeliveryCollector : public RdKafka::DeliveryReportCb {
     d.error = m.err();
     if (m.key()) d.key = *m.key();
     if (m.payload()) d.value = std::string(static_cast<const char*>(m.payload()), m.len());
+    d.opaque = reinterpret_cast<intptr_t>(m.msg_opaque());
     delivered.push_back(std::move(d));
   }
   std::vector<Delivered> delivered;
@@ -63,11 +65,12 @@ class TestProducer {
 
   RdKafka::ErrorCode produce(const std::string& topic, int32_t partition, const std::optional<std::string>& key,
                              const std::optional<std::string>& value, RdKafka::Headers* headers = nullptr,
-                             int64_t timestamp = 0) {
+                             int64_t timestamp = 0, intptr_t opaque = 0) {
     for (;;) {
       auto err = producer_->produce(topic, partition, RdKafka::Producer::RK_MSG_COPY,
                                     value ? const_cast<char*>(value->data()) : nullptr, value ? value->size() : 0,
-                                    key ? key->data() : nullptr, key ? key->size() : 0, timestamp, headers, nullptr);
+                                    key ? key->data() : nullptr, key ? key->size() : 0, timestamp, headers,
+                                    reinterpret_cast<void*>(opaque));
       if (err != RdKafka::ERR__QUEUE_FULL) return err;
       producer_->poll(10);
     }
@@ -135,6 +138,26 @@ inline std::vector<Consumed> consume_assigned(const std::string& bootstrap, cons
     if (m->err() == RdKafka::ERR_NO_ERROR) out.push_back(to_consumed(*m));
   }
   consumer->close();
+  return out;
+}
+
+}  // namespace rokka::testutil
+
+namespace rokka::testutil {
+
+// The high watermark of each partition 0..n-1, asked with ListOffsets.
+inline std::vector<int64_t> high_watermarks(const std::string& bootstrap, const std::string& topic, int partitions) {
+  auto conf = make_conf({{"bootstrap.servers", bootstrap}});
+  std::string err;
+  std::unique_ptr<RdKafka::Producer> p(RdKafka::Producer::create(conf.get(), err));
+  if (!p) throw std::runtime_error(err);
+  std::vector<int64_t> out;
+  for (int i = 0; i < partitions; ++i) {
+    int64_t low = -1, high = -1;
+    auto e = p->query_watermark_offsets(topic, i, &low, &high, 10000);
+    if (e != RdKafka::ERR_NO_ERROR) throw std::runtime_error("watermarks: " + RdKafka::err2str(e));
+    out.push_back(high);
+  }
   return out;
 }
 
