@@ -188,11 +188,11 @@ class Broker:
         self.starts += 1
         self.scenario = scenario
         self.log_path = self.work / f"broker-{self.starts}-{scenario}.log"
-        log = open(self.log_path, "w")
-        if self.path == "mock":
-            self._start_mock(log)
-        else:
-            self._start_rokka(log, scenario)
+        with open(self.log_path, "w") as log:  # the child keeps its own copy of the descriptor
+            if self.path == "mock":
+                self._start_mock(log)
+            else:
+                self._start_rokka(log, scenario)
         print(f"== broker started ({scenario}): {self.bootstrap}, log {self.log_path}", flush=True)
 
     def _start_rokka(self, log, scenario):
@@ -215,7 +215,7 @@ class Broker:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise BrokerError(f"broker exited with {self.proc.returncode} at startup: {self.first_log_line()}")
+                raise BrokerError(f"broker exited with {self.proc.returncode} at startup: {self.last_log_line()}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 return
@@ -231,7 +231,7 @@ class Broker:
             raise BrokerError(f"mock broker did not start: {line!r}")
         self.bootstrap = line.split("=", 1)[1]
 
-    def first_log_line(self):
+    def last_log_line(self):
         try:
             lines = Path(self.log_path).read_text(errors="replace").strip().splitlines()
             return lines[-1] if lines else "(no output)"
@@ -368,7 +368,7 @@ def write_report(path, results, header):
              "| # | test | result | seconds | first failure line |",
              "| --- | --- | --- | ---: | --- |"]
     for r in results:
-        lines.append(f"| {r.test.number} | {r.test.name} | {r.state} | {r.seconds:.1f} | {table_cell(r.detail)} |")
+        lines.append(f"| {r.test.number} | {r.test.name} | {r.state} | {r.seconds:.2f} | {table_cell(r.detail)} |")
     closing = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
     lines += ["", closing, ""]
     Path(path).write_text("\n".join(lines))
@@ -386,6 +386,8 @@ def main():
     p.add_argument("--timeout-multiplier", type=float, default=2.0,
                    help="test.timeout.multiplier for the suite's own timeouts (default 2.0: shared 2-core box)")
     p.add_argument("--kafka-version", default=KAFKA_VERSION, help=f"TEST_KAFKA_VERSION (default {KAFKA_VERSION})")
+    p.add_argument("--local-only", action="store_true",
+                   help="drop tests that need a broker from the selection, saying which (CI, while no broker)")
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
@@ -393,6 +395,11 @@ def main():
     suite = parse_suite(args.source / "tests" / "test.c")
     excluded = read_excluded(HERE / "excluded.txt")
     chosen = select(suite, args.tests, excluded)
+    if args.local_only:
+        dropped = [t.name for t in chosen if not t.local]
+        if dropped:
+            print(f"== SKIPPING {len(dropped)} tests that need a broker: {' '.join(dropped)}", flush=True)
+        chosen = [t for t in chosen if t.local]
     work = args.work or Path(tempfile.mkdtemp(prefix="librdkafka-", dir=os.environ.get("ROKKA_COMPAT_DIR", "/tmp")))
     (work / "logs").mkdir(parents=True, exist_ok=True)
     prepare_cwd(work, args)

@@ -9,6 +9,7 @@
 #   --broker   the broker binary (default $ROKKA_BIN, else <repo>/build/rokka), or 'mock' for
 #              librdkafka's mock cluster run as a separate shared broker (validates the harness)
 #   --report   markdown table, default <work>/report.md; the last line printed is `N passed, M failed`
+#   --local-only  run only the selected tests that need no broker (says which it drops)
 # Exit status 1 if any selected test failed.
 set -euo pipefail
 
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --broker) broker=$2; shift 2 ;;
     --broker=*) broker=${1#--broker=}; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
