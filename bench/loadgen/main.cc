@@ -3,6 +3,7 @@
 // Exit status: 0 clean run, 1 run finished with errors, 2 bad command line, 3 could not start.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -45,6 +46,7 @@ void add_config(JsonLine& json, const LoadgenOptions& o, int64_t partitions) {
       .add("linger_ms", o.linger_ms)
       .add("batch_size", o.batch_size)
       .add("producers", o.producers)
+      .add("run_length", o.run_length)
       .add("rate_target", o.rate)
       .add("count_target", o.count)
       .add("duration_target_s", o.count > 0 ? 0.0 : o.duration_s);
@@ -98,6 +100,7 @@ bool load_layout(const LoadgenOptions& o, TopicLayout* layout, std::string* erro
 struct ProduceResult {
   RunStats stats;
   uint64_t unsent_due = 0;
+  uint64_t index_end = 0;  // one past the highest global index sent
   uint64_t t0_ns = 0;
   std::string error;  // set when a producer could not start
 };
@@ -118,13 +121,17 @@ ProduceResult produce(const LoadgenOptions& o, const TopicLayout& layout, uint32
   for (const auto& w : workers) {
     result.stats.merge(w->stats());
     result.unsent_due += w->unsent_due();
+    result.index_end = std::max(result.index_end, w->index_end());
   }
   return result;
 }
 
-void add_produce(JsonLine& json, const ProduceResult& r) {
+// partitions_touched: how many partitions got at least one message (runs sent, capped).
+void add_produce(JsonLine& json, const ProduceResult& r, const LoadgenOptions& o, const TopicLayout& layout) {
   add_throughput(json, r.stats, r.t0_ns);
-  json.add("unsent_due", r.unsent_due);
+  const uint64_t runs = (r.index_end + static_cast<uint64_t>(o.run_length) - 1) / static_cast<uint64_t>(o.run_length);
+  json.add("unsent_due", r.unsent_due)
+      .add("partitions_touched", std::min(runs, static_cast<uint64_t>(layout.total_partitions())));
   add_latency(json, "delivery", r.stats.latency);
 }
 
@@ -139,7 +146,7 @@ int run_produce(const LoadgenOptions& o) {
   add_config(json, o, layout.total_partitions());
   const ProduceResult r = produce(o, layout, new_run_id());
   if (!r.error.empty()) return fail_setup(json, r.error);
-  add_produce(json, r);
+  add_produce(json, r, o, layout);
   return finish(json, r.stats.errors, r.stats.first_error);
 }
 
@@ -188,7 +195,7 @@ int run_end_to_end(const LoadgenOptions& o) {
   consuming.join();
   if (!r.error.empty()) return fail_setup(json, r.error);
 
-  add_produce(json, r);
+  add_produce(json, r, o, layout);
   const RunStats& c = consumer.stats();
   json.add("consumed", c.msgs);
   add_latency(json, "e2e", c.latency);

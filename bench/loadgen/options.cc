@@ -84,6 +84,7 @@ const std::map<std::string_view, Setter>& setters() {
       {"--linger-ms", [](auto v, auto& o) { return parse_int(v, 0, 900'000, &o.linger_ms); }},
       {"--batch-size", [](auto v, auto& o) { return parse_int(v, 1, 2'147'483'647, &o.batch_size); }},
       {"--producers", [](auto v, auto& o) { return parse_int(v, 1, kMaxProducers, &o.producers); }},
+      {"--run-length", [](auto v, auto& o) { return parse_int(v, 1, 1'000'000, &o.run_length); }},
       {"--group", [](auto v, auto& o) { o.group = v; return !v.empty(); }},
       {"--timeout", [](auto v, auto& o) { return parse_number(v, &o.timeout_s) && o.timeout_s > 0; }},
       {"--label", [](auto v, auto& o) { o.label = v; return true; }},
@@ -140,6 +141,8 @@ Drives a Kafka broker through librdkafka and prints one JSON line with the run's
   --linger-ms MS          producer linger.ms (5)
   --batch-size BYTES      producer batch.size (1000000)
   --producers N           producer instances, one thread each (1)
+  --run-length K          messages in a row to one partition before moving to the next (1: strict
+                          round robin; larger K gives librdkafka fuller batches per partition) (1)
   --group ID              consume: join this group (subscribe) instead of assigning all partitions
   --timeout SECONDS       bound on draining, an idle consumer and admin requests (60)
   --label TEXT            copied into the JSON line

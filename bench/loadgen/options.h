@@ -33,6 +33,7 @@ struct LoadgenOptions {
   int linger_ms = 5;            // librdkafka 2.0's defaults, written out so every run records them
   int batch_size = 1000000;
   int producers = 1;            // producer instances (rd_kafka_t), one thread each
+  int run_length = 1;           // consecutive messages per partition before moving to the next
   std::string group;            // consume: subscribe in this group; empty: assign every partition
   double timeout_s = 60;        // bound on draining, an idle consumer, and admin requests
   std::string label;            // copied into the JSON line

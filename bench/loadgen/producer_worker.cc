@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "bench/loadgen/payload.h"
@@ -74,41 +75,54 @@ uint64_t ProducerWorker::due_ns(uint64_t j) const {
   return t0_ns_ + static_cast<uint64_t>(static_cast<double>(j) * 1e9 / options_.rate);
 }
 
+// The worker's i-th message. Runs of run_length consecutive global indexes are dealt to the
+// workers in turn, so with K = run_length and N workers, worker k owns runs k, k+N, k+2N, ...
+uint64_t ProducerWorker::global_index(uint64_t i) const {
+  const auto k = static_cast<uint64_t>(options_.run_length);
+  const auto n = static_cast<uint64_t>(options_.producers);
+  return ((i / k) * n + static_cast<uint64_t>(index_)) * k + i % k;
+}
+
+// How many of this worker's global indexes are below `end`.
+uint64_t ProducerWorker::indexes_below(uint64_t end) const {
+  const auto k = static_cast<uint64_t>(options_.run_length);
+  const auto n = static_cast<uint64_t>(options_.producers);
+  const auto me = static_cast<uint64_t>(index_);
+  const uint64_t full_runs = end / k;
+  const uint64_t mine = full_runs > me ? (full_runs - me + n - 1) / n : 0;
+  return mine * k + (full_runs % n == me ? end % k : 0);
+}
+
 void ProducerWorker::run(uint64_t t0_ns) {
   t0_ns_ = t0_ns;
-  const auto stride = static_cast<uint64_t>(options_.producers);
-  const bool by_count = options_.count > 0;
+  const uint64_t limit = options_.count > 0 ? indexes_below(static_cast<uint64_t>(options_.count))
+                                            : std::numeric_limits<uint64_t>::max();
   const bool open_loop = options_.rate > 0;
   const uint64_t end_ns = t0_ns + static_cast<uint64_t>(options_.duration_s * 1e9);
+  const bool timed = options_.count == 0;
   unsigned since_poll = 0;
-  for (uint64_t j = static_cast<uint64_t>(index_);
-       !by_count || j < static_cast<uint64_t>(options_.count);) {
+  for (uint64_t i = 0; i < limit;) {
+    const uint64_t j = global_index(i);
     const uint64_t now = monotonic_ns();
     uint64_t send_ns = now;
     if (open_loop) {
       send_ns = due_ns(j);
-      if (!by_count && send_ns >= end_ns) break;
+      if (timed && send_ns >= end_ns) break;
       if (send_ns > now) {
-        // Waiting inside rd_kafka_poll timestamps delivery reports as they arrive; below 1 ms
-        // a plain sleep keeps the schedule (reports are then late by at most one interval).
-        if (send_ns - now >= kNsPerMs) {
-          rd_kafka_poll(client_.get(), static_cast<int>((send_ns - now) / kNsPerMs));
-        } else {
-          rd_kafka_poll(client_.get(), 0);
-          sleep_until(send_ns);
-        }
+        wait_until(send_ns, now);
         continue;
       }
-      if (!by_count && now >= end_ns) {  // behind schedule when time ran out
+      if (timed && now >= end_ns) {  // behind schedule when time ran out
         const auto due_total = static_cast<uint64_t>(std::ceil(options_.duration_s * options_.rate));
-        unsent_due_ = due_total > j ? (due_total - j + stride - 1) / stride : 0;
+        unsent_due_ = indexes_below(due_total) - std::min(i, indexes_below(due_total));
         break;
       }
-    } else if (!by_count && now >= end_ns) {
+    } else if (timed && now >= end_ns) {
       break;
     }
     if (!send(j, send_ns)) continue;
-    j += stride;
+    index_end_ = j + 1;
+    ++i;
     if (++since_poll == kPollEvery) {
       rd_kafka_poll(client_.get(), 0);
       since_poll = 0;
@@ -117,10 +131,22 @@ void ProducerWorker::run(uint64_t t0_ns) {
   drain();
 }
 
+// Waiting inside rd_kafka_poll timestamps delivery reports as they arrive; below 1 ms a plain
+// sleep keeps the schedule (reports are then late by at most one send interval).
+void ProducerWorker::wait_until(uint64_t due_ns, uint64_t now_ns) {
+  if (due_ns - now_ns >= kNsPerMs) {
+    rd_kafka_poll(client_.get(), static_cast<int>((due_ns - now_ns) / kNsPerMs));
+  } else {
+    rd_kafka_poll(client_.get(), 0);
+    sleep_until(due_ns);
+  }
+}
+
 bool ProducerWorker::send(uint64_t j, uint64_t send_ns) {
+  const uint64_t run = j / static_cast<uint64_t>(options_.run_length);
   const size_t topic_count = layout_.names.size();
-  const size_t t = j % topic_count;
-  const auto partition = static_cast<int32_t>((j / topic_count) % static_cast<uint64_t>(layout_.partitions[t]));
+  const size_t t = run % topic_count;
+  const auto partition = static_cast<int32_t>((run / topic_count) % static_cast<uint64_t>(layout_.partitions[t]));
   write_stamp(payload_, Stamp{run_id_, send_ns, j});
   if (rd_kafka_produce(topics_[t].get(), partition, RD_KAFKA_MSG_F_COPY, payload_.data(), payload_.size(),
                        nullptr, 0, nullptr) == 0) {
