@@ -233,8 +233,9 @@ def section_scaling(res, meta, png_name):
             "10,000 and >= 0.80 at 50,000). *@fixed*: delivery latency of an open-loop run at "
             f"{int(meta.get('scale_rate', 0)):,} msgs/s. *us/msg*: CPU microseconds per message of the max "
             "run, broker and client: when the client's cost climbs with the partition count, the client "
-            "(librdkafka), not the broker, bounds the throughput. Descriptors, files, data and peak RSS are "
-            "the broker's (/proc and its data directory) at the end of the max run.\n\n"
+            "(librdkafka), not the broker, bounds the throughput. *broker fds*: the broker's "
+            "peak open descriptors while the max run ran (client sockets included); files and data: its data "
+            "directory after the run; peak RSS: VmHWM over the run.\n\n"
             + table(SCALING_HEADER, rows))
     if png_name:
         text += f"\n\n![throughput and p99 latency against partition count]({png_name})"
@@ -274,7 +275,7 @@ def target_lines(res):
             if base and run:
                 r = ratio(run.get("msgs_per_s"), base.get("msgs_per_s"))
                 lines.append(f"- {side}: throughput at {point:,} partitions / at 64 >= {goal}: {fmt_ratio(r)} "
-                             f"{ok(r is not None and r >= goal)}")
+                             f"{ok(r is not None and r >= goal)}{bound_note(base, run)}")
         lat = res.one("latency", side, "50%")
         if lat:
             p99 = lat.get("e2e_p99_ms")
@@ -284,6 +285,20 @@ def target_lines(res):
             r = ratio(read.get("mb_per_s"), fill.get("mb_per_s"))
             lines.append(f"- {side}: backlog read / produce rate >= 2: {fmt_ratio(r)} {ok(r is not None and r >= 2)}")
     return lines
+
+
+def bound_note(base, run):
+    """Says which side's CPU cost per message grew from the 64-partition point to this one."""
+    growth = {who: ratio(us_per_msg(run, f"{who}_cpu_s"), us_per_msg(base, f"{who}_cpu_s"))
+              for who in ("client", "broker")}
+    if growth["client"] is None:
+        return ""
+    note = f" (CPU per message vs 64 partitions: client x{growth['client']:.1f}"
+    if growth["broker"] is not None:
+        note += f", broker x{growth['broker']:.1f}"
+    if growth["client"] >= 2 and (growth["broker"] is None or growth["client"] > growth["broker"]):
+        note += ": bound by the client, librdkafka"
+    return note + ")"
 
 
 def banner(meta, res):

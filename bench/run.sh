@@ -124,7 +124,11 @@ proc_status_mb() {  # a Vm* line of /proc/$1/status in MiB, or empty
   awk -v key="$2:" '$1 == key {printf "%.1f", $2 / 1024}' "/proc/$1/status"
 }
 reset_peak_rss() { [ -n "$1" ] && echo 5 >"/proc/$1/clear_refs" 2>/dev/null || true; }
-proc_fds() { [ -n "$1" ] && [ -d "/proc/$1/fd" ] && ls "/proc/$1/fd" 2>/dev/null | wc -l || true; }
+proc_fds() {  # open descriptors of $1 (a glob, no fork: cheap enough to sample), or empty
+  [ -n "$1" ] && [ -d "/proc/$1/fd" ] || return 0
+  local fds=("/proc/$1/fd/"*)
+  printf '%s' "${#fds[@]}"
+}
 data_files() { [ -n "$1" ] && [ -d "$1" ] && find "$1" -type f | wc -l || true; }
 data_mib() { [ -n "$1" ] && [ -d "$1" ] && du -sm "$1" | cut -f1 || true; }
 machine_busy_s() {  # CPU seconds all processes spent since boot (user+nice+system+irq+softirq+steal)
@@ -269,7 +273,16 @@ run_load() {
   local args=(--bootstrap "$B_BOOT" --label "$B_SIDE $scenario $step" "$@")
   reset_peak_rss "$B_PID"
   cpu0=$(proc_cpu_s "$B_PID") busy0=$(machine_busy_s)
-  LAST=$("$LOADGEN" "${args[@]}" 2>>"$WORK/loadgen.log") || rc=$?
+  # Descriptors are sampled while the load runs (the peak includes client sockets).
+  "$LOADGEN" "${args[@]}" >"$WORK/last.json" 2>>"$WORK/loadgen.log" &
+  local loadgen=$! fds peak_fds=""
+  while kill -0 "$loadgen" 2>/dev/null; do
+    fds=$(proc_fds "$B_PID")
+    [ -z "$fds" ] || [ "${peak_fds:-0}" -ge "$fds" ] || peak_fds=$fds
+    sleep 0.2
+  done
+  wait "$loadgen" || rc=$?
+  LAST=$(cat "$WORK/last.json")
   cpu1=$(proc_cpu_s "$B_PID") busy1=$(machine_busy_s)
   [ -n "$LAST" ] || LAST="{\"errors\":1,\"first_error\":\"loadgen exited $rc with no output\"}"
   local cpu=""
@@ -277,7 +290,7 @@ run_load() {
   local facts
   facts=$(printf ',"loadgen_rc":%s,"machine_cpu_s":%s,"broker_cpu_s":%s,"broker_peak_rss_mb":%s,"broker_rss_mb":%s,"broker_fds":%s,"broker_files":%s,"broker_data_mb":%s,"command":"%s"' \
     "$rc" "$(awk -v a="$busy0" -v b="$busy1" 'BEGIN {printf "%.2f", b - a}')" "$(num_or_null "$cpu")" "$(num_or_null "$(proc_status_mb "$B_PID" VmHWM)")" \
-    "$(num_or_null "$(proc_status_mb "$B_PID" VmRSS)")" "$(num_or_null "$(proc_fds "$B_PID")")" \
+    "$(num_or_null "$(proc_status_mb "$B_PID" VmRSS)")" "$(num_or_null "$peak_fds")" \
     "$(num_or_null "$(data_files "$B_DATA")")" "$(num_or_null "$(data_mib "$B_DATA")")" \
     "$(json_escape "$(rel "$LOADGEN") $(shell_quote "${args[@]}")")")
   record "$LAST" "$scenario" "$step" "$facts"
