@@ -314,7 +314,24 @@ def banner(meta, res):
     return f"> Rokka: {rokka}. Reference: librdkafka's in-memory mock cluster, same workloads, same run."
 
 
-def section_machine(meta):
+def noise_line(meta, runs):
+    """How much of the machine other work took while the timed runs ran."""
+    walls = [(r.get("wall_s"), other_cpu(r)) for r in runs]
+    wall = sum(w for w, o in walls if w is not None and o is not None)
+    other = sum(o for w, o in walls if w is not None and o is not None)
+    cores = float(meta.get("nproc") or 0)
+    if wall <= 0 or cores <= 0:
+        return ""
+    share = other / (wall * cores)
+    verdict = ("a quiet machine" if share < 0.1 else
+               "a busy machine: absolute figures are depressed, compare ratios" if share < 0.5 else
+               "an overloaded machine: absolute figures are far below what the hardware does; only "
+               "same-run ratios mean anything, and even they are noisy")
+    return (f"\n\nDuring the timed runs, other work used {share:.0%} of the {cores:.0f} cores "
+            f"({other:,.0f} CPU-seconds over {wall:,.0f} s of runs): {verdict}.")
+
+
+def section_machine(meta, runs):
     keys = [("date", "date"), ("mode", "mode"), ("commit", "commit"), ("nproc", "cores (nproc)"),
             ("cpu", "CPU"), ("memory", "memory"), ("kernel", "kernel"), ("filesystem", "filesystem of the data dir"),
             ("open_files_limit", "open files limit"), ("librdkafka", "librdkafka"), ("load_start", "load average at start"),
@@ -326,7 +343,8 @@ def section_machine(meta):
             "with other work: see the load averages), so every client CPU-second is taken from the broker. "
             "Client CPU is loadgen's own (getrusage), broker CPU is utime+stime from /proc/<pid>/stat over "
             "the run, *other CPU* is what the rest of the machine used meanwhile (from /proc/stat: other "
-            "users' work, noise in every figure of that row), peak RSS is VmHWM reset before each run.")
+            "users' work, noise in every figure of that row), peak RSS is VmHWM reset before each run."
+            + noise_line(meta, runs))
 
 
 def section_commands(meta, rows):
@@ -342,7 +360,7 @@ def section_commands(meta, rows):
     return "\n".join(out)
 
 
-def write_plot(plot, png):
+def write_plot(plot, png, fixed_rate):
     """Two panels against partition count (log x): max throughput, and p99 at the fixed rate."""
     if not plot or not shutil.which("gnuplot"):
         return False
@@ -370,7 +388,7 @@ set xlabel 'partitions'
 set ylabel 'max throughput (thousand msgs/s)'
 set yrange [0:*]
 plot {thr}
-set ylabel 'p99 delivery latency at fixed rate (ms)'
+set ylabel 'p99 delivery latency at {fixed_rate:,} msgs/s (ms)'
 set logscale y
 set yrange [*:*]
 plot {lat}
@@ -404,11 +422,11 @@ def main():
         sections.append(section_latency(res, meta))
     if res.select("scaling"):
         points = sorted({int(r["step"].split()[0]) for r in res.select("scaling")})
-        drew = write_plot(scaling_rows(res, "scaling", points)[1], args.png)
+        drew = write_plot(scaling_rows(res, "scaling", points)[1], args.png, int(meta.get("scale_rate", 0)))
         sections.append(section_scaling(res, meta, os.path.basename(args.png) if drew else None))
     if res.select("topics"):
         sections.append(section_topics(res, meta))
-    sections.append(section_machine(meta))
+    sections.append(section_machine(meta, res.runs))
     sections.append(section_commands(meta, rows))
     with open(args.out, "w") as f:
         f.write("\n\n".join(sections) + "\n")

@@ -268,11 +268,11 @@ record() {
 # JSON line with the broker's CPU seconds, peak RSS, descriptors and files over that run.
 LAST=""
 run_load() {
-  local scenario=$1 step=$2 cpu0 cpu1 busy0 busy1 rc=0
+  local scenario=$1 step=$2 cpu0 cpu1 busy0 busy1 wall0 wall1 rc=0
   shift 2
   local args=(--bootstrap "$B_BOOT" --label "$B_SIDE $scenario $step" "$@")
   reset_peak_rss "$B_PID"
-  cpu0=$(proc_cpu_s "$B_PID") busy0=$(machine_busy_s)
+  cpu0=$(proc_cpu_s "$B_PID") busy0=$(machine_busy_s) wall0=$EPOCHREALTIME
   # Descriptors are sampled while the load runs (the peak includes client sockets).
   "$LOADGEN" "${args[@]}" >"$WORK/last.json" 2>>"$WORK/loadgen.log" &
   local loadgen=$! fds peak_fds=""
@@ -283,13 +283,13 @@ run_load() {
   done
   wait "$loadgen" || rc=$?
   LAST=$(cat "$WORK/last.json")
-  cpu1=$(proc_cpu_s "$B_PID") busy1=$(machine_busy_s)
+  cpu1=$(proc_cpu_s "$B_PID") busy1=$(machine_busy_s) wall1=$EPOCHREALTIME
   [ -n "$LAST" ] || LAST="{\"errors\":1,\"first_error\":\"loadgen exited $rc with no output\"}"
   local cpu=""
   [ -z "$cpu0" ] || [ -z "$cpu1" ] || cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN {printf "%.2f", b - a}')
   local facts
-  facts=$(printf ',"loadgen_rc":%s,"machine_cpu_s":%s,"broker_cpu_s":%s,"broker_peak_rss_mb":%s,"broker_rss_mb":%s,"broker_fds":%s,"broker_files":%s,"broker_data_mb":%s,"command":"%s"' \
-    "$rc" "$(awk -v a="$busy0" -v b="$busy1" 'BEGIN {printf "%.2f", b - a}')" "$(num_or_null "$cpu")" "$(num_or_null "$(proc_status_mb "$B_PID" VmHWM)")" \
+  facts=$(printf ',"loadgen_rc":%s,"wall_s":%s,"machine_cpu_s":%s,"broker_cpu_s":%s,"broker_peak_rss_mb":%s,"broker_rss_mb":%s,"broker_fds":%s,"broker_files":%s,"broker_data_mb":%s,"command":"%s"' \
+    "$rc" "$(awk -v a="$wall0" -v b="$wall1" 'BEGIN {printf "%.2f", b - a}')" "$(awk -v a="$busy0" -v b="$busy1" 'BEGIN {printf "%.2f", b - a}')" "$(num_or_null "$cpu")" "$(num_or_null "$(proc_status_mb "$B_PID" VmHWM)")" \
     "$(num_or_null "$(proc_status_mb "$B_PID" VmRSS)")" "$(num_or_null "$peak_fds")" \
     "$(num_or_null "$(data_files "$B_DATA")")" "$(num_or_null "$(data_mib "$B_DATA")")" \
     "$(json_escape "$(rel "$LOADGEN") $(shell_quote "${args[@]}")")")

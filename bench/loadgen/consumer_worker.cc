@@ -11,10 +11,7 @@ namespace {
 
 constexpr int kPollMs = 100;
 
-struct PartitionListDeleter {
-  void operator()(rd_kafka_topic_partition_list_t* list) const { rd_kafka_topic_partition_list_destroy(list); }
-};
-using PartitionListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+using PartitionListPtr = RdPtr<rd_kafka_topic_partition_list_t, rd_kafka_topic_partition_list_destroy>;
 
 PartitionListPtr all_partitions(const TopicLayout& layout) {
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(layout.total_partitions())));

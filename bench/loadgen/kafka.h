@@ -12,18 +12,17 @@
 
 namespace rokka::bench {
 
-struct ConfDeleter {
-  void operator()(rd_kafka_conf_t* conf) const { rd_kafka_conf_destroy(conf); }
+// Owns a librdkafka object and frees it with its destroy function: RdPtr<rd_kafka_t, rd_kafka_destroy>.
+template <typename T, auto Destroy>
+struct RdDeleter {
+  void operator()(T* p) const { Destroy(p); }
 };
-struct ClientDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-struct TopicDeleter {
-  void operator()(rd_kafka_topic_t* rkt) const { rd_kafka_topic_destroy(rkt); }
-};
-using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
-using ClientPtr = std::unique_ptr<rd_kafka_t, ClientDeleter>;
-using TopicPtr = std::unique_ptr<rd_kafka_topic_t, TopicDeleter>;
+template <typename T, auto Destroy>
+using RdPtr = std::unique_ptr<T, RdDeleter<T, Destroy>>;
+
+using ConfPtr = RdPtr<rd_kafka_conf_t, rd_kafka_conf_destroy>;
+using ClientPtr = RdPtr<rd_kafka_t, rd_kafka_destroy>;
+using TopicPtr = RdPtr<rd_kafka_topic_t, rd_kafka_topic_destroy>;
 
 // A configuration with bootstrap.servers and every property of `props` set, in order (later
 // ones win). nullptr with *error set if librdkafka rejects a key or value.

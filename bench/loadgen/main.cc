@@ -135,7 +135,11 @@ void add_produce(JsonLine& json, const ProduceResult& r, const LoadgenOptions& o
   add_latency(json, "delivery", r.stats.latency);
 }
 
-int run_produce(const LoadgenOptions& o) {
+// Produce, consume and e2e runs start alike: the topics' layout from the broker, then the
+// configuration into the JSON line. A run returns loadgen's exit status.
+using LayoutRun = int (*)(const LoadgenOptions&, const TopicLayout&, JsonLine&);
+
+int run_with_layout(const LoadgenOptions& o, LayoutRun run) {
   JsonLine json;
   TopicLayout layout;
   std::string error;
@@ -144,21 +148,18 @@ int run_produce(const LoadgenOptions& o) {
     return fail_setup(json, error);
   }
   add_config(json, o, layout.total_partitions());
+  return run(o, layout, json);
+}
+
+int run_produce(const LoadgenOptions& o, const TopicLayout& layout, JsonLine& json) {
   const ProduceResult r = produce(o, layout, new_run_id());
   if (!r.error.empty()) return fail_setup(json, r.error);
   add_produce(json, r, o, layout);
   return finish(json, r.stats.errors, r.stats.first_error);
 }
 
-int run_consume(const LoadgenOptions& o) {
-  JsonLine json;
-  TopicLayout layout;
+int run_consume(const LoadgenOptions& o, const TopicLayout& layout, JsonLine& json) {
   std::string error;
-  if (!load_layout(o, &layout, &error)) {
-    add_config(json, o, 0);
-    return fail_setup(json, error);
-  }
-  add_config(json, o, layout.total_partitions());
   ConsumerWorker consumer(o, layout, /*run_id=*/0);
   if (!consumer.connect(ConsumerWorker::StartAt::kBeginning, &error)) return fail_setup(json, error);
   consumer.run();
@@ -177,15 +178,8 @@ int run_consume(const LoadgenOptions& o) {
   return finish(json, errors, first_error);
 }
 
-int run_end_to_end(const LoadgenOptions& o) {
-  JsonLine json;
-  TopicLayout layout;
+int run_end_to_end(const LoadgenOptions& o, const TopicLayout& layout, JsonLine& json) {
   std::string error;
-  if (!load_layout(o, &layout, &error)) {
-    add_config(json, o, 0);
-    return fail_setup(json, error);
-  }
-  add_config(json, o, layout.total_partitions());
   const uint32_t run_id = new_run_id();
   ConsumerWorker consumer(o, layout, run_id);
   if (!consumer.connect(ConsumerWorker::StartAt::kEnd, &error)) return fail_setup(json, error);
@@ -228,9 +222,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   switch (parsed.options.mode) {
-    case Mode::kProduce: return run_produce(parsed.options);
-    case Mode::kConsume: return run_consume(parsed.options);
-    case Mode::kEndToEnd: return run_end_to_end(parsed.options);
+    case Mode::kProduce: return run_with_layout(parsed.options, &run_produce);
+    case Mode::kConsume: return run_with_layout(parsed.options, &run_consume);
+    case Mode::kEndToEnd: return run_with_layout(parsed.options, &run_end_to_end);
     case Mode::kCreateTopics: return run_create_topics(parsed.options);
   }
   return 2;

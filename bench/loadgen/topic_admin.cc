@@ -14,20 +14,10 @@ namespace {
 constexpr size_t kTopicsPerRequest = 1000;
 constexpr int kMetadataRetryMs = 200;
 
-struct NewTopicDeleter {
-  void operator()(rd_kafka_NewTopic_t* t) const { rd_kafka_NewTopic_destroy(t); }
-};
-struct AdminOptionsDeleter {
-  void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-struct QueueDeleter {
-  void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-struct EventDeleter {
-  void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-using NewTopicPtr = std::unique_ptr<rd_kafka_NewTopic_t, NewTopicDeleter>;
-using EventPtr = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
+using NewTopicPtr = RdPtr<rd_kafka_NewTopic_t, rd_kafka_NewTopic_destroy>;
+using AdminOptionsPtr = RdPtr<rd_kafka_AdminOptions_t, rd_kafka_AdminOptions_destroy>;
+using QueuePtr = RdPtr<rd_kafka_queue_t, rd_kafka_queue_destroy>;
+using EventPtr = RdPtr<rd_kafka_event_t, rd_kafka_event_destroy>;
 
 double seconds_since(uint64_t start_ns) { return static_cast<double>(monotonic_ns() - start_ns) / 1e9; }
 
@@ -47,11 +37,10 @@ void create_batch(rd_kafka_t* rk, const LoadgenOptions& options, std::span<const
     raw.push_back(owned.back().get());
   }
   const int timeout_ms = static_cast<int>(options.timeout_s * 1000);
-  std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter> admin(
-      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS));
+  AdminOptionsPtr admin(rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS));
   rd_kafka_AdminOptions_set_request_timeout(admin.get(), timeout_ms, errstr, sizeof errstr);
   rd_kafka_AdminOptions_set_operation_timeout(admin.get(), timeout_ms, errstr, sizeof errstr);
-  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue(rd_kafka_queue_new(rk));
+  QueuePtr queue(rd_kafka_queue_new(rk));
   rd_kafka_CreateTopics(rk, raw.data(), raw.size(), admin.get(), queue.get());
 
   EventPtr event(rd_kafka_queue_poll(queue.get(), timeout_ms + 5000));
