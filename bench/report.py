@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Renders bench/run.sh's raw results (one JSON line per run) as the Markdown report and plot.
 
-    report.py --meta META --jsonl RESULTS --out REPORT.md --png SCALING.png
+    report.py --jsonl RESULTS --out REPORT.md --png SCALING.png [--meta META]
 
-META holds key=value lines (machine facts, scenario sizes); RESULTS holds loadgen's JSON lines,
-each extended by run.sh with side, flush, scenario, step and the broker's /proc figures.
+RESULTS holds loadgen's JSON lines, each extended by run.sh with side, flush, scenario, step and
+the broker's /proc figures, plus broker-start lines and one "meta" line (machine facts, scenario
+sizes). META, optional, adds key=value lines of the same facts.
 """
 import argparse
 import json
@@ -17,14 +18,18 @@ SIDES = ("rokka", "mock")
 
 
 def load(path_meta, path_jsonl):
-    meta = {}
-    with open(path_meta) as f:
-        for line in f:
-            key, _, value = line.rstrip("\n").partition("=")
-            meta[key] = value
     with open(path_jsonl) as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    return meta, rows
+    meta = {}
+    for row in rows:
+        if row.get("kind") == "meta":
+            meta.update({k: v for k, v in row.items() if k != "kind"})
+    if path_meta:
+        with open(path_meta) as f:
+            for line in f:
+                key, _, value = line.rstrip("\n").partition("=")
+                meta[key] = value
+    return meta, [r for r in rows if r.get("kind") != "meta"]
 
 
 def fmt(value, digits=1):
@@ -57,7 +62,7 @@ def reps_cell(run):
 def errors_cell(run):
     if not run.get("errors"):
         return "0"
-    return f"{run['errors']:,}: {run.get('first_error', '')[:60]}"
+    return f"{run['errors']:,}: {run.get('first_error', '')[:90]}"
 
 
 def other_cpu(run):
@@ -403,7 +408,7 @@ unset multiplot
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--meta", required=True)
+    parser.add_argument("--meta")
     parser.add_argument("--jsonl", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--png", required=True)

@@ -414,8 +414,11 @@ main() {
   done
   echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
   echo "wall_s=$((SECONDS - start))" >>"$META"
+  # The machine facts travel with the raw data, so the report can be rendered again from it alone.
+  python3 -c 'import json, sys; print(json.dumps({"kind": "meta", **dict(
+      l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)}))' "$META" >>"$JSONL"
   cp "$JSONL" "${OUT%.md}.jsonl"
-  python3 "$ROOT/bench/report.py" --meta "$META" --jsonl "$JSONL" --out "$OUT" --png "${OUT%.md}-scaling.png"
+  python3 "$ROOT/bench/report.py" --jsonl "$JSONL" --out "$OUT" --png "${OUT%.md}-scaling.png"
   log "done in $((SECONDS - start)) s: $OUT"
 }
 
