@@ -91,7 +91,9 @@ B_SIDE=""
 B_FLUSH=""
 B_SEQ=0
 
+LOADGEN_PID=""  # the loadgen run in progress, if any
 cleanup() {
+  [ -z "$LOADGEN_PID" ] || kill -TERM "$LOADGEN_PID" 2>/dev/null || true
   stop_broker
   rm -rf "$WORK"
 }
@@ -275,13 +277,15 @@ run_load() {
   cpu0=$(proc_cpu_s "$B_PID") busy0=$(machine_busy_s) wall0=$EPOCHREALTIME
   # Descriptors are sampled while the load runs (the peak includes client sockets).
   "$LOADGEN" "${args[@]}" >"$WORK/last.json" 2>>"$WORK/loadgen.log" &
-  local loadgen=$! fds peak_fds=""
-  while kill -0 "$loadgen" 2>/dev/null; do
+  LOADGEN_PID=$!
+  local fds peak_fds=""
+  while kill -0 "$LOADGEN_PID" 2>/dev/null; do
     fds=$(proc_fds "$B_PID")
     [ -z "$fds" ] || [ "${peak_fds:-0}" -ge "$fds" ] || peak_fds=$fds
     sleep 0.2
   done
-  wait "$loadgen" || rc=$?
+  wait "$LOADGEN_PID" || rc=$?
+  LOADGEN_PID=""
   LAST=$(cat "$WORK/last.json")
   cpu1=$(proc_cpu_s "$B_PID") busy1=$(machine_busy_s) wall1=$EPOCHREALTIME
   [ -n "$LAST" ] || LAST="{\"errors\":1,\"first_error\":\"loadgen exited $rc with no output\"}"
