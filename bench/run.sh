@@ -224,7 +224,7 @@ create_topics_admin() {  # topic specs...: through loadgen's admin API (CreateTo
   for spec in "$@"; do
     IFS=: read -r name count parts <<<"$spec"
     [ -n "$parts" ] || { parts=$count; count=1; }
-    line=$("$LOADGEN" --mode create-topics --bootstrap "$B_BOOT" --topic "$TOPIC_PREFIX$name" --topics "$count" \
+    line=$("$LOADGEN" --mode create-topics --bootstrap "$B_BOOT" --topic "$name" --topics "$count" \
              --partitions "$parts" --timeout 120 2>>"$WORK/loadgen.log") || { echo "$line" >&2; die "creating $spec failed"; }
     record "$line" create "$spec"
   done
