@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,13 @@
 #include "coordinator/state_loader.h"
 #include "tests/testutil/fake_meta_store.h"
 #include "tests/testutil/manual_clock.h"
+
+namespace rokka::coordinator {
+
+// gtest prints GroupError by name.
+inline void PrintTo(GroupError e, std::ostream* os) { *os << group_error_name(e); }
+
+}  // namespace rokka::coordinator
 
 namespace rokka::coordinator::test {
 
@@ -62,9 +70,9 @@ class CoordinatorHarness {
   // not completed are lost, as in a crash).
   void restart() {
     coordinator_.reset();
-    posted_.clear();
     while (meta.fail_next()) {
     }
+    posted_.clear();  // completions for the old coordinator: never run
     start(true);
   }
 
@@ -99,6 +107,15 @@ class CoordinatorHarness {
     }
     clock.set(target);
     return fired + coordinator_->run_due_timers();
+  }
+
+  // Lets `ms` pass while every listed member heartbeats every 3 s.
+  void keep_alive(int64_t ms, const std::string& group, int32_t generation, const std::vector<std::string>& members) {
+    for (int64_t waited = 0; waited < ms; waited += 3000) {
+      advance(std::min<int64_t>(3000, ms - waited));
+      for (const std::string& m : members) heartbeat(group, generation, m);
+      settle();
+    }
   }
 
   JoinGroupArgs join_args(const std::string& group, const std::string& member_id = "",
