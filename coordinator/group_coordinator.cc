@@ -529,9 +529,9 @@ void GroupCoordinator::propagate_assignment(Group& group, GroupError error) {
       r.protocol_name = group.protocol_name();
       r.assignment = m.assignment;
     }
-    cb(std::move(r));
     // Its session may have lapsed while it waited; it starts afresh now.
     touch_member(group, m);
+    cb(std::move(r));
   }
 }
 
