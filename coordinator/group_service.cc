@@ -67,15 +67,13 @@ void GroupService::rearm() {
   if (stopped_) return;
   core_.run_due_timers();
   const std::optional<int64_t> next = core_.next_deadline();
-  if (next == armed_deadline_) return;
+  // Re-aim only for an earlier deadline. A heartbeat moves the earliest deadline later
+  // all the time; the armed timer then fires early once, finds nothing due and re-aims.
+  if (!next || (armed_deadline_ && *armed_deadline_ <= *next)) return;
   armed_deadline_ = next;
-  if (!next) {
-    timer_.cancel();
-    return;
-  }
   timer_.expires_after(std::chrono::milliseconds(std::max<int64_t>(0, *next - clock_())));
   timer_.async_wait(asio::bind_executor(strand_, [this, deadline = *next](const boost::system::error_code& ec) {
-    if (ec || armed_deadline_ != deadline) return;  // cancelled or re-aimed since
+    if (ec || armed_deadline_ != deadline) return;  // cancelled, or re-aimed earlier since
     armed_deadline_.reset();
     rearm();
   }));

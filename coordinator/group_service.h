@@ -16,9 +16,10 @@
 //    thread, then installs them on the strand. Until then the group APIs answer
 //    kCoordinatorLoadInProgress (see GroupCoordinator for the Heartbeat/SyncGroup
 //    exceptions). Call start() once, before or while serving.
-//  - Timers: one asio::steady_timer, armed for the coordinator's earliest deadline and
-//    moved only when that deadline changes; due timers also fire before each operation.
-//    Nothing runs while nothing expires.
+//  - Timers: one asio::steady_timer for the coordinator's earliest deadline, moved only
+//    when a deadline earlier than the armed one appears (heartbeats only move deadlines
+//    later: they never touch it); due timers also fire before each operation. While
+//    nothing expires it wakes at most once per session timeout, to re-aim.
 //  - Shutdown: stop() (any thread, returns at once) answers every parked JoinGroup and
 //    SyncGroup with kCoordinatorNotAvailable, cancels the timer and refuses later calls.
 //    MetaStore completions are posted to the strand, so destroy in this order: stop(),
@@ -80,7 +81,7 @@ class GroupService {
   template <typename R, typename Op>
   asio::awaitable<R> run(Op op);
   void post_to_strand(std::function<void()> fn);
-  void rearm();  // strand only: fire due timers, then aim the system timer at the next deadline
+  void rearm();  // strand only: fire due timers, then make sure the system timer wakes us in time
 
   using Strand = asio::strand<asio::any_io_executor>;
   Strand strand_;
