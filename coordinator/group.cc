@@ -147,22 +147,26 @@ JoinCallback Group::take_join_callback(Member& member) {
   return std::exchange(member.awaiting_join_, nullptr);
 }
 
+void Group::fail_parked_requests(Member& member, GroupError error, std::string join_member_id) {
+  if (JoinCallback join = take_join_callback(member)) {
+    JoinGroupResult r;
+    r.error = error;
+    r.member_id = std::move(join_member_id);
+    join(std::move(r));
+  }
+  if (SyncCallback sync = std::exchange(member.awaiting_sync, nullptr)) {
+    SyncGroupResult r;
+    r.error = error;
+    sync(std::move(r));
+  }
+}
+
 Member& Group::replace_static_member(const std::string& group_instance_id, const std::string& old_member_id,
                                      const std::string& new_member_id) {
   auto node = members_.extract(old_member_id);
   Member& m = node.mapped();
   // Whoever still waits under the old id is a duplicate instance now: fence it.
-  if (JoinCallback join = take_join_callback(m)) {
-    JoinGroupResult fenced;
-    fenced.error = GroupError::kFencedInstanceId;
-    fenced.member_id = old_member_id;
-    join(std::move(fenced));
-  }
-  if (SyncCallback sync = std::exchange(m.awaiting_sync, nullptr)) {
-    SyncGroupResult fenced;
-    fenced.error = GroupError::kFencedInstanceId;
-    sync(std::move(fenced));
-  }
+  fail_parked_requests(m, GroupError::kFencedInstanceId, old_member_id);
   m.member_id = new_member_id;
   node.key() = new_member_id;
   Member& placed = members_.insert(std::move(node)).position->second;

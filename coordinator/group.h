@@ -121,6 +121,9 @@ class Group {
                              int32_t session_timeout_ms, JoinCallback join);
   // The parked JoinGroup of `member`, removed (empty function if none).
   JoinCallback take_join_callback(Member& member);
+  // Answers the member's parked JoinGroup and SyncGroup, if any, with `error`; the
+  // JoinGroup answer names `join_member_id`.
+  void fail_parked_requests(Member& member, GroupError error, std::string join_member_id);
   // Gives a static member's slot a new member id, keeping its assignment. Parked requests
   // of the old id are answered FENCED_INSTANCE_ID.
   Member& replace_static_member(const std::string& group_instance_id, const std::string& old_member_id,

@@ -289,7 +289,7 @@ void GroupCoordinator::rejoin_static_member(Group& group, JoinGroupArgs& args, c
     case GroupState::kEmpty:
     case GroupState::kDead:
       log().error("static member in a group without members: group={}", group.group_id());
-      if (JoinCallback cb = group.take_join_callback(member)) cb(join_error("", GroupError::kUnknownMemberId));
+      group.fail_parked_requests(member, GroupError::kUnknownMemberId, "");
       return;
   }
 }
@@ -315,6 +315,7 @@ void GroupCoordinator::on_static_rejoin_stored(const std::string& group_id, uint
     arm_member_timer(*group, restored, restored.session_timeout_ms);
     return done(join_error("", GroupError::kStorageError));
   }
+  touch_member(*group, *member);  // its session may have lapsed while it waited on the write
   JoinGroupResult r = current_generation(*group, member_id, false);
   if (api_version >= kFirstSkipAssignmentVersion) {
     // The leader learns it leads (to watch metadata) but must not reassign.
@@ -374,7 +375,7 @@ void GroupCoordinator::complete_join(Group& group) {
   for (const std::string& id : missing) {
     Member& m = *group.find(id);
     timers_.cancel(m.session_timer);
-    if (SyncCallback sync = std::exchange(m.awaiting_sync, nullptr)) sync(sync_error(GroupError::kUnknownMemberId));
+    group.fail_parked_requests(m, GroupError::kUnknownMemberId, "");
     group.remove(id);
   }
   if (!missing.empty()) {
@@ -414,8 +415,7 @@ void GroupCoordinator::remove_member_and_update(Group& group, const std::string&
   if (m == nullptr) return;
   log().info("removing member: group={} member={} reason={}", group.group_id(), member_id, reason);
   // A parked request must still get an answer: it tells a live client to rejoin.
-  if (JoinCallback join = group.take_join_callback(*m)) join(join_error("", GroupError::kUnknownMemberId));
-  if (SyncCallback sync = std::exchange(m->awaiting_sync, nullptr)) sync(sync_error(GroupError::kUnknownMemberId));
+  group.fail_parked_requests(*m, GroupError::kUnknownMemberId, "");
   timers_.cancel(m->session_timer);
   group.remove(member_id);
   switch (group.state()) {
@@ -688,7 +688,7 @@ void GroupCoordinator::on_sync_timer(const std::string& group_id, uint64_t incar
   for (const std::string& id : silent) {
     if (Member* m = group->find(id)) {
       timers_.cancel(m->session_timer);
-      if (JoinCallback join = group->take_join_callback(*m)) join(join_error("", GroupError::kUnknownMemberId));
+      group->fail_parked_requests(*m, GroupError::kUnknownMemberId, "");
     }
     group->remove(id);
   }

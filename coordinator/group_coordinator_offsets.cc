@@ -99,19 +99,7 @@ void GroupCoordinator::restore_group(const StoredGroup& stored) {
 void GroupCoordinator::shutdown() {
   shut_down_ = true;
   for (auto& [group_id, group] : groups_) {
-    for (auto& [id, m] : group->members()) {
-      if (JoinCallback join = group->take_join_callback(m)) {
-        JoinGroupResult r;
-        r.error = GroupError::kCoordinatorNotAvailable;
-        r.member_id = id;
-        join(std::move(r));
-      }
-      if (SyncCallback sync = std::exchange(m.awaiting_sync, nullptr)) {
-        SyncGroupResult r;
-        r.error = GroupError::kCoordinatorNotAvailable;
-        sync(std::move(r));
-      }
-    }
+    for (auto& [id, m] : group->members()) group->fail_parked_requests(m, GroupError::kCoordinatorNotAvailable, id);
   }
   timers_ = TimerQueue();
   expiry_timer_ = TimerQueue::kNone;

@@ -109,12 +109,20 @@ class CoordinatorHarness {
     return fired + coordinator_->run_due_timers();
   }
 
-  // Lets `ms` pass while every listed member heartbeats every 3 s.
+  // Lets `ms` pass while every listed member heartbeats every 3 s; writes complete.
   void keep_alive(int64_t ms, const std::string& group, int32_t generation, const std::vector<std::string>& members) {
     for (int64_t waited = 0; waited < ms; waited += 3000) {
       advance(std::min<int64_t>(3000, ms - waited));
       for (const std::string& m : members) heartbeat(group, generation, m);
       settle();
+    }
+  }
+  // The same, with every write left pending.
+  void keep_alive_without_settling(int64_t ms, const std::string& group, int32_t generation,
+                                   const std::vector<std::string>& members) {
+    for (int64_t waited = 0; waited < ms; waited += 3000) {
+      advance(std::min<int64_t>(3000, ms - waited));
+      for (const std::string& m : members) heartbeat(group, generation, m);
     }
   }
 

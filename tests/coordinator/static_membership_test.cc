@@ -167,6 +167,19 @@ TEST_F(StaticMembershipTest, LeaveGroupRemovesMembersByInstanceIdInABatch) {
   EXPECT_FALSE(g->has((*s1)->member_id));
 }
 
+TEST_F(StaticMembershipTest, MemberAnsweredAfterASlowStoreStillHasASession) {
+  form_static_and_dynamic();
+  auto again = h.join(static_args("i1"));
+  h.keep_alive_without_settling(H::kSessionMs + 1000, "g", 1, {dynamic_id});  // the store is slow
+  h.settle();
+  ASSERT_TRUE(*again);
+  ASSERT_EQ((*again)->error, GroupError::kNone);
+  // The restarted instance dies right after its answer: a session later it must be gone.
+  h.keep_alive(H::kSessionMs + 3000, "g", 1, {dynamic_id});
+  EXPECT_FALSE(h.coord().find_group("g")->has((*again)->member_id));
+  EXPECT_EQ(h.heartbeat("g", 1, dynamic_id), GroupError::kRebalanceInProgress);
+}
+
 TEST_F(StaticMembershipTest, FailedStoreOfTheNewIdKeepsTheOldOne) {
   form_static_and_dynamic();
   auto again = h.join(static_args("i1"));
