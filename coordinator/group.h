@@ -161,12 +161,15 @@ class Group {
     return subscribed_topics_ && subscribed_topics_->count(topic) != 0;
   }
 
-  // ---- rebalance bookkeeping used by GroupCoordinator ----
-  TimerQueue::Id join_timer = TimerQueue::kNone;  // end of the join phase
-  TimerQueue::Id sync_timer = TimerQueue::kNone;  // members must SyncGroup by then
-  bool initial_delay = false;                     // join_timer is a group.initial.rebalance.delay step
-  int32_t initial_delay_remaining_ms = 0;         // what the rebalance timeout still allows
-  bool new_member_added = false;                  // a member joined during the initial delay
+  // ---- rebalance bookkeeping, kept for GroupCoordinator ----
+  struct Rebalance {
+    TimerQueue::Id join_timer = TimerQueue::kNone;  // end of the join phase
+    TimerQueue::Id sync_timer = TimerQueue::kNone;  // members must SyncGroup by then
+    bool initial_delay = false;                     // join_timer is a group.initial.rebalance.delay step
+    int32_t initial_delay_remaining_ms = 0;         // what the rebalance timeout still allows
+    bool new_member_added = false;                  // a member joined during the initial delay
+  };
+  Rebalance& rebalance() { return rebalance_; }
 
  private:
   void add_votes(const Member& member, int delta);
@@ -188,6 +191,7 @@ class Group {
   std::unordered_map<std::string, int> protocol_votes_;        // protocol -> members supporting it
   size_t num_awaiting_join_ = 0;
   std::optional<std::set<std::string>> subscribed_topics_;
+  Rebalance rebalance_;
 };
 
 }  // namespace rokka::coordinator

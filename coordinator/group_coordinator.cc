@@ -230,13 +230,13 @@ void GroupCoordinator::add_member_and_rebalance(Group& group, JoinGroupArgs& arg
   m.protocols = std::move(args.protocols);
   m.is_new = true;
   // A member arriving during the first initial delay earns the group more waiting.
-  if (group.is(GroupState::kPreparingRebalance) && group.generation_id() == 0) group.new_member_added = true;
+  if (group.is(GroupState::kPreparingRebalance) && group.generation_id() == 0) group.rebalance().new_member_added = true;
   Member& added = group.add(std::move(m), std::move(done));
   ++added.join_ticket;
   // It cannot heartbeat before its JoinGroup is answered: only the long join timeout applies.
   arm_member_timer(group, added, options_.new_member_join_timeout_ms);
-  log().info("member joined: group={} member={} instance={} client={}", group.group_id(), added.member_id,
-             added.group_instance_id.value_or(""), added.client_id);
+  log().info("member joined: group={} member={} instance={} client={} reason={}", group.group_id(), added.member_id,
+             added.group_instance_id.value_or(""), added.client_id, args.reason.value_or(""));
   maybe_prepare_rebalance(group, "new member joined");
 }
 
@@ -248,7 +248,7 @@ void GroupCoordinator::update_member_and_rebalance(Group& group, Member& member,
     superseded(join_error(member.member_id, GroupError::kRebalanceInProgress));
   }
   ++member.join_ticket;
-  maybe_prepare_rebalance(group, "member rejoined");
+  maybe_prepare_rebalance(group, "member rejoined: " + args.reason.value_or("no reason given"));
 }
 
 void GroupCoordinator::rejoin_static_member(Group& group, JoinGroupArgs& args, const std::string& old_member_id,
@@ -340,13 +340,13 @@ void GroupCoordinator::prepare_rebalance(Group& group, std::string_view reason) 
   if (group.is(GroupState::kCompletingRebalance)) {
     reset_and_propagate_assignment_error(group, GroupError::kRebalanceInProgress);
   }
-  timers_.cancel(group.sync_timer);
+  timers_.cancel(group.rebalance().sync_timer);
   group.pending_sync_members().clear();
   // A group starting from Empty waits group.initial.rebalance.delay.ms for more members.
   const bool initial = group.is(GroupState::kEmpty) && options_.initial_rebalance_delay_ms > 0;
-  group.initial_delay = initial;
+  group.rebalance().initial_delay = initial;
   if (initial) {
-    group.initial_delay_remaining_ms =
+    group.rebalance().initial_delay_remaining_ms =
         std::max(group.rebalance_timeout_ms() - options_.initial_rebalance_delay_ms, 0);
     schedule_join_timer(group, options_.initial_rebalance_delay_ms);
   } else {
@@ -359,14 +359,14 @@ void GroupCoordinator::prepare_rebalance(Group& group, std::string_view reason) 
 }
 
 void GroupCoordinator::maybe_complete_join(Group& group) {
-  if (group.is(GroupState::kPreparingRebalance) && !group.initial_delay && group.has_all_members_joined()) {
+  if (group.is(GroupState::kPreparingRebalance) && !group.rebalance().initial_delay && group.has_all_members_joined()) {
     complete_join(group);
   }
 }
 
 void GroupCoordinator::complete_join(Group& group) {
-  timers_.cancel(group.join_timer);
-  group.initial_delay = false;
+  timers_.cancel(group.rebalance().join_timer);
+  group.rebalance().initial_delay = false;
   // Dynamic members that did not rejoin in time are gone; static ones keep their place.
   std::vector<std::string> missing;
   for (const auto& [id, m] : group.members()) {
@@ -402,8 +402,8 @@ void GroupCoordinator::complete_join(Group& group) {
     group.pending_sync_members().insert(id);
   }
   const int32_t generation_id = group.generation_id();
-  timers_.cancel(group.sync_timer);
-  group.sync_timer = timers_.schedule(
+  timers_.cancel(group.rebalance().sync_timer);
+  group.rebalance().sync_timer = timers_.schedule(
       clock_() + group.rebalance_timeout_ms(),
       [this, group_id = group.group_id(), incarnation = group.incarnation(), generation_id] {
         on_sync_timer(group_id, incarnation, generation_id);
@@ -542,7 +542,7 @@ void GroupCoordinator::reset_and_propagate_assignment_error(Group& group, GroupE
 
 void GroupCoordinator::remove_pending_sync_member(Group& group, const std::string& member_id) {
   group.pending_sync_members().erase(member_id);
-  if (group.pending_sync_members().empty()) timers_.cancel(group.sync_timer);
+  if (group.pending_sync_members().empty()) timers_.cancel(group.rebalance().sync_timer);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -653,8 +653,8 @@ void GroupCoordinator::on_pending_member_timer(const std::string& group_id, uint
 }
 
 void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
-  timers_.cancel(group.join_timer);
-  group.join_timer =
+  timers_.cancel(group.rebalance().join_timer);
+  group.rebalance().join_timer =
       timers_.schedule(clock_() + delay_ms, [this, group_id = group.group_id(), incarnation = group.incarnation()] {
         on_join_timer(group_id, incarnation);
       });
@@ -663,13 +663,13 @@ void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
 void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incarnation) {
   Group* group = live_group(group_id, incarnation);
   if (group == nullptr) return;
-  group->join_timer = TimerQueue::kNone;
+  group->rebalance().join_timer = TimerQueue::kNone;
   if (!group->is(GroupState::kPreparingRebalance)) return;
-  if (group->initial_delay && group->new_member_added && group->initial_delay_remaining_ms > 0) {
+  if (group->rebalance().initial_delay && group->rebalance().new_member_added && group->rebalance().initial_delay_remaining_ms > 0) {
     // Members are still arriving: wait one more delay, within the rebalance timeout.
-    group->new_member_added = false;
-    const int32_t delay = std::min(options_.initial_rebalance_delay_ms, group->initial_delay_remaining_ms);
-    group->initial_delay_remaining_ms = std::max(group->initial_delay_remaining_ms - delay, 0);
+    group->rebalance().new_member_added = false;
+    const int32_t delay = std::min(options_.initial_rebalance_delay_ms, group->rebalance().initial_delay_remaining_ms);
+    group->rebalance().initial_delay_remaining_ms = std::max(group->rebalance().initial_delay_remaining_ms - delay, 0);
     return schedule_join_timer(*group, delay);
   }
   complete_join(*group);
@@ -678,7 +678,7 @@ void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incar
 void GroupCoordinator::on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id) {
   Group* group = live_group(group_id, incarnation);
   if (group == nullptr) return;
-  group->sync_timer = TimerQueue::kNone;
+  group->rebalance().sync_timer = TimerQueue::kNone;
   if (group->generation_id() != generation_id || group->pending_sync_members().empty() ||
       !(group->is(GroupState::kCompletingRebalance) || group->is(GroupState::kStable))) {
     return;

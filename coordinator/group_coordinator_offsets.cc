@@ -146,8 +146,8 @@ void GroupCoordinator::erase_group(const std::string& group_id) {
   auto it = groups_.find(group_id);
   if (it == groups_.end()) return;
   Group& group = *it->second;
-  timers_.cancel(group.join_timer);
-  timers_.cancel(group.sync_timer);
+  timers_.cancel(group.rebalance().join_timer);
+  timers_.cancel(group.rebalance().sync_timer);
   for (auto& [id, m] : group.members()) timers_.cancel(m.session_timer);
   for (auto& [id, timer] : group.pending_members()) timers_.cancel(timer);
   groups_.erase(it);
