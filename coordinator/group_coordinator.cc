@@ -396,9 +396,9 @@ void GroupCoordinator::complete_join(Group& group) {
   log().info("group stabilized: group={} generation={} members={} protocol={}", group.group_id(),
              group.generation_id(), group.size(), group.protocol_name().value_or(""));
   for (auto& [id, m] : group.members()) {
-    if (JoinCallback cb = group.take_join_callback(m)) cb(current_generation(group, id, group.is_leader(id)));
     touch_member(group, m);
     m.is_new = false;
+    if (JoinCallback cb = group.take_join_callback(m)) cb(current_generation(group, id, group.is_leader(id)));
     group.pending_sync_members().insert(id);
   }
   const int32_t generation_id = group.generation_id();

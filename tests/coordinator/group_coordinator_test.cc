@@ -298,6 +298,33 @@ TEST(GroupCoordinatorTest, JoinPhaseOfAnEstablishedGroupIsNotDelayed) {
   EXPECT_EQ((*rejoin)->generation_id, g.generation + 1);
 }
 
+TEST(GroupCoordinatorTest, FollowerRejoiningWithSameMetadataGetsTheCurrentGeneration) {
+  H h;
+  H::StableGroup g = h.form_group("g", 2);
+  const std::string follower = g.members[0] == g.leader ? g.members[1] : g.members[0];
+  auto again = h.join(h.join_args("g", follower));
+  ASSERT_TRUE(*again) << "no rebalance for a follower that changed nothing";
+  EXPECT_EQ((*again)->generation_id, g.generation);
+  EXPECT_EQ((*again)->leader, g.leader);
+  EXPECT_EQ(h.coord().find_group("g")->state(), GroupState::kStable);
+}
+
+TEST(GroupCoordinatorTest, RejoinWithNewMetadataRunsAnotherRebalance) {
+  // Cooperative rebalancing: after giving up partitions, members rejoin at once with new
+  // metadata (their owned partitions), and the group runs a second rebalance.
+  H h;
+  H::StableGroup g = h.form_group("g", 2);
+  const std::string follower = g.members[0] == g.leader ? g.members[1] : g.members[0];
+  auto follower_join = h.join(h.join_args("g", follower, {{"cooperative-sticky", "owned: none"}, {"range", subscription({"t"})}}));
+  EXPECT_FALSE(*follower_join);
+  EXPECT_EQ(h.coord().find_group("g")->state(), GroupState::kPreparingRebalance);
+  auto leader_join = h.join(h.join_args("g", g.leader));
+  ASSERT_TRUE(*follower_join && *leader_join);
+  EXPECT_EQ((*follower_join)->generation_id, g.generation + 1);
+  EXPECT_EQ((*leader_join)->protocol_name, "range") << "the leader does not offer cooperative-sticky";
+  ASSERT_EQ((*leader_join)->members.size(), 2u);
+}
+
 TEST(GroupCoordinatorTest, SessionTimeoutOutsideTheBrokersRangeIsInvalid) {
   H h;
   JoinGroupArgs low = h.join_args("g");
