@@ -47,6 +47,13 @@ struct StoreOptions {
   int64_t retention_bytes = -1;                    // log.retention.bytes, whole log; -1 = unlimited
   int64_t retention_check_interval_ms = 300000;    // log.retention.check.interval.ms
   int64_t max_append_bytes = 64 << 20;             // largest batch accepted (<= segment_bytes / 2)
+  // Crash recovery re-reads the log written since the last checkpoint, so these bound
+  // recovery time: a checkpoint is taken after this much log or this much time.
+  int64_t checkpoint_interval_bytes = int64_t{256} << 20;
+  int64_t checkpoint_interval_ms = 10000;
+  int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
+  uint32_t index_chunk_units = 512;                // ConsumeQueue units per index chunk (32 B each)
+  uint32_t index_file_chunks = 8192;               // chunks per shared index file
   class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
   std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock
 };
@@ -57,7 +64,8 @@ struct AppendRequest {
   PartitionId partition = 0;
   // One complete RecordBatch v2 (header + records) as received. The caller keeps
   // these bytes alive until the callback runs; the store copies them into the log.
-  // The caller has validated the batch header (magic, lengths, CRC).
+  // append() checks the header (size, Length, magic 2) and the batch CRC on the
+  // caller's thread; a bad batch gets kInvalidArgument (kTooLarge above max_append_bytes).
   std::span<const std::byte> batch;
   TimestampType timestamp_type = TimestampType::kCreateTime;
 };
@@ -149,6 +157,8 @@ class Store {
   virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
 
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
+  // Destroying a Store without close() abandons it like a crash (no flush, no
+  // checkpoint, no marker; queued requests fail with kShutdown): the next open recovers.
   virtual Status close() = 0;
 };
 
