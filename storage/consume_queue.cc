@@ -91,6 +91,9 @@ void ConsumeQueue::refresh_start() {
 
 void ConsumeQueue::set_floor(int64_t offset) {
   floor_ = std::max(floor_, offset);
+  // An empty queue below its floor (its data went with retention and the log no
+  // longer names it): continue at the floor, never below it.
+  if (w_unit_end_ == w_first_unit_ && w_next_offset_ < floor_) w_next_offset_ = floor_;
   refresh_start();
 }
 

@@ -88,15 +88,15 @@ void StoreImpl::process(std::vector<Op>& ops) {
   } else {
     for (PartitionId id : grown_) partitions_.get(id)->touched = false;
   }
-  for (auto& c : completions_) c(durable);
-  completions_.clear();
   std::function<void(std::span<const PartitionId>)> listener;
   {
     std::lock_guard lock(mu_);
     listener = listener_;
   }
-  if (durable.ok() && listener && !grown_.empty()) listener(grown_);
+  if (durable.ok() && listener && !grown_.empty()) listener(grown_);  // before the acks
   grown_.clear();
+  for (auto& c : completions_) c(durable);
+  completions_.clear();
 }
 
 Status StoreImpl::end_group() {

@@ -11,6 +11,9 @@
 namespace rokka::testutil {
 
 class FaultyFileSystem final : public storage::FileSystem {
+  template <typename T>
+  using Result = storage::Result<T>;
+
  public:
   std::atomic<bool> fail_sync{false};
   std::atomic<bool> fail_write{false};
@@ -34,9 +37,6 @@ class FaultyFileSystem final : public storage::FileSystem {
   Result<std::vector<std::string>> list(const std::filesystem::path& d) override { return real().list(d); }
 
  private:
-  template <typename T>
-  using Result = storage::Result<T>;
-
   class FaultyFile final : public storage::File {
    public:
     FaultyFile(FaultyFileSystem& fs, std::unique_ptr<storage::File> f) : fs_(fs), f_(std::move(f)) {}
