@@ -108,6 +108,8 @@ Status CommitLog::truncate(LogPosition end) {
     end = list.front()->start();
   }
   if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
+  for (auto& seg : keep)
+    if (seg != last) seg->close_file();  // sealed: the mapping is enough (fd count stays flat)
   current_ = last;
   set_segments(std::move(keep));
   write_pos_ = flushed_pos_ = staged_pos_ = end;
