@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace rokka::storage {
@@ -141,6 +142,16 @@ class PosixFileSystem final : public FileSystem {
 }  // namespace
 
 Mapping::~Mapping() { ::munmap(data_, size_); }
+
+void Mapping::populate(size_t offset, size_t len) const {
+#ifdef MADV_POPULATE_WRITE
+  if (offset >= size_) return;
+  ::madvise(data_ + offset, std::min(len, size_ - offset), MADV_POPULATE_WRITE);
+#else
+  (void)offset;
+  (void)len;
+#endif
+}
 
 FileSystem& FileSystem::real() {
   static PosixFileSystem fs;

@@ -25,6 +25,9 @@ class Mapping {
   Mapping& operator=(const Mapping&) = delete;
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
+  // Pre-faults [offset, offset+len) writable in one call (MADV_POPULATE_WRITE), far
+  // cheaper than one page fault per page on this VM. Best effort.
+  void populate(size_t offset, size_t len) const;
 
  private:
   std::byte* data_;

@@ -1,5 +1,7 @@
 #include "storage/index_file.h"
 
+#include <algorithm>
+
 #include "storage/format.h"
 
 namespace rokka::storage {
@@ -52,6 +54,17 @@ Result<uint32_t> IndexFiles::allocate_chunk() {
     if (file >= kMaxFiles) return Status::io_error("index space exhausted");
     if (Status s = map_file(file, true); !s.ok()) return s;
     if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
+  }
+  if (c >= populated_until_) {
+    // Fresh chunks are touched one page at a time by different partitions; fault
+    // the next 1 MiB of them in at once instead (a page fault costs ~10 us here).
+    constexpr uint32_t kPopulateBytes = 1 << 20;
+    const uint32_t chunk_bytes = options_.chunk_units * static_cast<uint32_t>(kUnitBytes);
+    const uint32_t n = std::max<uint32_t>(1, kPopulateBytes / chunk_bytes);
+    const uint32_t end = std::min<uint32_t>((c / options_.file_chunks + 1) * options_.file_chunks, c + n);
+    maps_[file]->populate(static_cast<size_t>(c % options_.file_chunks) * chunk_bytes,
+                          static_cast<size_t>(end - c) * chunk_bytes);
+    populated_until_ = end;
   }
   ++next_chunk_;
   return c;

@@ -24,8 +24,8 @@ namespace rokka::storage {
 struct IndexOptions {
   std::filesystem::path dir;
   FileSystem* fs = nullptr;
-  uint32_t chunk_units = 512;   // 16 KiB chunks
-  uint32_t file_chunks = 8192;  // 128 MiB (sparse) files
+  uint32_t chunk_units = 128;    // 4 KiB chunks: one page, so an idle partition's chunk costs one page
+  uint32_t file_chunks = 32768;  // 128 MiB (sparse) files
 };
 
 class IndexFiles {
@@ -71,6 +71,7 @@ class IndexFiles {
   std::vector<std::shared_ptr<Mapping>> maps_;
   std::vector<bool> dirty_ = std::vector<bool>(kMaxFiles, false);
   uint32_t next_chunk_ = 0;
+  uint32_t populated_until_ = 0;  // chunks below were pre-faulted in bulk
   std::vector<uint32_t> free_;
   std::vector<uint32_t> quarantine_;
 };

@@ -52,8 +52,8 @@ struct StoreOptions {
   int64_t checkpoint_interval_bytes = int64_t{256} << 20;
   int64_t checkpoint_interval_ms = 10000;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
-  uint32_t index_chunk_units = 512;                // ConsumeQueue units per index chunk (32 B each)
-  uint32_t index_file_chunks = 8192;               // chunks per shared index file
+  uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
+  uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)
   class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
   std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock
 };

@@ -12,71 +12,67 @@ using testutil::FaultyFileSystem;
 using testutil::make_batch;
 using testutil::TempDir;
 
-TEST(FaultTest, FailedFsyncInSyncModeFailsTheAppendAndEveryLaterOne) {
-  TempDir dir;
-  FaultyFileSystem faulty;
-  auto o = small_options(dir.path());
-  o.fs = &faulty;
-  auto store = open_store(o);
-  const auto pid = create(*store, 1)[0];
-  ASSERT_TRUE(append(*store, pid, make_batch({})).ok());
-  faulty.fail_sync = true;
-  auto failed = append(*store, pid, make_batch({}));
-  EXPECT_EQ(failed.status().code(), StatusCode::kIoError);
-  faulty.fail_sync = false;  // the disk "recovers": the store must not believe it
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(append(*store, pid, make_batch({})).status().code(), StatusCode::kReadOnly);
-  EXPECT_FALSE(meta_write(*store, {{"o/x", "1"}}).ok());
-  EXPECT_FALSE(delete_records(*store, pid, 1).ok());
-  EXPECT_EQ(store->offsets(pid)->next_offset, 1);  // the unacknowledged batch was never published
-  EXPECT_FALSE(read_one(*store, pid, 0).empty());
-  EXPECT_FALSE(store->close().ok());
+class FaultTest : public ::testing::Test {
+ protected:
+  // Opens a store on the faulty file system with one partition holding one batch.
+  void open(void (*tune)(StoreOptions&) = nullptr) {
+    auto o = small_options(dir_.path());
+    o.fs = &faulty_;
+    if (tune) tune(o);
+    store_ = open_store(o);
+    pid_ = create(*store_, 1)[0];
+    ASSERT_TRUE(append_one().ok());  // the segment exists before any fault
+  }
+  Result<AppendInfo> append_one() { return append(*store_, pid_, make_batch({})); }
+
+  TempDir dir_;
+  FaultyFileSystem faulty_;
+  std::unique_ptr<Store> store_;
+  PartitionId pid_ = 0;
+};
+
+TEST_F(FaultTest, FailedFsyncInSyncModeFailsTheAppendAndEveryLaterOne) {
+  open();
+  faulty_.fail_sync = true;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
+  faulty_.fail_sync = false;  // the disk "recovers": the store must not believe it
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_FALSE(meta_write(*store_, {{"o/x", "1"}}).ok());
+  EXPECT_FALSE(delete_records(*store_, pid_, 1).ok());
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 1);  // the unacknowledged batch was never published
+  EXPECT_FALSE(read_one(*store_, pid_, 0).empty());
+  EXPECT_FALSE(store_->close().ok());
 }
 
-TEST(FaultTest, FailedFlushInAsyncModeMakesTheStoreReadOnly) {
-  TempDir dir;
-  FaultyFileSystem faulty;
-  auto o = small_options(dir.path());
-  o.fs = &faulty;
-  o.flush_mode = FlushMode::kAsync;
-  o.flush_interval_ms = 3600000;
-  o.flush_interval_messages = 3;  // the third message triggers the flush (deterministic)
-  auto store = open_store(o);
-  const auto pid = create(*store, 1)[0];
-  ASSERT_TRUE(append(*store, pid, make_batch({})).ok());
-  faulty.fail_sync = true;
-  ASSERT_TRUE(append(*store, pid, make_batch({})).ok());  // async: acknowledged once written
-  EXPECT_EQ(append(*store, pid, make_batch({})).status().code(), StatusCode::kIoError);
-  faulty.fail_sync = false;
-  EXPECT_EQ(append(*store, pid, make_batch({})).status().code(), StatusCode::kReadOnly);
-  EXPECT_EQ(store->offsets(pid)->next_offset, 2);
+TEST_F(FaultTest, FailedFlushInAsyncModeMakesTheStoreReadOnly) {
+  open([](StoreOptions& o) {
+    o.flush_mode = FlushMode::kAsync;
+    o.flush_interval_ms = 3600000;
+    o.flush_interval_messages = 3;  // the third message triggers the flush (deterministic)
+  });
+  faulty_.fail_sync = true;
+  ASSERT_TRUE(append_one().ok());  // async: acknowledged once written
+  EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
+  faulty_.fail_sync = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 2);
 }
 
-TEST(FaultTest, FailedWriteFailsTheAppend) {
-  TempDir dir;
-  FaultyFileSystem faulty;
-  auto o = small_options(dir.path());
-  o.fs = &faulty;
-  auto store = open_store(o);
-  const auto pid = create(*store, 1)[0];
-  ASSERT_TRUE(append(*store, pid, make_batch({})).ok());
-  faulty.fail_write = true;
-  EXPECT_FALSE(append(*store, pid, make_batch({})).ok());
-  faulty.fail_write = false;
-  EXPECT_EQ(append(*store, pid, make_batch({})).status().code(), StatusCode::kReadOnly);
+TEST_F(FaultTest, FailedWriteFailsTheAppend) {
+  open();
+  faulty_.fail_write = true;
+  EXPECT_FALSE(append_one().ok());
+  faulty_.fail_write = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
 }
 
-TEST(FaultTest, SyncModeGroupCommitSharesOneFsync) {
-  TempDir dir;
-  FaultyFileSystem faulty;
-  auto o = small_options(dir.path());
-  o.fs = &faulty;
-  auto store = open_store(o);
-  const auto pid = create(*store, 1)[0];
+TEST_F(FaultTest, SyncModeGroupCommitSharesOneFsync) {
+  open();
   const auto b = make_batch({});
-  std::vector<AppendRequest> reqs(50, AppendRequest{pid, b});
-  const int before = faulty.syncs;
-  for (auto& r : append_all(*store, reqs)) ASSERT_TRUE(r.ok());
-  EXPECT_EQ(faulty.syncs - before, 1);  // one append() call = one group = one fdatasync
+  std::vector<AppendRequest> reqs(50, AppendRequest{pid_, b});
+  const int before = faulty_.syncs;
+  for (auto& r : append_all(*store_, reqs)) ASSERT_TRUE(r.ok());
+  EXPECT_EQ(faulty_.syncs - before, 1);  // one append() call = one group = one fdatasync
 }
 
 }  // namespace
