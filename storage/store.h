@@ -47,9 +47,12 @@ struct StoreOptions {
   int64_t retention_bytes = -1;                    // log.retention.bytes, whole log; -1 = unlimited
   int64_t retention_check_interval_ms = 300000;    // log.retention.check.interval.ms
   int64_t max_append_bytes = 64 << 20;             // largest batch accepted (<= segment_bytes / 2)
-  // Crash recovery re-reads the log written since the last checkpoint, so these bound
-  // recovery time: a checkpoint is taken after this much log or this much time.
-  int64_t checkpoint_interval_bytes = int64_t{256} << 20;
+  // Crash recovery re-reads the log since the last checkpoint (and re-verifies the
+  // segment holding it), so these bound recovery time: a checkpoint is taken after
+  // this much log or this much time. Each checkpoint also fsyncs every index page
+  // dirtied since the last one (about one page per active partition), so a short
+  // byte interval costs write bandwidth at high partition counts (bench/RESULTS.md).
+  int64_t checkpoint_interval_bytes = int64_t{1} << 30;
   int64_t checkpoint_interval_ms = 10000;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
   uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
