@@ -3,6 +3,7 @@
 //
 //   storage_bench [--dir DIR] [--seconds S] [--max-gib G] [--partitions 1,64,...]
 //                 [--batch BYTES] [--mode async|sync] [--checkpoint-mib M] [--reps N]
+//                 [--recovery-gib G]
 //
 // For each batch size (1 KiB, 100 B), flush mode (async, sync) and partition count
 // it runs, in the same process and on the same disk:
@@ -27,6 +28,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -51,6 +54,7 @@ struct Config {
   std::vector<FlushMode> modes = {FlushMode::kAsync, FlushMode::kSync};
   int64_t checkpoint_bytes = StoreOptions{}.checkpoint_interval_bytes;
   int reps = 3;
+  double recovery_gib = 4;  // 0: skip the recovery measurement
 };
 
 struct Row {
@@ -303,6 +307,69 @@ double heap_per_idle_partition(const Config& cfg) {
   return static_cast<double>(after - before) / 100000.0;
 }
 
+// Waits for a Store callback (the bench's only synchronous helper).
+template <typename T>
+T wait_for(const std::function<void(std::function<void(T)>)>& start) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<T> out;
+  start([&](T v) {
+    std::lock_guard lock(mu);
+    out.emplace(std::move(v));
+    cv.notify_one();
+  });
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return out.has_value(); });
+  return std::move(*out);
+}
+
+double time_open(const StoreOptions& o, std::unique_ptr<Store>& store) {
+  const auto t0 = Clock::now();
+  auto opened = Store::open(o);
+  const double s = secs(Clock::now() - t0);
+  if (!opened.ok()) std::exit(1);
+  store = std::move(*opened);
+  return s;
+}
+
+// Open times: after a crash (kill -9 equivalent: the store is abandoned without
+// close(), the page cache survives) and after a clean close, for a log of `gib`
+// GiB over 1,000 partitions; and loading 100,000 MetaStore keys.
+void recovery_times(const Config& cfg, double gib) {
+  const fs::path dir = cfg.dir / "rokka-bench-recovery";
+  fs::remove_all(dir);
+  StoreOptions o;
+  o.dir = dir;
+  std::unique_ptr<Store> store;
+  time_open(o, store);
+  const auto pids = wait_for<Result<std::vector<PartitionId>>>(
+      [&](auto done) { store->create_partitions(1000, std::move(done)); }).value();
+  for (int b = 0; b < 100; ++b) {
+    std::vector<MetaStore::Mutation> batch;
+    for (int i = 0; i < 1000; ++i)
+      batch.push_back({"o/group-" + std::to_string(i % 50) + "/topic/" + std::to_string(b * 1000 + i), "0123456789abcdef"});
+    (void)wait_for<Status>([&](auto done) { store->meta().write(std::move(batch), std::move(done)); });
+  }
+  const auto batch = batch_of(1024);
+  const auto total = static_cast<int64_t>(gib * (1 << 30)) / static_cast<int64_t>(batch.size());
+  for (int64_t n = 0; n < total; n += 256) {
+    std::vector<AppendRequest> reqs;
+    for (int i = 0; i < 256; ++i) reqs.push_back({pids[static_cast<size_t>(n + i) % pids.size()], batch});
+    (void)wait_for<std::vector<Result<AppendInfo>>>([&](auto done) { store->append(std::move(reqs), std::move(done)); });
+  }
+  store.reset();  // crash
+  const double crash = time_open(o, store);
+  const size_t keys = store->meta().scan("o/").size();
+  (void)store->close();
+  store.reset();
+  const double clean = time_open(o, store);
+  (void)store->close();
+  store.reset();
+  std::printf("open after crash, %.1f GiB log, 1,000 partitions: %.2f s; after clean close: %.3f s "
+              "(both include loading %zu MetaStore keys)\n", gib, crash, clean, keys);
+  fs::remove_all(dir);
+}
+
 Config parse(int argc, char** argv) {
   Config c;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -313,6 +380,7 @@ Config parse(int argc, char** argv) {
     else if (k == "--checkpoint-mib") c.checkpoint_bytes = std::stoll(v) << 20;
     else if (k == "--batch") c.batches = {std::stoi(v)};
     else if (k == "--reps") c.reps = std::max(1, std::stoi(v));
+    else if (k == "--recovery-gib") c.recovery_gib = std::stod(v);
     else if (k == "--mode") c.modes = {v == "sync" ? FlushMode::kSync : FlushMode::kAsync};
     else if (k == "--partitions") {
       c.partitions.clear();
@@ -336,6 +404,7 @@ int main(int argc, char** argv) {
   std::sort(seq.begin(), seq.end());
   std::printf("buffered sequential write (1 MiB pwrite, fdatasync/500 ms), median of %d: %.0f MB/s (min %.0f, max %.0f)\n",
               cfg.reps, seq[seq.size() / 2], seq.front(), seq.back());
+  if (cfg.recovery_gib > 0) recovery_times(cfg, cfg.recovery_gib);
   std::printf("heap per idle partition (100,000 created, none written): %.0f bytes\n\n",
               heap_per_idle_partition(cfg));
   std::printf("| layout | flush | batch | partitions | MB/s | appends/s | files | open fds | RSS MB | note |\n");
