@@ -112,7 +112,8 @@ struct TimestampOffset {
 };
 
 // Durable key/value journal for broker state (topics, partition table, producer ids,
-// committed offsets, group metadata). Keys are namespaced by their users ("t/", "o/").
+// committed offsets, group metadata). Keys are namespaced by their users ("t/", "o/");
+// keys starting with "s/" belong to the store itself (its partition table).
 // A write is a batch of puts/erases applied atomically; the callback reports once it
 // is durable under the store's flush mode (sync: fsync'd; async: written to the file).
 class MetaStore {
