@@ -1,0 +1,41 @@
+// AddOffsetsToTxn (key 25), v0-v3: adds a group's offsets to a producer's ongoing transaction.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "protocol/message.h"
+
+namespace rokka::protocol {
+
+struct AddOffsetsToTxnRequest {
+  static constexpr ApiKey kApiKey = ApiKey::kAddOffsetsToTxn;
+  std::string_view transactional_id;
+  int64_t producer_id = 0;
+  int16_t producer_epoch = 0;
+  std::string_view group_id;
+
+  template <class M, class S>
+  static void fields(M& m, S& s) {
+    s.str(m.transactional_id);
+    s.i64(m.producer_id);
+    s.i16(m.producer_epoch);
+    s.str(m.group_id);
+    s.tags();
+  }
+};
+
+struct AddOffsetsToTxnResponse {
+  static constexpr ApiKey kApiKey = ApiKey::kAddOffsetsToTxn;
+  int32_t throttle_time_ms = 0;
+  int16_t error_code = 0;
+
+  template <class M, class S>
+  static void fields(M& m, S& s) {
+    s.i32(m.throttle_time_ms);
+    s.i16(m.error_code);
+    s.tags();
+  }
+};
+
+}  // namespace rokka::protocol
