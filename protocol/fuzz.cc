@@ -4,6 +4,8 @@
 
 #include "protocol/api_codecs.h"
 #include "protocol/header.h"
+#include "protocol/record.h"
+#include "protocol/record_batch.h"
 
 namespace rokka::protocol {
 namespace {
@@ -43,6 +45,23 @@ bool fuzz_decode_response(ApiKey key, int16_t version, Bytes body) {
     if (C::supports(version)) ok = decode_and_check<typename C::Response>(body, version);
   });
   return ok;
+}
+
+bool fuzz_records(Bytes records) {
+  constexpr size_t kMaxDecompressed = 4 << 20;
+  for (int16_t version = 3; version <= 9; ++version) {
+    RecordBatchView batch;
+    (void)check_produce_records(records, version, &batch);
+  }
+  std::vector<RecordBatchView> batches;
+  const bool framed = split_batches(records, batches) == BatchCheck::kOk;
+  std::vector<std::byte> scratch;
+  bool all_records_ok = true;
+  for (const RecordBatchView& batch : batches) {
+    (void)batch.crc_covered_bytes();
+    all_records_ok &= for_each_record(batch, kMaxDecompressed, scratch, [](const Record&) {});
+  }
+  return framed && all_records_ok;
 }
 
 }  // namespace rokka::protocol
