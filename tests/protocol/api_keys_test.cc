@@ -8,7 +8,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -32,11 +31,17 @@ std::string schema_dir() {
   return std::string(env ? env : ROKKA_SHARED_DIR) + "/kafka-protocol/messages";
 }
 
+// The value of `"key": "text"` or `"key": 123` in `text`; empty if absent.
 std::string top_level_value(const std::string& text, const std::string& key) {
-  const std::regex re("\"" + key + "\"\\s*:\\s*(\"([^\"]*)\"|(-?[0-9]+))");
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return "";
-  return m[2].matched ? m[2].str() : m[3].str();
+  size_t at = text.find("\"" + key + "\"");
+  if (at == std::string::npos) return "";
+  at = text.find(':', at);
+  if (at == std::string::npos) return "";
+  at = text.find_first_not_of(" \t\n", at + 1);
+  if (at == std::string::npos) return "";
+  if (text[at] == '"') return text.substr(at + 1, text.find('"', at + 1) - at - 1);
+  const size_t end = text.find_first_not_of("-0123456789", at);
+  return text.substr(at, end - at);
 }
 
 // Loads every *Request.json / *Response.json, keyed by file stem. Lines starting with

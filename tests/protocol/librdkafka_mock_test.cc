@@ -203,7 +203,8 @@ TEST_P(LibrdkafkaBatchTest, BatchesFromLibrdkafkaParseVerifyAndYieldEveryRecord)
   fetch.max_bytes = 64 << 20;
   fetch.topics.push_back({kTopic, {{0, -1, 0, -1, -1, 64 << 20}}});
   FetchResponse resp;
-  ASSERT_TRUE(decode_response(client.call(fetch, fetch_version, 2), fetch_version, 2, resp))
+  const auto frame = client.call(fetch, fetch_version, 2);  // resp's records point into it
+  ASSERT_TRUE(decode_response(frame, fetch_version, 2, resp))
       << "FetchResponse v" << fetch_version << " from librdkafka's mock did not decode";
   ASSERT_EQ(resp.responses.size(), 1u);
   ASSERT_EQ(resp.responses[0].partitions.size(), 1u);
