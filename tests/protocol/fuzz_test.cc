@@ -95,6 +95,20 @@ TEST(FuzzTest, RecordBatchesAreAcceptedAndMutationsSurvived) {
   }
 }
 
+// (Under -DROKKA_SANITIZE=ON an allocation sized by one of these claims would abort.)
+TEST(FuzzTest, HugeCountsAndLengthsFailWithoutAllocatingForThem) {
+  // Produce v3: transactional id null, acks, timeout, then 2^31-1 topics in 4 bytes.
+  const auto produce = testutil::from_hex("0000 0003 00000001 ffff  ffff 0001 00001388 7fffffff 00000000");
+  EXPECT_FALSE(fuzz_decode_request(produce));
+  // Fetch v12 (flexible): a compact topics array claiming 2^32-2 entries.
+  const auto fetch = testutil::from_hex("0001 000c 00000001 ffff 00  ffffffff 00000000 00000000 00000000 00"
+                                        "00000000 ffffffff ffffffff0f 00");
+  EXPECT_FALSE(fuzz_decode_request(fetch));
+  // JoinGroup v5: a group id string of 32767 bytes with 3 present.
+  const auto join = testutil::from_hex("000b 0005 00000001 ffff  7fff 616263");
+  EXPECT_FALSE(fuzz_decode_request(join));
+}
+
 TEST(FuzzTest, TinyAndEmptyInputsAreRejected) {
   EXPECT_FALSE(fuzz_decode_request({}));
   const auto unknown_key = testutil::from_hex("7fff 0000 00000001 ffff");
