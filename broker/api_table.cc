@@ -1,0 +1,40 @@
+#include "broker/api_table.h"
+
+#include "broker/handlers/handlers.h"
+
+namespace rokka::broker {
+namespace {
+
+using protocol::ApiKey;
+
+// Ordered by api key. Version ranges are what we serve end to end (codec and
+// semantics); ApiVersions is built from this table alone.
+constexpr ApiEntry kApis[] = {
+    {ApiKey::kProduce, 3, 9, &handle_produce, Dispatch::kByHandler},
+    {ApiKey::kFetch, 4, 12, &handle_fetch, Dispatch::kImmediately},
+    {ApiKey::kListOffsets, 0, 7, &handle_list_offsets},
+    {ApiKey::kMetadata, 0, 12, &handle_metadata},
+    {ApiKey::kApiVersions, 0, 3, &handle_api_versions},
+    {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},
+    {ApiKey::kDeleteTopics, 0, 6, &handle_delete_topics},
+    {ApiKey::kDeleteRecords, 0, 2, &handle_delete_records},
+    {ApiKey::kInitProducerId, 0, 4, &handle_init_producer_id},
+    {ApiKey::kOffsetForLeaderEpoch, 0, 4, &handle_offset_for_leader_epoch},
+    {ApiKey::kDescribeConfigs, 0, 4, &handle_describe_configs},
+    {ApiKey::kAlterConfigs, 0, 2, &handle_alter_configs},
+    {ApiKey::kCreatePartitions, 0, 3, &handle_create_partitions},
+    {ApiKey::kIncrementalAlterConfigs, 0, 1, &handle_incremental_alter_configs},
+    {ApiKey::kDescribeCluster, 0, 1, &handle_describe_cluster},
+};
+
+}  // namespace
+
+std::span<const ApiEntry> api_table() { return kApis; }
+
+const ApiEntry* find_api(int16_t api_key) {
+  for (const ApiEntry& e : kApis)
+    if (static_cast<int16_t>(e.key) == api_key) return &e;
+  return nullptr;
+}
+
+}  // namespace rokka::broker

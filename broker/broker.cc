@@ -1,0 +1,112 @@
+#include "broker/broker.h"
+
+#include <future>
+#include <random>
+
+#include "broker/logging.h"
+
+namespace rokka::broker {
+namespace {
+
+constexpr const char* kClusterIdKey = "c/cluster_id";
+
+// Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars).
+std::string new_cluster_id() {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::random_device rd;
+  std::string out;
+  for (int i = 0; i < 22; ++i) out.push_back(kAlphabet[rd() % 64]);
+  return out;
+}
+
+}  // namespace
+
+Broker::Broker(const BrokerConfig& config) : config_(config), services_(config_) {}
+
+Broker::~Broker() {
+  if (!stopped_) (void)stop();
+}
+
+storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
+  storage::StoreOptions o;
+  o.dir = c.log_dirs;
+  o.segment_bytes = c.log_segment_bytes;
+  o.flush_mode = c.store_flush_mode == "sync" ? storage::FlushMode::kSync : storage::FlushMode::kAsync;
+  o.flush_interval_ms = c.log_flush_interval_ms;
+  o.flush_interval_messages = c.log_flush_interval_messages;
+  o.retention_ms = c.log_retention_ms;
+  o.retention_bytes = c.log_retention_bytes;
+  o.retention_check_interval_ms = c.log_retention_check_interval_ms;
+  o.max_append_bytes = c.message_max_bytes;
+  return o;
+}
+
+storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config) {
+  auto store = storage::Store::open(store_options(config));
+  if (!store.ok()) return store.status();
+  return open(config, std::move(store).value());
+}
+
+storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config,
+                                                      std::unique_ptr<storage::Store> store) {
+  std::unique_ptr<Broker> b(new Broker(config));
+  b->store_ = std::move(store);
+  b->services_.store = b->store_.get();
+  if (auto s = b->load_cluster_id(); !s.ok()) return s;
+
+  b->topics_ = std::make_unique<TopicRegistry>(*b->store_, b->config_);
+  if (auto s = b->topics_->load(); !s.ok()) return s;
+  b->services_.topics = b->topics_.get();
+
+  b->producer_ids_ = std::make_unique<ProducerIds>(b->store_->meta());
+  if (auto s = b->producer_ids_->load(); !s.ok()) return s;
+  b->services_.producer_ids = b->producer_ids_.get();
+
+  b->services_.fetch_waiters = &b->fetch_waiters_;
+  b->store_->set_append_listener(
+      [w = &b->fetch_waiters_](std::span<const storage::PartitionId> grown) { w->notify(grown); });
+
+  b->server_ = std::make_unique<Server>(b->config_, b->services_);
+  return b;
+}
+
+storage::Status Broker::load_cluster_id() {
+  for (auto& [key, value] : store_->meta().scan(kClusterIdKey))
+    if (key == kClusterIdKey) services_.cluster_id = value;
+  if (!services_.cluster_id.empty()) return {};
+  services_.cluster_id = new_cluster_id();
+  std::promise<storage::Status> written;
+  store_->meta().write({{kClusterIdKey, services_.cluster_id, false}},
+                       [&written](storage::Status s) { written.set_value(std::move(s)); });
+  auto s = written.get_future().get();
+  if (s.ok()) broker_log().info("new cluster: cluster_id={}", services_.cluster_id);
+  return s;
+}
+
+storage::Status Broker::start() {
+  if (auto s = server_->listen(); !s.ok()) return s;
+  services_.advertised = config_.effective_advertised_listeners();
+  if (config_.advertised_listeners.empty()) {
+    const auto ports = server_->ports();  // a listener on port 0 got a free port
+    for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
+  }
+  server_->start();
+  return {};
+}
+
+storage::Status Broker::stop() {
+  if (stopped_) return {};
+  stopped_ = true;
+  broker_log().info("shutting down");
+  fetch_waiters_.notify_all();
+  server_->stop();
+  auto s = store_->close();
+  if (s.ok()) {
+    broker_log().info("shut down cleanly");
+  } else {
+    broker_log().error("store close failed: error={}", s.to_string());
+  }
+  return s;
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,51 @@
+// Broker: assembles the store, the topic registry, the producer ids, the fetch
+// waiters and the server from a BrokerConfig, and runs them in order.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "broker/config.h"
+#include "broker/fetch_waiters.h"
+#include "broker/producer_ids.h"
+#include "broker/server.h"
+#include "broker/services.h"
+#include "broker/topic_registry.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+class Broker {
+ public:
+  // Opens the store in config.log_dirs (recovering it if needed) and loads broker state.
+  static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config);
+  // As open(), on a store the caller opened (tests).
+  static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config,
+                                                       std::unique_ptr<storage::Store> store);
+  ~Broker();
+
+  // Binds the listeners and starts serving.
+  storage::Status start();
+  // Graceful: stop accepting, finish in-flight requests, flush, mark the store clean.
+  storage::Status stop();
+
+  std::vector<uint16_t> ports() const { return server_->ports(); }
+  Services& services() { return services_; }
+
+  static storage::StoreOptions store_options(const BrokerConfig& config);
+
+ private:
+  explicit Broker(const BrokerConfig& config);
+  storage::Status load_cluster_id();
+
+  BrokerConfig config_;
+  Services services_;
+  std::unique_ptr<storage::Store> store_;
+  std::unique_ptr<TopicRegistry> topics_;
+  std::unique_ptr<ProducerIds> producer_ids_;
+  FetchWaiters fetch_waiters_;
+  std::unique_ptr<Server> server_;
+  bool stopped_ = false;
+};
+
+}  // namespace rokka::broker

@@ -1,0 +1,382 @@
+#include "broker/config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace rokka::broker {
+namespace {
+
+using storage::Result;
+using storage::Status;
+
+// One configuration key: its default (as text), its meaning, how to apply a value.
+// `apply` returns an error message, or an empty string when the value is good.
+struct Entry {
+  std::string_view name;
+  std::string_view default_value;
+  std::string_view doc;
+  std::function<std::string(BrokerConfig&, std::string_view)> apply;
+  std::function<std::string(const BrokerConfig&)> show;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+template <typename T>
+Entry integer(std::string_view name, T BrokerConfig::*member, int64_t min, int64_t max, std::string_view def,
+              std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 auto n = parse_int(v);
+                 if (!n) return "expected an integer";
+                 if (*n < min || *n > max)
+                   return "must be between " + std::to_string(min) + " and " + std::to_string(max);
+                 c.*member = static_cast<T>(*n);
+                 return {};
+               },
+               [=](const BrokerConfig& c) { return std::to_string(c.*member); }};
+}
+
+Entry boolean(std::string_view name, bool BrokerConfig::*member, std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 v = trim(v);
+                 if (v == "true") {
+                   c.*member = true;
+                 } else if (v == "false") {
+                   c.*member = false;
+                 } else {
+                   return "expected true or false";
+                 }
+                 return {};
+               },
+               [=](const BrokerConfig& c) { return std::string(c.*member ? "true" : "false"); }};
+}
+
+Entry choice(std::string_view name, std::string BrokerConfig::*member, std::vector<std::string> options,
+             std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 v = trim(v);
+                 if (std::find(options.begin(), options.end(), v) == options.end()) {
+                   std::string all;
+                   for (const auto& o : options) all += (all.empty() ? "" : ", ") + o;
+                   return "expected one of: " + all;
+                 }
+                 c.*member = std::string(v);
+                 return {};
+               },
+               [=](const BrokerConfig& c) { return c.*member; }};
+}
+
+Entry text(std::string_view name, std::string BrokerConfig::*member, std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 v = trim(v);
+                 if (v.empty()) return "must not be empty";
+                 c.*member = std::string(v);
+                 return {};
+               },
+               [=](const BrokerConfig& c) { return c.*member; }};
+}
+
+Entry listeners(std::string_view name, std::vector<Listener> BrokerConfig::*member, bool allow_empty,
+                std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 if (allow_empty && trim(v).empty()) {
+                   (c.*member).clear();
+                   return {};
+                 }
+                 auto parsed = parse_listeners(v);
+                 if (!parsed.ok()) return parsed.status().message();
+                 c.*member = std::move(parsed).value();
+                 return {};
+               },
+               [=](const BrokerConfig& c) {
+                 std::string out;
+                 for (const auto& l : c.*member) out += (out.empty() ? "" : ",") + l.to_string();
+                 return out;
+               }};
+}
+
+// Retention may be given in hours, minutes or ms; the finest unit given wins (as in Kafka).
+// The entries are applied in table order (hours, minutes, ms), so a later one overrides.
+Entry retention(std::string_view name, int64_t unit_ms, std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 auto n = parse_int(v);
+                 if (!n) return "expected an integer";
+                 if (*n < -1) return "must be -1 (unlimited) or more";
+                 if (*n > INT64_MAX / unit_ms) return "too large";
+                 c.log_retention_ms = *n < 0 ? -1 : *n * unit_ms;
+                 return {};
+               },
+               [=](const BrokerConfig& c) {
+                 return c.log_retention_ms < 0 ? std::string("-1") : std::to_string(c.log_retention_ms / unit_ms);
+               }};
+}
+
+constexpr int64_t kI32 = INT32_MAX;
+constexpr int64_t kI64 = INT64_MAX;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> kTable = {
+      // Server
+      integer("broker.id", &BrokerConfig::broker_id, 0, kI32, "0", "This broker's id, reported in Metadata."),
+      listeners("listeners", &BrokerConfig::listeners, false, "PLAINTEXT://127.0.0.1:9092",
+                "Comma-separated NAME://host:port to listen on; an empty host or 0.0.0.0 means every interface."),
+      listeners("advertised.listeners", &BrokerConfig::advertised_listeners, true, "",
+                "Addresses given to clients in Metadata; empty = the listeners (a wildcard host becomes the "
+                "machine's host name)."),
+      text("log.dirs", &BrokerConfig::log_dirs, "./rokka-data",
+           "Directory holding the CommitLog, the index files and broker state (one directory)."),
+      integer("num.network.threads", &BrokerConfig::num_network_threads, 1, 64, "2",
+              "Threads serving connections (each runs its own event loop)."),
+      integer("socket.request.max.bytes", &BrokerConfig::socket_request_max_bytes, 1024, kI32, "104857600",
+              "Largest request frame accepted; a larger size prefix closes the connection before allocating."),
+      integer("connections.max.idle.ms", &BrokerConfig::connections_max_idle_ms, 1000, kI64, "600000",
+              "Close connections idle for this long."),
+      integer("max.connections", &BrokerConfig::max_connections, 1, kI32, "16000",
+              "Most client connections at once; further connections are closed on accept."),
+      // Topics
+      integer("num.partitions", &BrokerConfig::num_partitions, 1, 1000000, "1",
+              "Partitions of an automatically created topic."),
+      integer("default.replication.factor", &BrokerConfig::default_replication_factor, 1, 1, "1",
+              "Replication factor of automatically created topics (a single broker: 1)."),
+      boolean("auto.create.topics.enable", &BrokerConfig::auto_create_topics_enable, "true",
+              "Create a topic when a client asks for metadata or produces to one that does not exist."),
+      boolean("delete.topic.enable", &BrokerConfig::delete_topic_enable, "true",
+              "Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED."),
+      integer("message.max.bytes", &BrokerConfig::message_max_bytes, 0, kI32, "1048588",
+              "Largest record batch accepted (topic default for max.message.bytes)."),
+      choice("log.message.timestamp.type", &BrokerConfig::log_message_timestamp_type, {"CreateTime", "LogAppendTime"},
+             "CreateTime", "Topic default for message.timestamp.type."),
+      // Storage
+      integer("log.segment.bytes", &BrokerConfig::log_segment_bytes, 1 << 20, int64_t{1} << 32, "1073741824",
+              "Size of one CommitLog file (every partition shares the log)."),
+      choice("store.flush.mode", &BrokerConfig::store_flush_mode, {"sync", "async"}, "async",
+             "sync: an append is fsync'd before it is acknowledged (survives power loss); async: flushed every "
+             "log.flush.interval.ms (survives a process crash)."),
+      integer("log.flush.interval.ms", &BrokerConfig::log_flush_interval_ms, 1, kI64, "500",
+              "Async mode: flush at least this often."),
+      integer("log.flush.interval.messages", &BrokerConfig::log_flush_interval_messages, 1, kI64,
+              "9223372036854775807", "Async mode: also flush after this many appended batches."),
+      retention("log.retention.hours", 3600 * 1000, "168", "Delete CommitLog files older than this (-1: never)."),
+      retention("log.retention.minutes", 60 * 1000, "", "As log.retention.hours, in minutes; overrides it."),
+      retention("log.retention.ms", 1, "", "As log.retention.hours, in ms; overrides both."),
+      integer("log.retention.bytes", &BrokerConfig::log_retention_bytes, -1, kI64, "-1",
+              "Delete the oldest CommitLog files while the log is larger than this (-1: no limit)."),
+      integer("log.retention.check.interval.ms", &BrokerConfig::log_retention_check_interval_ms, 1, kI64, "300000",
+              "How often retention runs."),
+      // Groups and offsets
+      integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
+              "Smallest session timeout a consumer may ask for."),
+      integer("group.max.session.timeout.ms", &BrokerConfig::group_max_session_timeout_ms, 0, kI32, "1800000",
+              "Largest session timeout a consumer may ask for."),
+      integer("group.initial.rebalance.delay.ms", &BrokerConfig::group_initial_rebalance_delay_ms, 0, kI32, "3000",
+              "How long a new group waits for more members before its first rebalance."),
+      integer("group.max.size", &BrokerConfig::group_max_size, 1, kI32, "2147483647", "Most members in one group."),
+      integer("offsets.retention.minutes", &BrokerConfig::offsets_retention_minutes, 1, kI32, "10080",
+              "Committed offsets of an empty group are deleted after this long."),
+      integer("offsets.retention.check.interval.ms", &BrokerConfig::offsets_retention_check_interval_ms, 1, kI64,
+              "600000", "How often expired offsets are removed."),
+      integer("offset.metadata.max.bytes", &BrokerConfig::offset_metadata_max_bytes, 0, kI32, "4096",
+              "Longest metadata string stored with a committed offset."),
+      // Operations
+      choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
+             "Log level; debug logs one line per request."),
+  };
+  return kTable;
+}
+
+const Entry* find_entry(std::string_view name) {
+  for (const auto& e : table())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+// Java properties: key=value or key:value or "key value"; # and ! comments;
+// a trailing backslash continues the line.
+std::vector<std::pair<std::string, std::string>> parse_properties(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string logical;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string_view l = trim(line);
+    if (logical.empty() && (l.empty() || l.front() == '#' || l.front() == '!')) continue;
+    if (!l.empty() && l.back() == '\\') {
+      logical += l.substr(0, l.size() - 1);
+      continue;
+    }
+    logical += l;
+    std::string_view kv = logical;
+    const size_t sep = kv.find_first_of("=: \t");
+    std::string_view key = trim(kv.substr(0, sep));
+    std::string_view value;
+    if (sep != std::string_view::npos) {
+      value = trim(kv.substr(sep + 1));
+      if (!value.empty() && (value.front() == '=' || value.front() == ':')) value = trim(value.substr(1));
+    }
+    if (!key.empty()) out.emplace_back(std::string(key), std::string(value));
+    logical.clear();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Listener::to_string() const { return name + "://" + host + ":" + std::to_string(port); }
+
+Result<std::vector<Listener>> parse_listeners(std::string_view text) {
+  std::vector<Listener> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = trim(text.substr(start, comma - start));
+    start = comma + 1;
+    if (item.empty()) continue;
+    const size_t scheme = item.find("://");
+    if (scheme == std::string_view::npos || scheme == 0)
+      return Status::invalid_argument("listener '" + std::string(item) + "' is not NAME://host:port");
+    Listener l;
+    l.name = std::string(item.substr(0, scheme));
+    if (l.name != "PLAINTEXT")
+      return Status::invalid_argument("listener '" + std::string(item) + "': only PLAINTEXT is supported");
+    std::string_view hostport = item.substr(scheme + 3);
+    const size_t colon = hostport.rfind(':');
+    if (colon == std::string_view::npos)
+      return Status::invalid_argument("listener '" + std::string(item) + "' has no port");
+    std::string_view host = hostport.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    l.host = std::string(host);
+    auto port = parse_int(hostport.substr(colon + 1));
+    if (!port || *port < 0 || *port > 65535)
+      return Status::invalid_argument("listener '" + std::string(item) + "' has a bad port");
+    l.port = static_cast<uint16_t>(*port);
+    for (const auto& other : out)
+      if (other.name == l.name) return Status::invalid_argument("listener name '" + l.name + "' used twice");
+    out.push_back(std::move(l));
+  }
+  if (out.empty()) return Status::invalid_argument("no listener given");
+  return out;
+}
+
+std::vector<Listener> BrokerConfig::effective_advertised_listeners() const {
+  std::vector<Listener> out = advertised_listeners.empty() ? listeners : advertised_listeners;
+  for (auto& l : out) {
+    if (l.host.empty() || l.host == "0.0.0.0" || l.host == "::") {
+      char name[256] = {};
+      l.host = ::gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
+    }
+  }
+  return out;
+}
+
+Result<BrokerConfig> load_config(std::string_view properties,
+                                 const std::vector<std::pair<std::string, std::string>>& overrides) {
+  // Later settings of a key win: file first, then overrides in order.
+  std::map<std::string, std::string> given;
+  BrokerConfig config;
+  for (auto& [k, v] : parse_properties(properties)) given[k] = v;
+  for (const auto& [k, v] : overrides) given[k] = v;
+
+  for (const auto& e : table()) {
+    auto it = given.find(std::string(e.name));
+    const bool set = it != given.end();
+    if (!set && e.default_value.empty()) continue;  // an optional override key
+    const std::string value = set ? it->second : std::string(e.default_value);
+    if (std::string err = e.apply(config, value); !err.empty())
+      return Status::invalid_argument("config " + std::string(e.name) + "=" + value + ": " + err);
+  }
+  for (const auto& [k, v] : given)
+    if (find_entry(k) == nullptr) config.unknown_keys.push_back(k);
+
+  if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
+    return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");
+  if (config.message_max_bytes > config.log_segment_bytes / 2)
+    return Status::invalid_argument("config message.max.bytes must be at most half of log.segment.bytes");
+  return config;
+}
+
+Result<CommandLine> parse_command_line(int argc, char** argv) {
+  CommandLine cl;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      cl.help = true;
+    } else if (arg == "--version") {
+      cl.version = true;
+    } else if (arg == "--override") {
+      if (i + 1 >= argc) return Status::invalid_argument("--override needs key=value");
+      std::string_view kv = argv[++i];
+      const size_t eq = kv.find('=');
+      if (eq == std::string_view::npos || eq == 0)
+        return Status::invalid_argument("--override '" + std::string(kv) + "' is not key=value");
+      cl.overrides.emplace_back(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    } else if (!arg.empty() && arg.front() == '-') {
+      return Status::invalid_argument("unknown option '" + std::string(arg) + "' (see --help)");
+    } else if (!cl.config_file) {
+      cl.config_file = std::string(arg);
+    } else {
+      return Status::invalid_argument("more than one config file given");
+    }
+  }
+  return cl;
+}
+
+std::vector<std::string_view> config_keys() {
+  std::vector<std::string_view> out;
+  for (const auto& e : table()) out.push_back(e.name);
+  return out;
+}
+
+std::string config_help() {
+  std::ostringstream out;
+  out << "Usage: rokka [CONFIG_FILE] [--override key=value]...\n"
+         "\n"
+         "Runs the Rokka broker. With no CONFIG_FILE the embedded defaults below apply\n"
+         "(listening on 127.0.0.1:9092, data in ./rokka-data). Overrides win over the file.\n"
+         "SIGTERM or SIGINT shut down gracefully.\n"
+         "\n"
+         "Options:\n"
+         "  --override key=value  set one configuration key (repeatable)\n"
+         "  --help                this text\n"
+         "  --version             print the version\n"
+         "\n"
+         "Configuration keys (default in brackets):\n";
+  for (const auto& e : table()) {
+    out << "  " << e.name << " [" << (e.default_value.empty() ? "unset" : e.default_value) << "]\n"
+        << "      " << e.doc << "\n";
+  }
+  return out.str();
+}
+
+std::string describe_config(const BrokerConfig& config) {
+  std::string out;
+  for (const auto& e : table()) {
+    if (e.name == "log.retention.hours" || e.name == "log.retention.minutes") continue;  // shown as ms
+    out += std::string(e.name) + "=" + e.show(config) + "\n";
+  }
+  return out;
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,94 @@
+// BrokerConfig: server.properties + command-line overrides -> one immutable struct.
+// Keys are Kafka's where Kafka has one; Rokka's own start with `store.` or `rokka.`.
+// The table in config.cc is the single source of keys, defaults, docs and validation:
+// `rokka --help` prints it and conf/server.properties documents the same keys.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace rokka::broker {
+
+struct Listener {
+  std::string name = "PLAINTEXT";  // security protocol / listener name
+  std::string host;                // empty = all interfaces
+  uint16_t port = 9092;
+  std::string to_string() const;
+};
+
+struct BrokerConfig {
+  int32_t broker_id = 0;
+  std::vector<Listener> listeners;
+  std::vector<Listener> advertised_listeners;  // empty = derived from listeners
+  std::string log_dirs;
+  int32_t num_network_threads = 2;
+  int32_t socket_request_max_bytes = 0;
+  int64_t connections_max_idle_ms = 0;
+  int32_t max_connections = 0;
+
+  int32_t num_partitions = 1;
+  int16_t default_replication_factor = 1;
+  bool auto_create_topics_enable = true;
+  bool delete_topic_enable = true;
+  int32_t message_max_bytes = 0;
+  std::string log_message_timestamp_type;  // CreateTime | LogAppendTime
+
+  int64_t log_segment_bytes = 0;
+  std::string store_flush_mode;  // sync | async
+  int64_t log_flush_interval_ms = 0;
+  int64_t log_flush_interval_messages = 0;
+  int64_t log_retention_ms = 0;  // -1 = unlimited
+  int64_t log_retention_bytes = 0;
+  int64_t log_retention_check_interval_ms = 0;
+
+  int32_t group_min_session_timeout_ms = 0;
+  int32_t group_max_session_timeout_ms = 0;
+  int32_t group_initial_rebalance_delay_ms = 0;
+  int32_t group_max_size = 0;
+  int32_t offsets_retention_minutes = 0;
+  int64_t offsets_retention_check_interval_ms = 0;
+  int32_t offset_metadata_max_bytes = 0;
+
+  std::string log_level;  // rokka.log.level
+
+  // Keys the table does not know, to be warned about once logging is up.
+  std::vector<std::string> unknown_keys;
+
+  // The listeners clients are told about (advertised, else listeners with a
+  // wildcard host replaced by this machine's name).
+  std::vector<Listener> effective_advertised_listeners() const;
+};
+
+// Parses `rokka [CONFIG_FILE] [--override key=value]...`. With no config file the
+// embedded defaults apply. Returns the config, or a message for the user.
+struct CommandLine {
+  std::optional<std::string> config_file;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  bool help = false;
+  bool version = false;
+};
+storage::Result<CommandLine> parse_command_line(int argc, char** argv);
+
+// Builds the config from the defaults, then `properties` text (Java properties
+// syntax), then `overrides`. Unknown keys are collected, bad values are errors.
+storage::Result<BrokerConfig> load_config(std::string_view properties,
+                                          const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// Every key the broker knows, in table order.
+std::vector<std::string_view> config_keys();
+
+// `--help`: usage and every key with its default and meaning.
+std::string config_help();
+
+// The effective configuration, one `key=value` per line (logged at start-up).
+std::string describe_config(const BrokerConfig& config);
+
+// Parses "PLAINTEXT://host:port[,NAME://host:port]"; an error message on failure.
+storage::Result<std::vector<Listener>> parse_listeners(std::string_view text);
+
+}  // namespace rokka::broker

@@ -1,0 +1,262 @@
+#include "broker/connection.h"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "broker/api_table.h"
+#include "broker/logging.h"
+#include "broker/services.h"
+#include "protocol/api_keys.h"
+
+namespace rokka::broker {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+// A request in flight, in the order read; its response goes out in that order.
+struct Connection::Slot {
+  protocol::ApiKey key;
+  int16_t version = 0;
+  int32_t correlation_id = 0;
+  bool dispatched = false;  // the next request may start
+  bool done = false;        // the handler finished
+  bool fatal = false;       // close the connection instead of answering
+  std::optional<Response> response;
+};
+
+Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits limits)
+    : socket_(std::move(socket)),
+      services_(services),
+      limits_(limits),
+      reader_wake_(socket_.get_executor()),
+      writer_wake_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()),
+      last_activity_(std::chrono::steady_clock::now()) {
+  boost::system::error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
+  socket_.set_option(tcp::no_delay(true), ec);
+  services_.connections.fetch_add(1, std::memory_order_relaxed);
+}
+
+Connection::~Connection() { services_.connections.fetch_sub(1, std::memory_order_relaxed); }
+
+asio::awaitable<void> Connection::wait(asio::steady_timer& timer) {
+  timer.expires_at(asio::steady_timer::time_point::max());
+  co_await timer.async_wait(kTuple);
+}
+
+asio::awaitable<void> Connection::run() {
+  auto self = shared_from_this();
+  auto ex = co_await asio::this_coro::executor;
+  asio::co_spawn(ex, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(ex, [self]() { return self->idle_watch(); }, asio::detached);
+  co_await read_loop();
+}
+
+void Connection::shutdown() {
+  if (closed_ || !reading_) return;
+  reading_ = false;
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_receive, ec);  // the pending read ends; writes go on
+  reader_wake_.cancel();
+  writer_wake_.cancel();
+}
+
+void Connection::close(const char* reason) {
+  if (closed_) return;
+  closed_ = true;
+  reading_ = false;
+  SPDLOG_LOGGER_DEBUG(&net_log(), "connection closed: peer={} reason={}", peer_, reason);
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  reader_wake_.cancel();
+  writer_wake_.cancel();
+  idle_timer_.cancel();
+}
+
+asio::awaitable<void> Connection::read_loop() {
+  while (reading_ && !closed_) {
+    const bool more = co_await read_request();
+    if (!more) break;
+  }
+  reading_ = false;
+  writer_wake_.cancel();  // the writer closes once the owed responses are out
+}
+
+asio::awaitable<bool> Connection::read_request() {
+  std::array<std::byte, 4> size_buf;
+  auto [ec, n] = co_await asio::async_read(socket_, asio::buffer(size_buf), kTuple);
+  if (ec) co_return false;  // EOF or closed
+  const int32_t size = static_cast<int32_t>(std::to_integer<uint32_t>(size_buf[0]) << 24 |
+                                            std::to_integer<uint32_t>(size_buf[1]) << 16 |
+                                            std::to_integer<uint32_t>(size_buf[2]) << 8 |
+                                            std::to_integer<uint32_t>(size_buf[3]));
+  switch (protocol::check_frame_size(size, limits_.max_request_bytes)) {
+    case protocol::FrameSizeCheck::kOk:
+      break;
+    case protocol::FrameSizeCheck::kTooSmall:
+      net_log().warn("closing connection: peer={} reason=frame size {} below the minimum", peer_, size);
+      close("bad frame size");
+      co_return false;
+    case protocol::FrameSizeCheck::kTooLarge:
+      net_log().warn("closing connection: peer={} reason=frame size {} exceeds socket.request.max.bytes={}", peer_,
+                     size, limits_.max_request_bytes);
+      close("frame too large");
+      co_return false;
+  }
+
+  RequestContext ctx;
+  ctx.frame.resize(static_cast<size_t>(size));
+  auto [ec2, n2] = co_await asio::async_read(socket_, asio::buffer(ctx.frame), kTuple);
+  if (ec2) co_return false;
+  last_activity_ = std::chrono::steady_clock::now();
+
+  protocol::Reader r(ctx.frame);
+  if (!protocol::decode_request_header(r, ctx.header)) {
+    net_log().warn("closing connection: peer={} reason=malformed request header", peer_);
+    close("malformed header");
+    co_return false;
+  }
+  const ApiEntry* api = find_api(ctx.header.api_key);
+  if (api == nullptr) {
+    net_log().warn("closing connection: peer={} reason=unsupported api key {}", peer_, ctx.header.api_key);
+    close("unknown api");
+    co_return false;
+  }
+  const int16_t v = ctx.header.api_version;
+  if (api->key != protocol::ApiKey::kApiVersions && (v < api->min_version || v > api->max_version)) {
+    net_log().warn("closing connection: peer={} reason=unsupported version {} of {}", peer_, v, api_name(api->key));
+    close("unsupported version");
+    co_return false;
+  }
+  SPDLOG_LOGGER_DEBUG(&net_log(), "request: peer={} api={} v={} correlation_id={} client_id={} bytes={}", peer_,
+                      api_name(api->key), v, ctx.header.correlation_id, ctx.header.client_id.value_or(""), size);
+
+  auto slot = std::make_shared<Slot>();
+  slot->key = api->key;
+  slot->version = v;
+  slot->correlation_id = ctx.header.correlation_id;
+  slot->dispatched = api->dispatch == Dispatch::kImmediately;
+  pending_.push_back(slot);
+
+  auto self = shared_from_this();
+  ctx.body_offset = r.position();
+  ctx.services = &services_;
+  ctx.dispatched = [self, slot] {
+    if (!slot->dispatched) {
+      slot->dispatched = true;
+      self->reader_wake_.cancel();
+    }
+  };
+  asio::co_spawn(socket_.get_executor(), serve(self, slot, api->handle, std::move(ctx)), asio::detached);
+
+  // Start the next request only once this one allows it, and while few are owed.
+  while (!closed_ && reading_ && (!slot->dispatched || pending_.size() >= limits_.max_in_flight))
+    co_await wait(reader_wake_);
+  co_return true;
+}
+
+// Runs one handler; `self` keeps the connection alive until the handler is done.
+asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
+                                        Handler handle, RequestContext ctx) {
+  try {
+    HandlerResult result = co_await handle(std::move(ctx));
+    self->complete(slot, std::move(result));
+  } catch (const std::exception& ex) {
+    // The catch-all at the top of a request (STYLE §c): log, and close this connection.
+    net_log().error("handler failed: peer={} api={} error={}", self->peer_, api_name(slot->key), ex.what());
+    self->complete(slot, storage::Status::invalid_argument(ex.what()));
+  }
+}
+
+void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult result) {
+  slot->done = true;
+  slot->dispatched = true;
+  if (!result.ok()) {
+    net_log().warn("closing connection: peer={} api={} v={} reason={}", peer_, api_name(slot->key), slot->version,
+                   result.status().to_string());
+    slot->fatal = true;
+  } else {
+    slot->response.emplace(std::move(result).value());
+  }
+  reader_wake_.cancel();
+  writer_wake_.cancel();
+}
+
+asio::awaitable<void> Connection::write_loop() {
+  std::vector<asio::const_buffer> buffers;
+  std::vector<std::array<std::byte, 9>> headers;  // size + correlation id (+ empty tags)
+  std::vector<std::shared_ptr<Slot>> batch;
+  while (!closed_) {
+    if (pending_.empty() || !pending_.front()->done) {
+      if (pending_.empty() && !reading_) {
+        close("done");
+        co_return;
+      }
+      co_await wait(writer_wake_);
+      continue;
+    }
+    // Every response that is ready at the front goes out in one gathered write.
+    batch.clear();
+    while (!pending_.empty() && pending_.front()->done && !pending_.front()->fatal) {
+      batch.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+    }
+    const bool fatal_next = !pending_.empty() && pending_.front()->fatal;
+    reader_wake_.cancel();  // room for more requests
+
+    buffers.clear();
+    headers.clear();
+    headers.reserve(batch.size());
+    for (const auto& slot : batch) {
+      if (!slot->response->send) continue;
+      const protocol::Writer& body = slot->response->body;
+      const bool tagged = protocol::response_header_version(slot->key, slot->version) >= 1;
+      const uint32_t size = static_cast<uint32_t>(body.size() + 4 + (tagged ? 1 : 0));
+      const uint32_t cid = static_cast<uint32_t>(slot->correlation_id);
+      auto& h = headers.emplace_back();
+      for (int i = 0; i < 4; ++i) {
+        h[i] = static_cast<std::byte>(size >> (24 - 8 * i));
+        h[4 + i] = static_cast<std::byte>(cid >> (24 - 8 * i));
+      }
+      h[8] = std::byte{0};
+      buffers.emplace_back(h.data(), tagged ? 9 : 8);
+      for (protocol::Bytes chunk : body.chunks()) buffers.emplace_back(chunk.data(), chunk.size());
+    }
+    if (!buffers.empty()) {
+      auto [ec, n] = co_await asio::async_write(socket_, buffers, kTuple);
+      if (ec) {
+        close("write failed");
+        co_return;
+      }
+      last_activity_ = std::chrono::steady_clock::now();
+    }
+    if (fatal_next) {
+      close("bad request");
+      co_return;
+    }
+  }
+}
+
+asio::awaitable<void> Connection::idle_watch() {
+  const auto tick = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(100), limits_.idle_timeout / 10);
+  while (!closed_) {
+    idle_timer_.expires_after(tick);
+    co_await idle_timer_.async_wait(kTuple);
+    if (closed_) break;
+    if (pending_.empty() && std::chrono::steady_clock::now() - last_activity_ > limits_.idle_timeout) {
+      SPDLOG_LOGGER_DEBUG(&net_log(), "closing idle connection: peer={}", peer_);
+      close("idle");
+    }
+  }
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,70 @@
+// One client connection: a read loop that frames and dispatches requests, handler
+// coroutines that may run concurrently, and a write loop that sends responses in
+// request order with scatter-gather writes (record bytes are not copied).
+//
+// Threading: everything here runs on the connection's io_context (one thread);
+// no strand is needed. Handlers may hop to other threads and come back.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "broker/request_context.h"
+
+namespace rokka::broker {
+
+struct ConnectionLimits {
+  int32_t max_request_bytes = 100 << 20;          // socket.request.max.bytes
+  std::chrono::milliseconds idle_timeout{600000};  // connections.max.idle.ms
+  size_t max_in_flight = 64;                       // requests read but not yet answered
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(boost::asio::ip::tcp::socket socket, Services& services, ConnectionLimits limits);
+  ~Connection();
+
+  // Serves the connection until it closes. Keep the Connection alive for the
+  // duration (co_spawn with a shared_ptr captured).
+  boost::asio::awaitable<void> run();
+
+  // Graceful stop: read no more requests, send the responses still owed, close.
+  // Call on the connection's executor.
+  void shutdown();
+
+  const std::string& peer() const { return peer_; }
+  boost::asio::any_io_executor socket_executor() { return socket_.get_executor(); }
+
+ private:
+  struct Slot;
+
+  boost::asio::awaitable<void> read_loop();
+  boost::asio::awaitable<void> write_loop();
+  boost::asio::awaitable<void> idle_watch();
+  boost::asio::awaitable<bool> read_request();  // false: stop reading
+  static boost::asio::awaitable<void> serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
+                                            Handler handle, RequestContext ctx);
+  void complete(const std::shared_ptr<Slot>& slot, HandlerResult result);
+  void close(const char* reason);
+  static boost::asio::awaitable<void> wait(boost::asio::steady_timer& timer);
+
+  boost::asio::ip::tcp::socket socket_;
+  Services& services_;
+  ConnectionLimits limits_;
+  std::string peer_;
+  std::deque<std::shared_ptr<Slot>> pending_;  // in request order
+  boost::asio::steady_timer reader_wake_;
+  boost::asio::steady_timer writer_wake_;
+  boost::asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point last_activity_;
+  bool reading_ = true;
+  bool closed_ = false;
+};
+
+}  // namespace rokka::broker

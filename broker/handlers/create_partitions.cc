@@ -1,0 +1,51 @@
+#include "protocol/messages/create_partitions.h"
+
+#include "broker/async.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+
+namespace rokka::broker {
+
+using protocol::CreatePartitionsRequest;
+using protocol::CreatePartitionsResponse;
+using protocol::ErrorCode;
+
+// Grows topics to `count` partitions; assignments, when given, must place each new
+// partition on this broker alone.
+boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ctx) {
+  CreatePartitionsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreatePartitionsRequest");
+  Services& svc = *ctx.services;
+
+  CreatePartitionsResponse resp;
+  std::vector<size_t> todo;
+  for (const auto& t : req.topics) {
+    auto& out = resp.results.emplace_back();
+    out.name = std::string(t.name);
+    if (t.assignments) {
+      const TopicPtr topic = svc.topics->find(t.name);
+      const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
+      bool bad = static_cast<int32_t>(t.assignments->size()) != t.count - have;
+      for (const auto& a : *t.assignments)
+        bad = bad || a.broker_ids.size() != 1 || a.broker_ids[0] != svc.config.broker_id;
+      if (topic && bad) {
+        out.error_code = code(ErrorCode::kInvalidReplicaAssignment);
+        out.error_message = "each new partition must be assigned to broker " + std::to_string(svc.config.broker_id);
+        continue;
+      }
+    }
+    todo.push_back(resp.results.size() - 1);
+  }
+  auto results = co_await await_all<TopicError>(todo.size(), [&](size_t i, std::function<void(TopicError)> done) {
+    const auto& t = req.topics[todo[i]];
+    svc.topics->add_partitions(t.name, t.count, req.validate_only, done);
+  });
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (results[i].ok()) continue;
+    resp.results[todo[i]].error_code = code(results[i].code);
+    resp.results[todo[i]].error_message = results[i].message;
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,131 @@
+#include "protocol/messages/create_topics.h"
+
+#include <set>
+
+#include "broker/async.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+
+namespace rokka::broker {
+
+using protocol::CreateTopicsRequest;
+using protocol::CreateTopicsResponse;
+using protocol::ErrorCode;
+
+// Creates topics: -1 partitions or replication factor means the broker default
+// (v4+); a replication factor other than 1, or an assignment naming another
+// broker, cannot be met by a single broker.
+boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
+  CreateTopicsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreateTopicsRequest");
+  Services& svc = *ctx.services;
+  const int16_t v = ctx.version();
+  const int32_t broker_id = svc.config.broker_id;
+
+  CreateTopicsResponse resp;
+  struct Pending {
+    size_t index;
+    std::string name;
+    int32_t partitions;
+    std::map<std::string, std::string> configs;
+  };
+  std::vector<Pending> pending;
+  std::map<std::string_view, int> seen;
+  for (const auto& t : req.topics) ++seen[t.name];
+
+  for (const auto& t : req.topics) {
+    auto& out = resp.topics.emplace_back();
+    out.name = std::string(t.name);
+    auto fail = [&](ErrorCode e, std::string message) {
+      out.error_code = code(e);
+      out.error_message = std::move(message);
+    };
+    if (seen[t.name] > 1) {
+      fail(ErrorCode::kInvalidRequest, "topic '" + out.name + "' appears more than once in the request");
+      continue;
+    }
+    int32_t partitions = t.num_partitions;
+    if (!t.assignments.empty()) {
+      if (t.num_partitions != -1 || t.replication_factor != -1) {
+        fail(ErrorCode::kInvalidRequest, "give either assignments or partition count and replication factor");
+        continue;
+      }
+      bool bad = false;
+      for (size_t i = 0; i < t.assignments.size() && !bad; ++i) {
+        const auto& a = t.assignments[i];
+        bad = a.partition_index != static_cast<int32_t>(i) || a.broker_ids.size() != 1 || a.broker_ids[0] != broker_id;
+      }
+      if (bad) {
+        fail(ErrorCode::kInvalidReplicaAssignment,
+             "assignments must list partitions 0..n-1, each on broker " + std::to_string(broker_id) + " only");
+        continue;
+      }
+      partitions = static_cast<int32_t>(t.assignments.size());
+    } else {
+      if (partitions == -1) partitions = svc.config.num_partitions;
+      const int16_t rf = t.replication_factor == -1 ? svc.config.default_replication_factor : t.replication_factor;
+      if (partitions <= 0) {
+        fail(ErrorCode::kInvalidPartitions, "number of partitions must be larger than 0");
+        continue;
+      }
+      if (rf <= 0) {
+        fail(ErrorCode::kInvalidReplicationFactor, "replication factor must be larger than 0");
+        continue;
+      }
+      if (rf > 1) {
+        fail(ErrorCode::kInvalidReplicationFactor,
+             "replication factor: " + std::to_string(rf) + " larger than available brokers: 1");
+        continue;
+      }
+    }
+    std::map<std::string, std::string> configs;
+    bool bad_config = false;
+    for (const auto& c : t.configs) {
+      if (!c.value) {
+        fail(ErrorCode::kInvalidConfig, "null value for config " + std::string(c.name));
+        bad_config = true;
+        break;
+      }
+      configs[std::string(c.name)] = std::string(*c.value);
+    }
+    if (bad_config) continue;
+    out.num_partitions = partitions;
+    out.replication_factor = 1;
+    pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs)});
+  }
+
+  using Created = std::pair<TopicError, TopicPtr>;
+  auto created = co_await await_all<Created>(pending.size(), [&](size_t i, std::function<void(Created)> done) {
+    const Pending& p = pending[i];
+    svc.topics->create(p.name, p.partitions, p.configs, req.validate_only,
+                       [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); });
+  });
+  for (size_t i = 0; i < pending.size(); ++i) {
+    auto& out = resp.topics[pending[i].index];
+    auto& [err, topic] = created[i];
+    if (!err.ok()) {
+      out.error_code = code(err.code);
+      out.error_message = err.message;
+      out.num_partitions = -1;
+      out.replication_factor = -1;
+      continue;
+    }
+    if (v >= 5) {
+      Topic shown;
+      if (topic) {
+        shown = *topic;
+        out.topic_id = topic->id;
+      } else {  // validate_only: describe what would have been created
+        shown.configs = pending[i].configs;
+      }
+      std::vector<CreateTopicsResponse::CreatableTopicConfigs> configs;
+      for (auto& [name, value, is_default] : svc.topics->describe_configs(shown)) {
+        configs.push_back({name, value, false, static_cast<int8_t>(is_default ? 5 : 1), false});
+      }
+      out.configs = std::move(configs);
+    }
+  }
+  co_return make_response(resp, v);
+}
+
+}  // namespace rokka::broker

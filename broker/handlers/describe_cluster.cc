@@ -1,0 +1,28 @@
+#include "protocol/messages/describe_cluster.h"
+
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+
+namespace rokka::broker {
+
+boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx) {
+  protocol::DescribeClusterRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeClusterRequest");
+  Services& svc = *ctx.services;
+  protocol::DescribeClusterResponse resp;
+  resp.endpoint_type = req.endpoint_type;
+  if (ctx.version() >= 1 && req.endpoint_type != 1) {  // 1 = brokers; 2 = controllers (KRaft only)
+    resp.error_code = code(protocol::ErrorCode::kInvalidRequest);
+    resp.error_message = "only broker endpoints (type 1) are served";
+  }
+  resp.cluster_id = svc.cluster_id;
+  resp.controller_id = svc.config.broker_id;
+  for (const Listener& l : svc.advertised) {
+    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
+    break;
+  }
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllClusterOperations;
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,62 @@
+// Small pieces every handler uses: decode the request body, encode the response,
+// and resolve a (topic, partition) to a storage partition.
+#pragma once
+
+#include <limits>
+#include <string_view>
+
+#include "broker/request_context.h"
+#include "broker/services.h"
+#include "broker/topic_registry.h"
+#include "protocol/error_code.h"
+#include "protocol/message.h"
+
+namespace rokka::broker {
+
+template <typename Req>
+bool decode_request(const RequestContext& ctx, Req& req) {
+  return protocol::decode(req, ctx.body(), ctx.version());
+}
+
+template <typename Resp>
+Response make_response(const Resp& resp, int16_t version) {
+  Response r;
+  protocol::encode(resp, r.body, version);
+  return r;
+}
+
+inline int16_t code(protocol::ErrorCode e) { return protocol::to_int(e); }
+
+// The leader epoch this broker reports for every partition (a single broker never
+// changes leader): stamped into stored batches and Metadata.
+inline constexpr int32_t kLeaderEpoch = 0;
+
+// Kafka ACL operation bits, all granted (no authorizer): READ, WRITE, CREATE,
+// DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS.
+inline constexpr int32_t kAllTopicOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+// Cluster: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
+inline constexpr int32_t kAllClusterOperations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+inline constexpr int32_t kOperationsNotRequested = std::numeric_limits<int32_t>::min();
+
+struct PartitionRef {
+  TopicPtr topic;
+  storage::PartitionId pid = 0;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+};
+
+inline PartitionRef resolve_partition(const TopicPtr& topic, int32_t index) {
+  if (!topic || index < 0 || index >= static_cast<int32_t>(topic->partitions.size()))
+    return {topic, 0, protocol::ErrorCode::kUnknownTopicOrPartition};
+  return {topic, topic->partitions[static_cast<size_t>(index)], protocol::ErrorCode::kNone};
+}
+
+// A client's current_leader_epoch against ours: newer is unknown to us, older is fenced.
+inline protocol::ErrorCode check_leader_epoch(int32_t current_leader_epoch) {
+  if (current_leader_epoch < 0 || current_leader_epoch == kLeaderEpoch) return protocol::ErrorCode::kNone;
+  return current_leader_epoch > kLeaderEpoch ? protocol::ErrorCode::kUnknownLeaderEpoch
+                                             : protocol::ErrorCode::kFencedLeaderEpoch;
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,26 @@
+// One handler per API, each in broker/handlers/<api>.cc.
+#pragma once
+
+#include "broker/request_context.h"
+
+namespace rokka::broker {
+
+using HandlerCoroutine = boost::asio::awaitable<HandlerResult>;
+
+HandlerCoroutine handle_api_versions(RequestContext ctx);
+HandlerCoroutine handle_metadata(RequestContext ctx);
+HandlerCoroutine handle_produce(RequestContext ctx);
+HandlerCoroutine handle_fetch(RequestContext ctx);
+HandlerCoroutine handle_list_offsets(RequestContext ctx);
+HandlerCoroutine handle_offset_for_leader_epoch(RequestContext ctx);
+HandlerCoroutine handle_create_topics(RequestContext ctx);
+HandlerCoroutine handle_delete_topics(RequestContext ctx);
+HandlerCoroutine handle_create_partitions(RequestContext ctx);
+HandlerCoroutine handle_delete_records(RequestContext ctx);
+HandlerCoroutine handle_describe_configs(RequestContext ctx);
+HandlerCoroutine handle_alter_configs(RequestContext ctx);
+HandlerCoroutine handle_incremental_alter_configs(RequestContext ctx);
+HandlerCoroutine handle_init_producer_id(RequestContext ctx);
+HandlerCoroutine handle_describe_cluster(RequestContext ctx);
+
+}  // namespace rokka::broker

@@ -1,0 +1,82 @@
+#include "protocol/messages/list_offsets.h"
+
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "broker/record_lookup.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+constexpr int64_t kLatest = -1;
+constexpr int64_t kEarliest = -2;
+constexpr int64_t kMaxTimestamp = -3;
+
+}  // namespace
+
+// Earliest (-2), latest (-1), max timestamp (-3, v7+), or the first record whose
+// timestamp is at least the one given.
+boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
+  protocol::ListOffsetsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListOffsetsRequest");
+  Services& svc = *ctx.services;
+  const int16_t v = ctx.version();
+  protocol::ListOffsetsResponse resp;
+  for (const auto& t : req.topics) {
+    auto& out_topic = resp.topics.emplace_back();
+    out_topic.name = std::string(t.name);
+    const TopicPtr topic = svc.topics->find(t.name);
+    for (const auto& p : t.partitions) {
+      auto& out = out_topic.partitions.emplace_back();
+      out.partition_index = p.partition_index;
+      PartitionRef ref = resolve_partition(topic, p.partition_index);
+      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+      if (ref.error != ErrorCode::kNone) {
+        out.error_code = code(ref.error);
+        continue;
+      }
+      auto offs = svc.store->offsets(ref.pid);
+      if (!offs.ok()) {
+        out.error_code = code(to_kafka(offs.status()));
+        continue;
+      }
+      storage::TimestampOffset found;
+      if (p.timestamp == kLatest) {
+        found = {-1, offs->next_offset};
+      } else if (p.timestamp == kEarliest) {
+        found = {-1, offs->log_start_offset};
+      } else if (p.timestamp == kMaxTimestamp && v >= 7) {
+        auto r = max_timestamp_record(*svc.store, ref.pid);
+        if (!r.ok()) {
+          out.error_code = code(to_kafka(r.status()));
+          continue;
+        }
+        found = *r;
+      } else if (p.timestamp >= 0) {
+        auto r = first_record_at_or_after(*svc.store, ref.pid, p.timestamp);
+        if (!r.ok()) {
+          out.error_code = code(to_kafka(r.status()));
+          continue;
+        }
+        found = *r;
+      } else {
+        out.error_code = code(ErrorCode::kInvalidRequest);  // other negative timestamps are not defined
+        continue;
+      }
+      if (v == 0) {
+        if (found.offset >= 0) out.old_style_offsets.push_back(found.offset);
+      } else {
+        out.timestamp = found.timestamp;
+        out.offset = found.offset;
+        if (found.offset >= 0) out.leader_epoch = kLeaderEpoch;
+      }
+    }
+  }
+  co_return make_response(resp, v);
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,112 @@
+#include "protocol/messages/metadata.h"
+
+#include "broker/async.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "broker/logging.h"
+
+namespace rokka::broker {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::MetadataRequest;
+using protocol::MetadataResponse;
+
+MetadataResponse::MetadataResponseTopic describe(const Topic& t, int32_t broker_id, bool with_operations) {
+  MetadataResponse::MetadataResponseTopic out;
+  out.name = t.name;
+  out.topic_id = t.id;
+  out.is_internal = t.internal;
+  out.partitions.reserve(t.partitions.size());
+  for (size_t i = 0; i < t.partitions.size(); ++i) {
+    auto& p = out.partitions.emplace_back();
+    p.partition_index = static_cast<int32_t>(i);
+    p.leader_id = broker_id;
+    p.leader_epoch = kLeaderEpoch;
+    p.replica_nodes = {broker_id};
+    p.isr_nodes = {broker_id};
+  }
+  if (with_operations) out.topic_authorized_operations = kAllTopicOperations;
+  return out;
+}
+
+}  // namespace
+
+// Brokers, cluster id, controller, and topics: all of them (null list; empty in v0),
+// or those asked for by name (v10+: or by id). Unknown topics are created when both
+// the broker (auto.create.topics.enable) and the request (v4+) allow it.
+boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
+  MetadataRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("MetadataRequest");
+  Services& svc = *ctx.services;
+  const int16_t v = ctx.version();
+
+  MetadataResponse resp;
+  resp.cluster_id = svc.cluster_id;
+  resp.controller_id = svc.config.broker_id;
+  for (const Listener& l : svc.advertised) {
+    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
+    break;  // one broker, one advertised listener: the first
+  }
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllClusterOperations;
+  const bool ops = req.include_topic_authorized_operations;
+
+  const bool all = !req.topics || (v == 0 && req.topics->empty());
+  if (all) {
+    for (const TopicPtr& t : svc.topics->all()) resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+    co_return make_response(resp, v);
+  }
+
+  const bool may_create = svc.config.auto_create_topics_enable && (v < 4 || req.allow_auto_topic_creation);
+  std::vector<size_t> to_create;  // indexes into resp.topics
+  for (const auto& asked : *req.topics) {
+    if (!asked.name) {  // by id (v10+)
+      TopicPtr t = svc.topics->find(asked.topic_id);
+      if (t) {
+        resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+      } else {
+        auto& out = resp.topics.emplace_back();
+        out.error_code = code(ErrorCode::kUnknownTopicId);
+        out.topic_id = asked.topic_id;
+      }
+      continue;
+    }
+    const std::string_view name = *asked.name;
+    if (TopicPtr t = svc.topics->find(name)) {
+      resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+      continue;
+    }
+    auto& out = resp.topics.emplace_back();
+    out.name = std::string(name);
+    if (TopicError e = TopicRegistry::validate_name(name); !e.ok()) {
+      out.error_code = code(e.code);
+    } else if (!may_create) {
+      out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
+    } else if (svc.topics->creating(name)) {
+      out.error_code = code(ErrorCode::kLeaderNotAvailable);  // the client retries shortly
+    } else {
+      to_create.push_back(resp.topics.size() - 1);
+    }
+  }
+
+  // Create the missing topics together and answer once they exist.
+  using Created = std::pair<TopicError, TopicPtr>;
+  auto created = co_await await_all<Created>(to_create.size(), [&](size_t i, std::function<void(Created)> done) {
+    svc.topics->create(*resp.topics[to_create[i]].name, svc.config.num_partitions, {}, false,
+                       [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); });
+  });
+  for (size_t i = 0; i < to_create.size(); ++i) {
+    auto& out = resp.topics[to_create[i]];
+    auto& [err, topic] = created[i];
+    if (topic) {
+      out = describe(*topic, svc.config.broker_id, ops);
+    } else if (err.code == ErrorCode::kTopicAlreadyExists) {
+      out.error_code = code(ErrorCode::kLeaderNotAvailable);  // someone else is creating it
+    } else {
+      out.error_code = code(err.code);
+    }
+  }
+  co_return make_response(resp, v);
+}
+
+}  // namespace rokka::broker

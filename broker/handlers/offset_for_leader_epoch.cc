@@ -1,0 +1,45 @@
+#include "protocol/messages/offset_for_leader_epoch.h"
+
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+using protocol::ErrorCode;
+
+// Every partition has had one leader epoch (0) for its whole life, so the end
+// offset of epoch 0 is the log end; an epoch we never had has no end offset.
+boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext ctx) {
+  protocol::OffsetForLeaderEpochRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetForLeaderEpochRequest");
+  Services& svc = *ctx.services;
+  protocol::OffsetForLeaderEpochResponse resp;
+  for (const auto& t : req.topics) {
+    auto& out_topic = resp.topics.emplace_back();
+    out_topic.topic = std::string(t.topic);
+    const TopicPtr topic = svc.topics->find(t.topic);
+    for (const auto& p : t.partitions) {
+      auto& out = out_topic.partitions.emplace_back();
+      out.partition = p.partition;
+      PartitionRef ref = resolve_partition(topic, p.partition);
+      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+      if (ref.error != ErrorCode::kNone) {
+        out.error_code = code(ref.error);
+        continue;
+      }
+      if (p.leader_epoch > kLeaderEpoch) continue;  // unknown epoch: -1 / -1
+      auto offs = svc.store->offsets(ref.pid);
+      if (!offs.ok()) {
+        out.error_code = code(to_kafka(offs.status()));
+        continue;
+      }
+      out.leader_epoch = kLeaderEpoch;
+      out.end_offset = offs->next_offset;
+    }
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

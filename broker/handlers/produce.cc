@@ -1,0 +1,109 @@
+#include "protocol/messages/produce.h"
+
+#include "broker/async.h"
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "broker/logging.h"
+#include "broker/produce_validation.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+using protocol::ErrorCode;
+using protocol::ProduceRequest;
+using protocol::ProduceResponse;
+
+// Validates every partition's batch, queues the valid ones as ONE store append,
+// lets the connection start its next request (appends from later requests queue
+// behind ours, so order per connection holds), then answers once the store has
+// them (durable per store.flush.mode). One bad partition never fails the others.
+boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
+  ProduceRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ProduceRequest");
+  Services& svc = *ctx.services;
+  const int16_t v = ctx.version();
+
+  ProduceResponse resp;
+  std::vector<storage::AppendRequest> appends;
+  std::vector<ProduceResponse::PartitionProduceResponse*> append_outs;
+  bool any_error = false;
+  const bool bad_acks = req.acks != 0 && req.acks != 1 && req.acks != -1;
+  const bool transactional = req.transactional_id.has_value();
+
+  resp.responses.reserve(req.topic_data.size());
+  for (const auto& t : req.topic_data) {
+    auto& out_topic = resp.responses.emplace_back();
+    out_topic.name = std::string(t.name);
+    out_topic.partition_responses.reserve(t.partition_data.size());
+    const TopicPtr topic = svc.topics->find(t.name);
+    for (const auto& p : t.partition_data) {
+      auto& out = out_topic.partition_responses.emplace_back();
+      out.index = p.index;
+      out.base_offset = -1;
+      auto fail = [&](ErrorCode e, std::string message) {
+        out.error_code = code(e);
+        if (v >= 8) out.error_message = std::move(message);
+        any_error = true;
+      };
+      if (bad_acks) {
+        fail(ErrorCode::kInvalidRequiredAcks, "acks must be -1, 0 or 1");
+        continue;
+      }
+      if (transactional) {
+        fail(ErrorCode::kTransactionalIdAuthorizationFailed, "transactions are not supported yet");
+        continue;
+      }
+      PartitionRef ref = resolve_partition(topic, p.index);
+      if (ref.error != ErrorCode::kNone) {
+        fail(ref.error, "unknown topic or partition");
+        continue;
+      }
+      BatchCheck check = check_produce_batch(p.records, v, topic->settings.max_message_bytes);
+      if (check.error != ErrorCode::kNone) {
+        fail(check.error, check.message);
+        continue;
+      }
+      stamp_leader_epoch(check.batch, kLeaderEpoch);
+      appends.push_back({ref.pid, check.batch, topic->settings.timestamp_type});
+      append_outs.push_back(&out);
+    }
+  }
+
+  using Results = std::vector<storage::Result<storage::AppendInfo>>;
+  Results results;
+  if (!appends.empty()) {
+    results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
+      svc.store->append(std::move(appends), std::move(done));
+      ctx.dispatched();  // queued: later requests on this connection append after ours
+    });
+  }
+  ctx.dispatched();
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& out = *append_outs[i];
+    if (results[i].ok()) {
+      out.base_offset = results[i]->base_offset;
+      out.log_append_time_ms = results[i]->log_append_time;
+      out.log_start_offset = results[i]->log_start_offset;
+    } else {
+      const auto& st = results[i].status();
+      out.error_code = code(to_kafka(st));
+      if (v >= 8) out.error_message = st.message();
+      any_error = true;
+      if (st.code() == storage::StatusCode::kIoError || st.code() == storage::StatusCode::kReadOnly)
+        broker_log().error("append failed: error={}", st.to_string());
+    }
+  }
+
+  if (req.acks == 0) {
+    // No response is sent for acks=0; Kafka closes the connection on an error so
+    // the producer notices, and so do we.
+    if (any_error) co_return storage::Status::invalid_argument("acks=0 produce failed");
+    Response none;
+    none.send = false;
+    co_return none;
+  }
+  co_return make_response(resp, v);
+}
+
+}  // namespace rokka::broker

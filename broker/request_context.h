@@ -1,0 +1,43 @@
+// What a handler gets for one request, and what it gives back.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "protocol/codec.h"
+#include "protocol/header.h"
+#include "storage/status.h"
+
+namespace rokka::broker {
+
+struct Services;
+
+// Moved by value into the handler coroutine: it owns the frame, so every
+// string_view a decoder returns stays valid for the handler's whole life.
+struct RequestContext {
+  protocol::RequestHeader header;  // client_id points into `frame`
+  std::vector<std::byte> frame;    // the request after its size prefix
+  size_t body_offset = 0;
+  Services* services = nullptr;
+  // Lets the connection read and start the next request. Handlers whose API is
+  // declared Dispatch::kByHandler call it once their order-sensitive work (e.g.
+  // submitting appends) is queued; calling it more than once is harmless.
+  std::function<void()> dispatched;
+
+  protocol::Bytes body() const { return protocol::Bytes(frame).subspan(body_offset); }
+  int16_t version() const { return header.api_version; }
+};
+
+struct Response {
+  protocol::Writer body;  // may splice in mapped log bytes (zero-copy fetch)
+  bool send = true;       // false: no response at all (Produce with acks=0)
+};
+
+// An error Status means "malformed or unserviceable request": the connection is closed.
+using HandlerResult = storage::Result<Response>;
+using Handler = boost::asio::awaitable<HandlerResult> (*)(RequestContext ctx);
+
+}  // namespace rokka::broker

@@ -1,0 +1,144 @@
+#include "broker/server.h"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "broker/logging.h"
+
+namespace rokka::broker {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+Server::Server(const BrokerConfig& config, Services& services) : config_(config), services_(services) {
+  for (int i = 0; i < config.num_network_threads; ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    work_.push_back(std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
+        contexts_.back()->get_executor()));
+  }
+}
+
+Server::~Server() { stop(std::chrono::milliseconds(0)); }
+
+storage::Status Server::listen() {
+  for (const Listener& l : config_.listeners) {
+    boost::system::error_code ec;
+    asio::ip::address addr = l.host.empty() ? asio::ip::address(asio::ip::address_v4::any())
+                                            : asio::ip::make_address(l.host, ec);
+    if (ec) {
+      // A host name: resolve it once.
+      tcp::resolver resolver(*contexts_[0]);
+      auto results = resolver.resolve(l.host, std::to_string(l.port), ec);
+      if (ec || results.empty()) return storage::Status::invalid_argument("cannot resolve listener host " + l.host);
+      addr = results.begin()->endpoint().address();
+    }
+    auto acceptor = std::make_unique<tcp::acceptor>(*contexts_[0]);
+    tcp::endpoint ep(addr, l.port);
+    acceptor->open(ep.protocol(), ec);
+    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor->bind(ep, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return storage::Status::io_error("cannot listen on " + l.to_string() + ": " + ec.message());
+    acceptors_.push_back(std::move(acceptor));
+  }
+  return {};
+}
+
+std::vector<uint16_t> Server::ports() const {
+  std::vector<uint16_t> out;
+  for (const auto& a : acceptors_) {
+    boost::system::error_code ec;
+    out.push_back(a->local_endpoint(ec).port());
+  }
+  return out;
+}
+
+void Server::start() {
+  for (auto& acceptor : acceptors_) {
+    asio::co_spawn(*contexts_[0], accept_loop(*acceptor), asio::detached);
+    boost::system::error_code ec;
+    broker_log().info("listening: address={}:{}", acceptor->local_endpoint(ec).address().to_string(),
+                      acceptor->local_endpoint(ec).port());
+  }
+  for (auto& ctx : contexts_) {
+    threads_.emplace_back([c = ctx.get()] { c->run(); });
+  }
+}
+
+asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
+  const ConnectionLimits limits{config_.socket_request_max_bytes,
+                                std::chrono::milliseconds(config_.connections_max_idle_ms)};
+  while (!stopping_.load()) {
+    asio::io_context& target = *contexts_[next_context_.fetch_add(1) % contexts_.size()];
+    auto [ec, socket] = co_await acceptor.async_accept(target, asio::as_tuple(asio::use_awaitable));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || stopping_.load()) break;
+      // EMFILE and friends: back off briefly rather than spin.
+      net_log().warn("accept failed: error={}", ec.message());
+      asio::steady_timer t(acceptor.get_executor(), std::chrono::milliseconds(100));
+      co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+      continue;
+    }
+    if (services_.connections.load(std::memory_order_relaxed) >= config_.max_connections) {
+      net_log().warn("connection refused: reason=max.connections={} reached", config_.max_connections);
+      socket.close(ec);
+      continue;
+    }
+    auto conn = std::make_shared<Connection>(std::move(socket), services_, limits);
+    {
+      std::lock_guard lock(mu_);
+      live_.emplace(conn.get(), conn);
+    }
+    asio::co_spawn(target, [this, conn]() -> asio::awaitable<void> {
+      try {
+        co_await conn->run();
+      } catch (const std::exception& e) {
+        net_log().error("connection failed: peer={} error={}", conn->peer(), e.what());
+      }
+      std::lock_guard lock(mu_);
+      live_.erase(conn.get());
+    }, asio::detached);
+  }
+}
+
+void Server::stop(std::chrono::milliseconds grace) {
+  if (stopping_.exchange(true)) {
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+    return;
+  }
+  // Stop accepting.
+  for (auto& acceptor : acceptors_) {
+    asio::post(acceptor->get_executor(), [a = acceptor.get()] {
+      boost::system::error_code ec;
+      a->close(ec);
+    });
+  }
+  // Ask every connection to finish what it has read, on its own thread.
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [raw, weak] : live_) {
+      if (auto conn = weak.lock()) {
+        asio::post(conn->socket_executor(), [conn] { conn->shutdown(); });
+      }
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    {
+      std::lock_guard lock(mu_);
+      if (live_.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  work_.clear();
+  for (auto& ctx : contexts_) ctx->stop();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,35 @@
+// What handlers reach: the broker's long-lived parts. Owned by main (via Broker),
+// they outlive every connection.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "broker/config.h"
+
+namespace rokka::storage {
+class Store;
+}
+
+namespace rokka::broker {
+
+class TopicRegistry;
+class FetchWaiters;
+class ProducerIds;
+
+struct Services {
+  const BrokerConfig& config;
+  storage::Store* store = nullptr;
+  TopicRegistry* topics = nullptr;
+  FetchWaiters* fetch_waiters = nullptr;
+  ProducerIds* producer_ids = nullptr;
+  std::string cluster_id;
+  // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
+  // else the listeners with their bound ports. Set before serving starts.
+  std::vector<Listener> advertised;
+  std::atomic<int64_t> connections{0};
+
+  explicit Services(const BrokerConfig& c) : config(c) {}
+};
+
+}  // namespace rokka::broker

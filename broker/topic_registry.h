@@ -1,0 +1,115 @@
+// TopicRegistry: Kafka topics on top of the store's partitions.
+//
+// name <-> topic id <-> partition index -> storage::PartitionId, plus each topic's
+// configs. Persisted in the store's MetaStore under "t/<name>"; loaded at start.
+// Lookups are cheap and lock-shared from any thread; changes (create, delete,
+// add partitions, alter configs) are asynchronous and durable before their
+// callback runs (on the storage writer thread: hop back before touching asio state).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "broker/config.h"
+#include "protocol/codec.h"
+#include "protocol/error_code.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+// The values a topic's configs resolve to (topic setting, else broker default).
+struct TopicSettings {
+  int64_t retention_ms = -1;
+  int64_t retention_bytes = -1;
+  int32_t max_message_bytes = 1048588;
+  storage::TimestampType timestamp_type = storage::TimestampType::kCreateTime;
+};
+
+struct Topic {
+  std::string name;
+  protocol::Uuid id{};
+  std::vector<storage::PartitionId> partitions;  // index = Kafka partition number
+  std::map<std::string, std::string> configs;    // set explicitly on this topic
+  TopicSettings settings;
+  bool internal = false;
+};
+using TopicPtr = std::shared_ptr<const Topic>;
+
+// A failure a client sees: a Kafka error code and a message for it.
+struct TopicError {
+  protocol::ErrorCode code = protocol::ErrorCode::kNone;
+  std::string message;
+  bool ok() const { return code == protocol::ErrorCode::kNone; }
+};
+
+// How a topic config key is treated.
+enum class ConfigSupport { kApplied, kAcceptedOnly };
+// Kafka's config value types, numbered as DescribeConfigs v3+ reports them.
+enum class ConfigType : int8_t { kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6, kList = 7 };
+struct TopicConfigKey {
+  std::string_view name;
+  ConfigSupport support;
+  ConfigType type;
+  std::string_view doc;
+};
+const TopicConfigKey* find_topic_config_key(std::string_view name);
+std::span<const TopicConfigKey> topic_config_keys();
+
+class TopicRegistry {
+ public:
+  TopicRegistry(storage::Store& store, const BrokerConfig& config);
+
+  // Loads every topic from the MetaStore (start-up, before serving).
+  storage::Status load();
+
+  TopicPtr find(std::string_view name) const;
+  TopicPtr find(const protocol::Uuid& id) const;
+  std::vector<TopicPtr> all() const;
+  size_t size() const;
+
+  // Kafka's rules: 1-249 chars of [a-zA-Z0-9._-], not "." or "..".
+  static TopicError validate_name(std::string_view name);
+  // Validates a config change against the keys Rokka knows; fills `settings`.
+  TopicError validate_configs(const std::map<std::string, std::string>& configs, TopicSettings* settings) const;
+  // The effective value of every topic config key (DescribeConfigs), and whether it is a default.
+  std::vector<std::tuple<std::string, std::string, bool>> describe_configs(const Topic& topic) const;
+  std::map<std::string, std::string> broker_default_configs() const;
+
+  using TopicCallback = std::function<void(TopicError, TopicPtr)>;
+  using DoneCallback = std::function<void(TopicError)>;
+
+  // Creates a topic with `partitions` partitions. validate_only checks without creating.
+  void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs, bool validate_only,
+              TopicCallback done);
+  void remove(std::string_view name, DoneCallback done);
+  void add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done);
+  // Replaces (incremental=false) or merges (true; empty value = delete) the topic's configs.
+  void alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
+                     bool incremental, bool validate_only, DoneCallback done);
+
+  // True while a create of `name` is in flight (auto-create answers LEADER_NOT_AVAILABLE).
+  bool creating(std::string_view name) const;
+
+ private:
+  std::string encode(const Topic& t) const;
+  std::optional<Topic> decode(std::string_view name, std::string_view value) const;
+  void publish(Topic t);                       // insert or replace, under the lock
+  void persist(const Topic& t, DoneCallback done);
+
+  storage::Store& store_;
+  const BrokerConfig& config_;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, TopicPtr> by_name_;
+  std::map<protocol::Uuid, TopicPtr> by_id_;
+  std::set<std::string, std::less<>> creating_;
+};
+
+}  // namespace rokka::broker

@@ -1,0 +1,452 @@
+#!/usr/bin/python3
+"""Run librdkafka 2.0.2's own test suite against one broker, test by test.
+
+Called by run.sh (which fetches and builds first); see compat/README.md. Python 3 stdlib only.
+
+A "test" is one entry of the suite's tests[] table in tests/test.c, e.g. 0045_subscribe_update_mock.
+test-runner selects by number (TESTS=0045 runs every 0045_* entry), so tests that share a number,
+a local/broker flag and a scenario run in one test-runner process ("a group"); each test's result
+is read from that process's summary table. Groups run one at a time (-p1), each under a timeout.
+
+The broker is started once per scenario on a free 127.0.0.1 port with a fresh data dir and the
+config the suite assumes (Kafka defaults: topic auto-creation on, num.partitions=4), and restarted
+only when it has died. Tests flagged local need no broker and get none.
+"""
+import argparse
+import dataclasses
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KAFKA_VERSION = "3.1.0"  # what Rokka claims to be for the suite's version gates (see README)
+NUM_PARTITIONS = 4       # the suite's scenarios/default.json
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteTest:
+    name: str          # e.g. 0045_subscribe_update_mock
+    local: bool        # TEST_F_LOCAL: needs no broker
+    known_issue: bool  # TEST_F_KNOWN_ISSUE: test-runner skips it unless -k
+    manual: bool
+    scenario: str      # "default", "noautocreate", or a comma list
+
+    @property
+    def number(self):
+        return self.name[:4]
+
+
+@dataclasses.dataclass
+class Result:
+    test: SuiteTest
+    state: str = "FAIL"   # PASS / FAIL / SKIP
+    seconds: float = 0.0
+    detail: str = ""      # first failure line, or skip reason
+
+
+# ---------------------------------------------------------------- the suite's test table
+
+def _split_args(text):
+    """Split a macro's argument text on top-level commas (outside parentheses and strings)."""
+    args, cur, depth, in_str = [], "", 0, False
+    for i, c in enumerate(text):
+        if c == '"' and (i == 0 or text[i - 1] != "\\"):
+            in_str = not in_str
+        elif not in_str and c in "([":
+            depth += 1
+        elif not in_str and c in ")]":
+            depth -= 1
+        if c == "," and depth == 0 and not in_str:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    args.append(cur.strip())
+    return args
+
+
+def parse_suite(test_c):
+    """The entries of `struct test tests[]` in tests/test.c, in order.
+
+    #if WITH_SOCKEM entries are kept: the CMake build defines WITH_SOCKEM.
+    """
+    src = Path(test_c).read_text()
+    start = src.index("struct test tests[] = {")
+    body = src[start:src.index("{NULL}}", start)]
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    tests = []
+    for m in re.finditer(r"\b_TEST\(", body):
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(body[i], 0)
+            i += 1
+        args = _split_args(body[m.end():i - 1])
+        flags = args[1]
+        scenario = "default"
+        for a in args[2:]:
+            sm = re.match(r'\.scenario\s*=\s*"([^"]*)"', a)
+            if sm:
+                scenario = sm.group(1)
+        tests.append(SuiteTest(
+            name=args[0],
+            local="TEST_F_LOCAL" in flags,
+            known_issue=re.search(r"\bTEST_F_KNOWN_ISSUE\b(?!_)", flags) is not None,
+            manual="TEST_F_MANUAL" in flags,
+            scenario=scenario))
+    return tests
+
+
+# ---------------------------------------------------------------- selection
+
+def read_list(path):
+    """Entries of a list file: first word of each line; '#' starts a comment."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        word = line.split("#", 1)[0].split()
+        if word:
+            out.append(word[0])
+    return out
+
+
+def select(suite, spec, excluded):
+    """Tests named by spec: 'all', a file of entries, or a comma/space list of entries.
+
+    An entry is a test name, a 4-digit number (all tests with it) or 'all' (0000-0999 minus
+    excluded.txt). Explicitly named excluded tests still run, with a warning.
+    """
+    entries = read_list(spec) if os.path.isfile(spec) else re.split(r"[,\s]+", spec.strip())
+    by_name = {t.name: t for t in suite}
+    chosen = []
+    for e in filter(None, entries):
+        if e == "all":
+            picked = [t for t in suite if t.number < "1000" and not t.manual and t.name not in excluded]
+        elif e in by_name:
+            picked = [by_name[e]]
+        elif re.fullmatch(r"\d{4}", e):
+            picked = [t for t in suite if t.number == e]
+        else:
+            sys.exit(f"run.py: unknown test {e!r} (not in tests/test.c)")
+        if not picked:
+            sys.exit(f"run.py: {e!r} matches no test")
+        for t in picked:
+            if t not in chosen:
+                if t.name in excluded and e != "all":
+                    print(f"warning: {t.name} is in excluded.txt: {excluded[t.name]}", file=sys.stderr)
+                chosen.append(t)
+    return chosen
+
+
+def read_excluded(path):
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, reason = line.partition(" ")
+            out[name] = reason.strip()
+    return out
+
+
+def run_scenario(t):
+    """The broker scenario a test runs in: its own, or 'default' when that is among them."""
+    scenarios = t.scenario.split(",")
+    return "default" if "default" in scenarios else scenarios[0]
+
+
+def group_key(t):
+    return (run_scenario(t), t.number, t.local, t.known_issue)
+
+
+# ---------------------------------------------------------------- the broker
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    """One broker process: Rokka (any binary taking `--override key=value`) or the mock."""
+
+    def __init__(self, path, work, mock_path):
+        self.path, self.work, self.mock_path = path, work, mock_path
+        self.proc, self.scenario, self.bootstrap, self.starts = None, None, None, 0
+        self.log_path = None
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self, scenario):
+        self.stop()
+        self.starts += 1
+        self.scenario = scenario
+        self.log_path = self.work / f"broker-{self.starts}-{scenario}.log"
+        with open(self.log_path, "w") as log:  # the child keeps its own copy of the descriptor
+            if self.path == "mock":
+                self._start_mock(log)
+            else:
+                self._start_rokka(log, scenario)
+        print(f"== broker started ({scenario}): {self.bootstrap}, log {self.log_path}", flush=True)
+
+    def _start_rokka(self, log, scenario):
+        port = free_port()
+        data = self.work / f"data-{self.starts}"
+        data.mkdir()
+        overrides = {
+            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "log.dirs": str(data),
+            "auto.create.topics.enable": "false" if scenario == "noautocreate" else "true",
+            "num.partitions": str(NUM_PARTITIONS),
+            "group.initial.rebalance.delay.ms": "0",
+        }
+        cmd = [self.path]
+        for k, v in overrides.items():
+            cmd += ["--override", f"{k}={v}"]
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.bootstrap = f"127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BrokerError(f"broker exited with {self.proc.returncode} at startup: {self.last_log_line()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise BrokerError(f"broker did not accept connections on {self.bootstrap} within 30s")
+
+    def _start_mock(self, log):
+        self.proc = subprocess.Popen([str(self.mock_path), "1"], stdout=subprocess.PIPE, stderr=log,
+                                     text=True, start_new_session=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("bootstrap="):
+            raise BrokerError(f"mock broker did not start: {line!r}")
+        self.bootstrap = line.split("=", 1)[1]
+
+    def last_log_line(self):
+        try:
+            lines = Path(self.log_path).read_text(errors="replace").strip().splitlines()
+            return lines[-1] if lines else "(no output)"
+        except OSError:
+            return "(no log)"
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.proc = None
+
+
+class BrokerError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- running test-runner
+
+SUMMARY_ROW = re.compile(r"^\|\s*(\S+)\s*\|\s*(PASSED|FAILED|SKIPPED|RUNNING|DNS)\s*\|\s*([\d.]+)s\s*\|\s?(.*)$")
+STATE = {"PASSED": "PASS", "FAILED": "FAIL", "SKIPPED": "SKIP"}
+
+
+def parse_output(text, names):
+    """Per-test (state, seconds, detail) from a test-runner log; None for tests not seen."""
+    text = ANSI.sub("", text)
+    found = {}
+    for line in text.splitlines():
+        m = SUMMARY_ROW.match(line)
+        if m and m.group(1) in names:
+            state = STATE.get(m.group(2), "FAIL")
+            detail = m.group(4).strip() or ("did not finish" if m.group(2) == "RUNNING" else "")
+            found[m.group(1)] = (state, float(m.group(3)), detail)
+    for name in names:
+        if name in found:
+            continue
+        if f"Running test {name} " in text:  # started, but no summary: crashed or killed
+            found[name] = ("FAIL", 0.0, first_failure(text, name) or "test-runner died before the summary")
+    return found
+
+
+def first_failure(text, name):
+    m = re.search(r'### Test "' + re.escape(name) + r'[^"]*" failed at ([^\n]*?) ###\n([^\n]*)', text)
+    if m:
+        return f"{m.group(2).strip()} ({m.group(1).split(' at ')[0]})"
+    for line in text.splitlines():
+        if "Assertion" in line:
+            return line.strip()
+    return ""
+
+
+def write_test_conf(path, broker, multiplier):
+    lines = [f"test.timeout.multiplier={multiplier}"]
+    if broker is not None:
+        lines += [f"bootstrap.servers={broker.bootstrap}", "broker.address.family=v4",
+                  "security.protocol=PLAINTEXT"]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def prepare_cwd(work, args):
+    """test-runner's working dir, WORK/cwd, laid out like the source tree's tests/ dir:
+    0066_plugins loads ./interceptor_test/interceptor_test.so, 0053_stats reads
+    ../src/statistics_schema.json."""
+    links = {work / "cwd" / "interceptor_test": args.runner.parent / "interceptor_test",
+             work / "src": args.source / "src"}
+    (work / "cwd").mkdir(exist_ok=True)
+    for link, target in links.items():
+        if not link.is_symlink():
+            link.symlink_to(target)
+
+
+def run_group(args, work, key, tests, broker):
+    scenario, number, local, known = key
+    conf = work / "test.conf"
+    write_test_conf(conf, None if local else broker, args.timeout_multiplier)
+    cmd = [str(args.runner), "-p1", "-l" if local else "-L", "-s", scenario]
+    if known:
+        cmd.append("-k")
+    if args.quick:
+        cmd.append("-Q")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TESTS", "SUBTESTS", "TESTS_SKIP")}
+    env.update(TESTS=number, TEST_KAFKA_VERSION=args.kafka_version, RDKAFKA_TEST_CONF=str(conf),
+               KAFKA_PATH=str(HERE / "kafka_path"), TEST_SCENARIO=scenario)
+    if not local:
+        env.update(BROKERS=broker.bootstrap)
+    log_path = work / "logs" / f"{number}-{'local' if local else scenario}{'-known' if known else ''}.log"
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=work / "cwd", env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        timed_out = False
+        try:
+            proc.wait(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    wall = time.monotonic() - started
+    found = parse_output(log_path.read_text(errors="replace"), {t.name for t in tests})
+    results = []
+    for t in tests:
+        r = Result(t)
+        if t.name in found:
+            r.state, r.seconds, r.detail = found[t.name]
+        elif timed_out:
+            r.detail = f"timed out after {args.timeout}s"
+        elif proc.returncode != 0:
+            r.detail = f"test-runner exited {proc.returncode} before running it"
+        else:
+            r.state, r.detail = "SKIP", "not run by test-runner (filtered by version, scenario or flags)"
+        if timed_out and r.state == "FAIL" and "timed out" not in r.detail:
+            r.detail = f"timed out after {args.timeout}s; {r.detail}"
+        if not r.seconds:
+            r.seconds = wall if len(tests) == 1 else 0.0
+        results.append(r)
+    return results, log_path
+
+
+def table_cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")[:300]
+
+
+def write_report(path, results, header):
+    passed = sum(r.state == "PASS" for r in results)
+    failed = sum(r.state == "FAIL" for r in results)
+    skipped = sum(r.state == "SKIP" for r in results)
+    lines = [f"# librdkafka 2.0.2 test suite: {header}", "",
+             "| # | test | result | seconds | first failure line |",
+             "| --- | --- | --- | ---: | --- |"]
+    for r in results:
+        lines.append(f"| {r.test.number} | {r.test.name} | {r.state} | {r.seconds:.2f} | {table_cell(r.detail)} |")
+    closing = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+    lines += ["", closing, ""]
+    Path(path).write_text("\n".join(lines))
+    return closing, failed
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runner", type=Path, required=True, help="tests/test-runner")
+    p.add_argument("--source", type=Path, required=True, help="librdkafka source dir (for tests/test.c)")
+    p.add_argument("--broker", required=True, help="broker binary (Rokka) or 'mock'")
+    p.add_argument("--tests", default="all", help="'all' (default), a list of names/numbers, or a file")
+    p.add_argument("--quick", action="store_true", help="test-runner -Q: fewer messages, shorter runs")
+    p.add_argument("--timeout", type=int, default=600, help="seconds per test-runner process (default 600)")
+    p.add_argument("--timeout-multiplier", type=float, default=2.0,
+                   help="test.timeout.multiplier for the suite's own timeouts (default 2.0: shared 2-core box)")
+    p.add_argument("--kafka-version", default=KAFKA_VERSION, help=f"TEST_KAFKA_VERSION (default {KAFKA_VERSION})")
+    p.add_argument("--local-only", action="store_true",
+                   help="drop tests that need a broker from the selection, saying which (CI, while no broker)")
+    p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
+    p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
+    args = p.parse_args()
+
+    suite = parse_suite(args.source / "tests" / "test.c")
+    excluded = read_excluded(HERE / "excluded.txt")
+    chosen = select(suite, args.tests, excluded)
+    if args.local_only:
+        dropped = [t.name for t in chosen if not t.local]
+        if dropped:
+            print(f"== SKIPPING {len(dropped)} tests that need a broker: {' '.join(dropped)}", flush=True)
+        chosen = [t for t in chosen if t.local]
+    work = args.work or Path(tempfile.mkdtemp(prefix="librdkafka-", dir=os.environ.get("ROKKA_COMPAT_DIR", "/tmp")))
+    (work / "logs").mkdir(parents=True, exist_ok=True)
+    prepare_cwd(work, args)
+    report = args.report or work / "report.md"
+    print(f"== {len(chosen)} tests, broker {args.broker}, work dir {work}", flush=True)
+
+    groups = {}
+    for t in chosen:
+        groups.setdefault(group_key(t), []).append(t)
+    broker = Broker(args.broker, work, args.runner.parent.parent / "rokka-mock-broker")
+    results = []
+    try:
+        for key in sorted(groups, key=lambda k: (k[0] != "default", k[0], k[1], k[2], k[3])):
+            results += run_one(args, work, key, groups[key], broker)
+    finally:
+        broker.stop()
+    results.sort(key=lambda r: chosen.index(r.test))
+    closing, failed = write_report(report, results, f"broker {args.broker}, TEST_KAFKA_VERSION={args.kafka_version}"
+                                   + (", quick mode" if args.quick else ""))
+    print(f"== report: {report}")
+    print(closing)
+    for data in work.glob("data-*"):  # broker data: only the logs are worth keeping
+        shutil.rmtree(data, ignore_errors=True)
+    return 1 if failed else 0
+
+
+def run_one(args, work, key, tests, broker):
+    """Runs one group, (re)starting the broker first when the group needs one that is not up."""
+    scenario, _, local, _ = key
+    if not local and (not broker.alive() or broker.scenario != scenario):
+        if broker.proc is not None and not broker.alive():
+            print(f"== broker died (exit {broker.proc.returncode}); restarting", flush=True)
+        try:
+            broker.start(scenario)
+        except BrokerError as e:
+            print(f"== {e}", flush=True)
+            return [Result(t, "FAIL", 0.0, str(e)) for t in tests]
+    results, log_path = run_group(args, work, key, tests, broker)
+    if not local and not broker.alive():
+        for r in results:
+            if r.state == "FAIL":
+                r.detail = f"broker died (exit {broker.proc.returncode}); {r.detail}"
+    for r in results:
+        print(f"{r.state:4} {r.seconds:7.1f}s {r.test.name}  {r.detail[:150]}", flush=True)
+    print(f"     log: {log_path}", flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+// ByteReader / ByteWriter: big-endian fixed-width integers and length-prefixed strings,
+// for the coordinator's MetaStore records and the consumer protocol's subscription header.
+// The reader treats its input as hostile: a read past the end fails, makes every later
+// read return zero/empty, and is reported once by ok() (errors are sticky, as in
+// protocol/codec.h). Lengths are checked against the bytes present before any copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rokka::coordinator {
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view in) : in_(in) {}
+
+  bool ok() const { return ok_; }
+  size_t remaining() const { return in_.size() - pos_; }
+  bool at_end() const { return ok_ && pos_ == in_.size(); }
+
+  uint8_t u8() { return static_cast<uint8_t>(be(1)); }
+  int16_t i16() { return static_cast<int16_t>(be(2)); }
+  int32_t i32() { return static_cast<int32_t>(be(4)); }
+  uint32_t u32() { return static_cast<uint32_t>(be(4)); }
+  int64_t i64() { return static_cast<int64_t>(be(8)); }
+
+  // The next n bytes (a view into the input), or "" after a failure.
+  std::string_view raw(size_t n) {
+    if (!ok_ || n > remaining()) return fail(), std::string_view();
+    const std::string_view v = in_.substr(pos_, n);
+    pos_ += n;
+    return v;
+  }
+  std::string_view str() { return raw(u32()); }  // u32 length, then bytes
+  std::optional<std::string_view> nullable_str() {
+    if (u8() == 0) return std::nullopt;
+    return str();
+  }
+
+ private:
+  uint64_t be(size_t n) {
+    if (!ok_ || n > remaining()) return fail(), 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(in_[pos_ + i]);
+    pos_ += n;
+    return v;
+  }
+  void fail() {
+    ok_ = false;
+    pos_ = in_.size();
+  }
+
+  std::string_view in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+class ByteWriter {
+ public:
+  void u8(uint8_t v) { be(v, 1); }
+  void i16(int16_t v) { be(static_cast<uint16_t>(v), 2); }
+  void i32(int32_t v) { be(static_cast<uint32_t>(v), 4); }
+  void u32(uint32_t v) { be(v, 4); }
+  void i64(int64_t v) { be(static_cast<uint64_t>(v), 8); }
+  void raw(std::string_view s) { out_.append(s); }
+  void str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    raw(s);
+  }
+  void nullable_str(const std::optional<std::string>& s) {
+    u8(s ? 1 : 0);
+    if (s) str(*s);
+  }
+
+  std::string take() && { return std::move(out_); }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  void be(uint64_t v, size_t n) {
+    for (size_t i = n; i-- > 0;) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+
+  std::string out_;
+};
+
+}  // namespace rokka::coordinator

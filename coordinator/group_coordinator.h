@@ -1,0 +1,171 @@
+// GroupCoordinator: every consumer group of the broker and their committed offsets --
+// the classic Kafka group protocol (JoinGroup/SyncGroup/Heartbeat/LeaveGroup) plus
+// OffsetCommit/OffsetFetch/OffsetDelete, DescribeGroups/ListGroups/DeleteGroups.
+//
+// PURE LOGIC, single-threaded: every method runs on one strand (GroupService provides
+// it). Time comes from the injected clock; deadlines live in timers() and fire only
+// from run_due_timers(), which the owner calls when next_deadline() is reached. MetaStore
+// completions come back through the injected `post` (which must defer to the strand).
+//
+// Answers: operations that can wait (join_group: until the join phase ends; sync_group:
+// until the leader's assignment is durable; commits and deletions: until durable) take a
+// callback, called exactly once, possibly before the method returns. The others return
+// their answer. Callbacks must not call back into the coordinator synchronously.
+//
+// Kafka's semantics (GroupCoordinator/GroupMetadata, KIP-345 static membership, KIP-394
+// member id required, KIP-814 skip assignment), including start-up: until install() the
+// group APIs answer kCoordinatorLoadInProgress -- except Heartbeat, which answers kNone
+// (the member learns of any change at its next call), and SyncGroup, which answers
+// kRebalanceInProgress (old clients do not expect the load error there).
+//
+// Durability: committed offsets are acknowledged once durable. A group's generation,
+// members and assignment are written when it becomes Stable (the leader's SyncGroup is
+// answered after that write) or Empty, so after a restart members carry on with their
+// member ids and generation; a rebalance in progress at a crash is forgotten and its
+// members rejoin (they get ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "coordinator/coordinator_options.h"
+#include "coordinator/durable_writer.h"
+#include "coordinator/group.h"
+#include "coordinator/group_types.h"
+#include "coordinator/offset_store.h"
+#include "coordinator/state_loader.h"
+#include "coordinator/timer_queue.h"
+#include "storage/store.h"
+
+namespace rokka::coordinator {
+
+class GroupCoordinator {
+ public:
+  using Clock = std::function<int64_t()>;  // milliseconds
+
+  GroupCoordinator(CoordinatorOptions options, storage::MetaStore& meta, Clock clock_ms, Post post);
+  GroupCoordinator(const GroupCoordinator&) = delete;
+  GroupCoordinator& operator=(const GroupCoordinator&) = delete;
+
+  // ---- start-up and shutdown ----
+  bool loaded() const { return loaded_; }
+  // Takes the state read by load_coordinator_state() and starts serving.
+  void install(LoadedState state);
+  // Answers every parked request with kCoordinatorNotAvailable, drops all timers; every
+  // later call gets kCoordinatorNotAvailable. Writes in flight still complete.
+  void shutdown();
+
+  // ---- membership ----
+  void join_group(JoinGroupArgs args, JoinCallback done);
+  void sync_group(SyncGroupArgs args, SyncCallback done);
+  GroupError heartbeat(const HeartbeatArgs& args);
+  LeaveGroupResult leave_group(const LeaveGroupArgs& args);
+
+  // ---- offsets ----
+  void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);
+  OffsetFetchResult fetch_offsets(const OffsetFetchArgs& args) const;
+  void delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done);
+
+  // ---- administration ----
+  DescribedGroup describe_group(const std::string& group_id) const;
+  ListGroupsResult list_groups(const ListGroupsArgs& args) const;
+  void delete_groups(std::vector<std::string> group_ids, std::function<void(DeleteGroupsResult)> done);
+
+  // ---- timers ----
+  std::optional<int64_t> next_deadline() const { return timers_.next_deadline(); }
+  // Fires every timer due at clock_ms(); returns how many fired.
+  size_t run_due_timers() { return timers_.run_due(clock_()); }
+  const TimerQueue& timers() const { return timers_; }
+
+  // ---- introspection (tests, metrics) ----
+  const Group* find_group(std::string_view group_id) const;
+  size_t group_count() const { return groups_.size(); }
+  const OffsetStore& offsets() const { return offsets_; }
+
+ private:
+  // What a static member had before it rejoined, to put back if the new id cannot be stored.
+  struct StaticRejoinUndo {
+    std::string member_id;
+    std::string group_instance_id;
+    std::vector<Protocol> protocols;
+    int32_t rebalance_timeout_ms = 0;
+    int32_t session_timeout_ms = 0;
+    std::string client_id;
+    std::string client_host;
+  };
+
+  // membership (group_coordinator.cc)
+  GroupError check_group_status(const std::string& group_id, bool require_id) const;
+  Group* mutable_group(std::string_view group_id);
+  // The group, if it is still the same one (not deleted and re-created since).
+  Group* live_group(const std::string& group_id, uint64_t incarnation);
+  Group& create_group(const std::string& group_id, GroupState initial);
+  std::string new_member_id(std::string_view prefix);
+  bool accept_joining_member(const Group& group, const std::string& member_id) const;
+  void join_new_member(Group& group, JoinGroupArgs& args, JoinCallback& done);
+  void join_current_member(Group& group, JoinGroupArgs& args, JoinCallback& done);
+  void add_member_and_rebalance(Group& group, JoinGroupArgs& args, std::string member_id, JoinCallback done);
+  void update_member_and_rebalance(Group& group, Member& member, JoinGroupArgs& args, JoinCallback done);
+  void rejoin_static_member(Group& group, JoinGroupArgs& args, const std::string& old_member_id,
+                            std::string new_member_id, JoinCallback done);
+  void on_static_rejoin_stored(const std::string& group_id, uint64_t incarnation, const std::string& member_id,
+                               uint64_t ticket, const StaticRejoinUndo& previous, const std::string& old_leader,
+                               int16_t api_version, const storage::Status& status);
+  JoinGroupResult current_generation(const Group& group, const std::string& member_id, bool with_members) const;
+  GroupError validate_member(const Group& group, const std::string& member_id,
+                             const std::optional<std::string>& group_instance_id) const;
+  void maybe_prepare_rebalance(Group& group, std::string_view reason);
+  void prepare_rebalance(Group& group, std::string_view reason);
+  void maybe_complete_join(Group& group);
+  void complete_join(Group& group);
+  void remove_member_and_update(Group& group, const std::string& member_id, std::string_view reason);
+  void remove_pending_member(Group& group, const std::string& member_id);
+  void remove_pending_sync_member(Group& group, const std::string& member_id);
+  void on_assignment_stored(const std::string& group_id, uint64_t incarnation, int32_t generation_id,
+                            const std::map<std::string, std::string>& assignments, const storage::Status& status);
+  void propagate_assignment(Group& group, GroupError error);
+  void reset_and_propagate_assignment_error(Group& group, GroupError error);
+
+  // timers (group_coordinator.cc)
+  void touch_member(Group& group, Member& member);            // heartbeat received: now + session timeout
+  void arm_member_timer(Group& group, Member& member, int64_t timeout_ms);
+  void on_member_timer(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
+  void on_pending_member_timer(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
+  void schedule_join_timer(Group& group, int64_t delay_ms);
+  void on_join_timer(const std::string& group_id, uint64_t incarnation);
+  void on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id);
+
+  // persistence and offsets (group_coordinator_offsets.cc)
+  void store_group(const Group& group, const std::map<std::string, std::string>* assignments, DurableCallback done);
+  void restore_group(const StoredGroup& stored);
+  GroupError validate_offset_commit(const Group& group, const OffsetCommitArgs& args) const;
+  void store_offsets(const std::string& group_id, const OffsetCommitArgs& args,
+                     std::function<void(OffsetCommitResult)> done);
+  void schedule_offset_expiry();
+  void expire_offsets();
+  size_t expire_group_offsets(Group& group, int64_t now, OffsetStore::Mutations& out);
+  // Drops an Empty group with no offsets and no commit in flight (Kafka: -> Dead).
+  bool maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out);
+  void erase_group(const std::string& group_id);
+
+  CoordinatorOptions options_;
+  Clock clock_;
+  DurableWriter writer_;
+  OffsetStore offsets_;
+  TimerQueue timers_;
+  std::unordered_map<std::string, std::unique_ptr<Group>> groups_;
+  uint64_t next_incarnation_ = 1;
+  std::mt19937_64 rng_;
+  bool loaded_ = false;
+  bool shut_down_ = false;
+  TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
+};
+
+}  // namespace rokka::coordinator

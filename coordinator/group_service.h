@@ -1,0 +1,118 @@
+// GroupService: the GroupCoordinator on an asio strand, for the broker's handlers.
+// One awaitable call per Kafka API; the handler translates protocol structs to the
+// plain structs of coordinator/group_types.h and GroupError to a Kafka ErrorCode.
+//
+// Contract
+//  - Threading: the service owns a strand on the executor it is given (e.g. one network
+//    io_context); the coordinator, its state and its one system timer live there. Every
+//    operation may be awaited from any executor: it hops onto the strand, runs the
+//    coordinator, and resumes the caller ON THE CALLER'S OWN EXECUTOR (never on the
+//    strand, never on the store's writer thread). Arguments are taken by value.
+//  - When operations complete: join_group when the join phase ends (up to the rebalance
+//    timeout, or group.initial.rebalance.delay.ms for a new group); sync_group when the
+//    leader's assignment is durable; commit_offsets, delete_groups and delete_offsets
+//    once durable in the MetaStore; the others at once.
+//  - Start-up: start() reads the coordinator's records from the MetaStore on a helper
+//    thread, then installs them on the strand. Until then the group APIs answer
+//    kCoordinatorLoadInProgress (see GroupCoordinator for the Heartbeat/SyncGroup
+//    exceptions). Call start() once, before or while serving.
+//  - Timers: one asio::steady_timer for the coordinator's earliest deadline, moved only
+//    when a deadline earlier than the armed one appears (heartbeats only move deadlines
+//    later: they never touch it); due timers also fire before each operation. While
+//    nothing expires it wakes at most once per session timeout, to re-aim.
+//  - Shutdown: stop() (any thread, returns at once) answers every parked JoinGroup and
+//    SyncGroup with kCoordinatorNotAvailable, cancels the timer and refuses later calls.
+//    MetaStore completions are posted to the strand, so destroy in this order: stop(),
+//    let the io_context finish what is queued (or stop it), Store::close(), then
+//    ~GroupService, then the io_context. The service must outlive every coroutine that
+//    awaits it.
+//  - GCC 12 pitfall (seen under ASan here): a braced temporary inside the co_await
+//    expression -- `co_await svc.heartbeat(HeartbeatArgs{...})`, or an initializer list
+//    such as `{{"t", {0}}}` -- is miscompiled (freed twice / invalid free). Build the
+//    argument in a named variable or a helper function, then co_await with it.
+#pragma once
+
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "coordinator/coordinator_options.h"
+#include "coordinator/group_coordinator.h"
+#include "coordinator/group_types.h"
+#include "storage/store.h"
+
+namespace rokka::coordinator {
+
+namespace asio = boost::asio;
+
+class GroupService {
+ public:
+  // `clock_ms` defaults to the system clock (wall time: commit timestamps are kept across
+  // restarts). `meta` must outlive the service.
+  GroupService(asio::any_io_executor executor, storage::MetaStore& meta, CoordinatorOptions options,
+               GroupCoordinator::Clock clock_ms = {});
+  ~GroupService();
+  GroupService(const GroupService&) = delete;
+  GroupService& operator=(const GroupService&) = delete;
+
+  void start();
+  void stop();
+
+  asio::awaitable<JoinGroupResult> join_group(JoinGroupArgs args);
+  asio::awaitable<SyncGroupResult> sync_group(SyncGroupArgs args);
+  asio::awaitable<GroupError> heartbeat(HeartbeatArgs args);
+  asio::awaitable<LeaveGroupResult> leave_group(LeaveGroupArgs args);
+  asio::awaitable<OffsetCommitResult> commit_offsets(OffsetCommitArgs args);
+  asio::awaitable<OffsetFetchResult> fetch_offsets(OffsetFetchArgs args);
+  asio::awaitable<OffsetDeleteResult> delete_offsets(OffsetDeleteArgs args);
+  asio::awaitable<std::vector<DescribedGroup>> describe_groups(std::vector<std::string> group_ids);
+  asio::awaitable<ListGroupsResult> list_groups(ListGroupsArgs args);
+  asio::awaitable<DeleteGroupsResult> delete_groups(std::vector<std::string> group_ids);
+
+ private:
+  // Runs `op(coordinator, done)` on the strand; the awaiting coroutine resumes on its own
+  // executor with the value passed to `done` (which `op` calls exactly once, now or later).
+  template <typename R, typename Op>
+  asio::awaitable<R> run(Op op);
+  void post_to_strand(std::function<void()> fn);
+  void rearm();  // strand only: fire due timers, then make sure the system timer wakes us in time
+
+  using Strand = asio::strand<asio::any_io_executor>;
+  Strand strand_;
+  storage::MetaStore& meta_;
+  GroupCoordinator::Clock clock_;
+  GroupCoordinator core_;
+  asio::steady_timer timer_;
+  std::optional<int64_t> armed_deadline_;
+  bool stopped_ = false;  // strand only
+  std::optional<asio::executor_work_guard<asio::any_io_executor>> loading_;  // keeps the executor busy while loading
+  std::thread loader_;
+};
+
+template <typename R, typename Op>
+asio::awaitable<R> GroupService::run(Op op) {
+  return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
+      [this](auto handler, Op op) {
+        // The coordinator's callbacks are copyable std::functions; the handler is move-only.
+        auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+        asio::post(strand_, [this, shared, op = std::move(op)]() mutable {
+          rearm();  // timers due by now fire before the operation sees the group
+          op(core_, std::function<void(R)>([shared](R result) {
+               auto caller = asio::get_associated_executor(*shared);
+               asio::post(caller, [shared, result = std::move(result)]() mutable {
+                 std::move (*shared)(std::move(result));
+               });
+             }));
+          rearm();
+        });
+      },
+      asio::use_awaitable, std::move(op));
+}
+
+}  // namespace rokka::coordinator

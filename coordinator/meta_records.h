@@ -1,0 +1,75 @@
+// The coordinator's records in storage::MetaStore, and their binary encoding.
+//
+//   "o/" u32 len, group, u32 len, topic, i32 partition  ->  committed offset
+//        value: u8 version(0), i64 offset, i32 leader epoch, i64 commit time,
+//               i64 expire time (-1), u32 len + metadata
+//   "g/" group                                           ->  group metadata
+//        value: u8 version(0), u8 state (0 Empty, 1 Stable), i32 generation,
+//               nullable protocol type, nullable protocol name, nullable leader,
+//               i64 state time, u32 member count, then per member: id, nullable
+//               instance id, client id, client host, i32 rebalance timeout,
+//               i32 session timeout, subscription (the selected protocol's
+//               metadata), assignment
+// Integers are big-endian; strings are u32 length + bytes; "nullable" is a u8 flag
+// (0 = null) before the string. Keys sort by group, so a group's offsets are adjacent.
+//
+// Decoders take bytes from disk as untrusted: every length is bounded by the bytes
+// present, a count by what the remaining bytes could hold, and trailing bytes are an
+// error. A record that does not decode is skipped (and logged) at load.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coordinator/committed_offset.h"
+
+namespace rokka::coordinator {
+
+inline constexpr std::string_view kOffsetKeyPrefix = "o/";
+inline constexpr std::string_view kGroupKeyPrefix = "g/";
+
+struct OffsetKey {
+  std::string group_id;
+  TopicPartition tp;
+};
+
+std::string encode_offset_key(std::string_view group_id, const TopicPartition& tp);
+std::optional<OffsetKey> decode_offset_key(std::string_view key);
+std::string encode_offset_value(const CommittedOffset& offset);
+std::optional<CommittedOffset> decode_offset_value(std::string_view value);
+
+struct StoredMember {
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t rebalance_timeout_ms = 0;
+  int32_t session_timeout_ms = 0;
+  std::string subscription;  // metadata for the group's selected protocol
+  std::string assignment;
+  bool operator==(const StoredMember&) const = default;
+};
+
+// A group as of its last completed generation: Stable with members, or Empty.
+struct StoredGroup {
+  std::string group_id;  // from the key
+  bool stable = false;
+  int32_t generation_id = 0;
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol_name;
+  std::optional<std::string> leader_id;
+  int64_t state_timestamp_ms = -1;
+  std::vector<StoredMember> members;
+  bool operator==(const StoredGroup&) const = default;
+};
+
+std::string encode_group_key(std::string_view group_id);
+std::optional<std::string> decode_group_key(std::string_view key);
+std::string encode_group_value(const StoredGroup& group);
+// `group_id` is taken from the key.
+std::optional<StoredGroup> decode_group_value(std::string_view group_id, std::string_view value);
+
+}  // namespace rokka::coordinator

@@ -1,0 +1,153 @@
+// The server's framing, ordering and hostile-input behaviour, over raw TCP.
+#include <gtest/gtest.h>
+
+#include "protocol/error_code.h"
+#include "protocol/messages/api_versions.h"
+#include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/hex.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using protocol::ApiKey;
+using protocol::ApiVersionsRequest;
+using protocol::ApiVersionsResponse;
+using protocol::ErrorCode;
+using testutil::InProcessBroker;
+using testutil::WireClient;
+
+const ApiVersionsResponse::ApiVersion* find_key(const ApiVersionsResponse& r, ApiKey key) {
+  for (const auto& k : r.api_keys)
+    if (k.api_key == static_cast<int16_t>(key)) return &k;
+  return nullptr;
+}
+
+TEST(ServerTest, ApiVersionsAnswersEveryVersionWeAdvertise) {
+  InProcessBroker b;
+  for (int16_t v = 0; v <= 3; ++v) {
+    WireClient c(b.port());
+    ApiVersionsRequest req;
+    req.client_software_name = "rokka-test";
+    req.client_software_version = "1.0";
+    c.send(req, v, 100 + v);
+    auto resp = c.receive<ApiVersionsResponse>(v, 100 + v);
+    ASSERT_TRUE(resp) << "version " << v;
+    EXPECT_EQ(resp->error_code, 0);
+    const auto* self = find_key(*resp, ApiKey::kApiVersions);
+    ASSERT_NE(self, nullptr);
+    EXPECT_EQ(self->min_version, 0);
+    EXPECT_EQ(self->max_version, 3);
+  }
+}
+
+TEST(ServerTest, UnknownApiVersionsVersionGetsUnsupportedWithV0Body) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  // A future version with a body we cannot know: the reply must be a v0 body.
+  c.send_raw(WireClient::frame(ApiKey::kApiVersions, 77, 5, testutil::from_hex("00 00 00")));
+  auto resp = c.receive<ApiVersionsResponse>(0, 5);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kUnsupportedVersion));
+  EXPECT_NE(find_key(*resp, ApiKey::kApiVersions), nullptr);
+}
+
+TEST(ServerTest, InvalidClientSoftwareNameIsInvalidRequest) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  ApiVersionsRequest req;
+  req.client_software_name = "-bad name";
+  req.client_software_version = "1";
+  c.send(req, 3, 1);
+  auto resp = c.receive<ApiVersionsResponse>(3, 1);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+}
+
+TEST(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  std::vector<std::byte> all;
+  for (int i = 0; i < 50; ++i) {
+    auto f = WireClient::frame(ApiKey::kApiVersions, static_cast<int16_t>(i % 4), 1000 + i,
+                               protocol::encode_to_bytes(ApiVersionsRequest{"a", "b"}, static_cast<int16_t>(i % 4)));
+    all.insert(all.end(), f.begin(), f.end());
+  }
+  c.send_raw(all);
+  for (int i = 0; i < 50; ++i) {
+    auto resp = c.receive<ApiVersionsResponse>(static_cast<int16_t>(i % 4), 1000 + i);
+    ASSERT_TRUE(resp) << i;
+  }
+}
+
+TEST(ServerTest, NegativeFrameSizeClosesTheConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  c.send_raw(testutil::from_hex("ffffffff"));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(ServerTest, FrameSizeAboveTheLimitClosesBeforeReadingTheBody) {
+  InProcessBroker b(InProcessBroker::Overrides{{"socket.request.max.bytes", "4096"}});
+  WireClient c(b.port());
+  c.send_raw(testutil::from_hex("00001001"));  // 4097, and no body follows
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(ServerTest, TinyFrameClosesTheConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  c.send_raw(testutil::from_hex("00000003 001200"));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(ServerTest, TruncatedHeaderClosesTheConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  // 10 bytes: key, version, correlation id, then a client id length of 100 with no bytes.
+  c.send_raw(testutil::from_hex("0000000a 0012 0000 00000001 0064"));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(ServerTest, UnknownApiKeyClosesTheConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  c.send_raw(WireClient::frame(static_cast<ApiKey>(4), 0, 1, {}));  // LeaderAndIsr: not served
+  EXPECT_TRUE(c.closed_by_peer());
+  WireClient c2(b.port());
+  c2.send_raw(testutil::from_hex("0000000a 0fff 0000 00000001 ffff"));  // key 4095
+  EXPECT_TRUE(c2.closed_by_peer());
+}
+
+TEST(ServerTest, MalformedBodyClosesAfterEarlierResponsesAreSent) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  auto good = WireClient::frame(ApiKey::kApiVersions, 3, 1, protocol::encode_to_bytes(ApiVersionsRequest{"a", "b"}, 3));
+  auto bad = WireClient::frame(ApiKey::kApiVersions, 3, 2, testutil::from_hex("05 41"));  // truncated string
+  good.insert(good.end(), bad.begin(), bad.end());
+  c.send_raw(good);
+  EXPECT_TRUE(c.receive<ApiVersionsResponse>(3, 1));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(ServerTest, IdleConnectionsAreClosed) {
+  InProcessBroker b(InProcessBroker::Overrides{{"connections.max.idle.ms", "1000"}});
+  WireClient c(b.port());
+  EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(5)));
+}
+
+TEST(ServerTest, MaxConnectionsIsEnforced) {
+  InProcessBroker b(InProcessBroker::Overrides{{"max.connections", "2"}});
+  WireClient a(b.port()), c(b.port());
+  // Both are served...
+  a.send(ApiVersionsRequest{}, 0, 1);
+  ASSERT_TRUE(a.receive<ApiVersionsResponse>(0, 1));
+  c.send(ApiVersionsRequest{}, 0, 1);
+  ASSERT_TRUE(c.receive<ApiVersionsResponse>(0, 1));
+  // ...the third is closed on accept.
+  WireClient d(b.port());
+  EXPECT_TRUE(d.closed_by_peer());
+}
+
+}  // namespace
+}  // namespace rokka
