@@ -41,6 +41,18 @@ storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
   return o;
 }
 
+coordinator::CoordinatorOptions Broker::coordinator_options(const BrokerConfig& c) {
+  coordinator::CoordinatorOptions o;
+  o.min_session_timeout_ms = c.group_min_session_timeout_ms;
+  o.max_session_timeout_ms = c.group_max_session_timeout_ms;
+  o.initial_rebalance_delay_ms = c.group_initial_rebalance_delay_ms;
+  o.max_group_size = c.group_max_size;
+  o.offsets_retention_ms = int64_t{c.offsets_retention_minutes} * 60 * 1000;
+  o.offsets_retention_check_interval_ms = c.offsets_retention_check_interval_ms;
+  o.offset_metadata_max_bytes = c.offset_metadata_max_bytes;
+  return o;
+}
+
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config) {
   auto store = storage::Store::open(store_options(config));
   if (!store.ok()) return store.status();
@@ -67,6 +79,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
       [w = &b->fetch_waiters_](std::span<const storage::PartitionId> grown) { w->notify(grown); });
 
   b->server_ = std::make_unique<Server>(b->config_, b->services_);
+  // The coordinator's strand lives on the first network thread.
+  b->groups_ = std::make_unique<coordinator::GroupService>(b->server_->context(0).get_executor(), b->store_->meta(),
+                                                           coordinator_options(b->config_));
+  b->services_.groups = b->groups_.get();
   return b;
 }
 
@@ -90,6 +106,7 @@ storage::Status Broker::start() {
     const auto ports = server_->ports();  // a listener on port 0 got a free port
     for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
   }
+  groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
   server_->start();
   return {};
 }
@@ -99,6 +116,7 @@ storage::Status Broker::stop() {
   stopped_ = true;
   broker_log().info("shutting down");
   fetch_waiters_.notify_all();
+  groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   server_->stop();
   auto s = store_->close();
   if (s.ok()) {

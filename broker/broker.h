@@ -11,6 +11,7 @@
 #include "broker/server.h"
 #include "broker/services.h"
 #include "broker/topic_registry.h"
+#include "coordinator/group_service.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -33,6 +34,7 @@ class Broker {
   Services& services() { return services_; }
 
   static storage::StoreOptions store_options(const BrokerConfig& config);
+  static coordinator::CoordinatorOptions coordinator_options(const BrokerConfig& config);
 
  private:
   explicit Broker(const BrokerConfig& config);
@@ -45,6 +47,7 @@ class Broker {
   std::unique_ptr<ProducerIds> producer_ids_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
+  std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
   bool stopped_ = false;
 };
 

@@ -41,6 +41,7 @@ Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits 
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
+  client_host_ = ec ? "/unknown" : "/" + ep.address().to_string();
   socket_.set_option(tcp::no_delay(true), ec);
   services_.connections.fetch_add(1, std::memory_order_relaxed);
 }
@@ -150,6 +151,7 @@ asio::awaitable<bool> Connection::read_request() {
   auto self = shared_from_this();
   ctx.body_offset = r.position();
   ctx.services = &services_;
+  ctx.client_host = client_host_;
   ctx.dispatched = [self, slot] {
     if (!slot->dispatched) {
       slot->dispatched = true;

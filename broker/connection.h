@@ -58,6 +58,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Services& services_;
   ConnectionLimits limits_;
   std::string peer_;
+  std::string client_host_;
   std::deque<std::shared_ptr<Slot>> pending_;  // in request order
   boost::asio::steady_timer reader_wake_;
   boost::asio::steady_timer writer_wake_;

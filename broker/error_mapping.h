@@ -2,6 +2,7 @@
 // -Wswitch flags any new internal code that lacks a mapping.
 #pragma once
 
+#include "coordinator/group_error.h"
 #include "protocol/error_code.h"
 #include "storage/status.h"
 
@@ -30,5 +31,33 @@ constexpr protocol::ErrorCode to_kafka(storage::StatusCode code) {
 }
 
 inline protocol::ErrorCode to_kafka(const storage::Status& s) { return to_kafka(s.code()); }
+
+constexpr protocol::ErrorCode to_kafka(coordinator::GroupError e) {
+  using coordinator::GroupError;
+  using protocol::ErrorCode;
+  switch (e) {
+    case GroupError::kNone: return ErrorCode::kNone;
+    case GroupError::kCoordinatorLoadInProgress: return ErrorCode::kCoordinatorLoadInProgress;
+    case GroupError::kCoordinatorNotAvailable: return ErrorCode::kCoordinatorNotAvailable;
+    // A commit that could not be made durable: Kafka answers a failed log append so,
+    // and the client retries after looking the coordinator up again.
+    case GroupError::kStorageError: return ErrorCode::kNotCoordinator;
+    case GroupError::kOffsetMetadataTooLarge: return ErrorCode::kOffsetMetadataTooLarge;
+    case GroupError::kIllegalGeneration: return ErrorCode::kIllegalGeneration;
+    case GroupError::kInconsistentGroupProtocol: return ErrorCode::kInconsistentGroupProtocol;
+    case GroupError::kInvalidGroupId: return ErrorCode::kInvalidGroupId;
+    case GroupError::kUnknownMemberId: return ErrorCode::kUnknownMemberId;
+    case GroupError::kInvalidSessionTimeout: return ErrorCode::kInvalidSessionTimeout;
+    case GroupError::kRebalanceInProgress: return ErrorCode::kRebalanceInProgress;
+    case GroupError::kNonEmptyGroup: return ErrorCode::kNonEmptyGroup;
+    case GroupError::kGroupIdNotFound: return ErrorCode::kGroupIdNotFound;
+    case GroupError::kMemberIdRequired: return ErrorCode::kMemberIdRequired;
+    case GroupError::kGroupMaxSizeReached: return ErrorCode::kGroupMaxSizeReached;
+    case GroupError::kFencedInstanceId: return ErrorCode::kFencedInstanceId;
+    case GroupError::kGroupSubscribedToTopic: return ErrorCode::kGroupSubscribedToTopic;
+    case GroupError::kUnstableOffsetCommit: return ErrorCode::kUnstableOffsetCommit;
+  }
+  return ErrorCode::kUnknownServerError;
+}
 
 }  // namespace rokka::broker

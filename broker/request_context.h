@@ -22,6 +22,7 @@ struct RequestContext {
   std::vector<std::byte> frame;    // the request after its size prefix
   size_t body_offset = 0;
   Services* services = nullptr;
+  std::string client_host;  // the peer's address, as Kafka shows it ("/127.0.0.1")
   // Lets the connection read and start the next request. Handlers whose API is
   // declared Dispatch::kByHandler call it once their order-sensitive work (e.g.
   // submitting appends) is queued; calling it more than once is harmless.

@@ -10,6 +10,9 @@
 namespace rokka::storage {
 class Store;
 }
+namespace rokka::coordinator {
+class GroupService;
+}
 
 namespace rokka::broker {
 
@@ -23,6 +26,7 @@ struct Services {
   TopicRegistry* topics = nullptr;
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
+  coordinator::GroupService* groups = nullptr;
   std::string cluster_id;
   // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
   // else the listeners with their bound ports. Set before serving starts.

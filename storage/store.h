@@ -47,6 +47,16 @@ struct StoreOptions {
   int64_t retention_bytes = -1;                    // log.retention.bytes, whole log; -1 = unlimited
   int64_t retention_check_interval_ms = 300000;    // log.retention.check.interval.ms
   int64_t max_append_bytes = 64 << 20;             // largest batch accepted (<= segment_bytes / 2)
+  // Crash recovery re-reads the log since the last checkpoint (and re-verifies the
+  // segment holding it), so these bound recovery time: a checkpoint is taken after
+  // this much log or this much time. Each checkpoint also fsyncs every index page
+  // dirtied since the last one (about one page per active partition), so a short
+  // byte interval costs write bandwidth at high partition counts (bench/RESULTS.md).
+  int64_t checkpoint_interval_bytes = int64_t{1} << 30;
+  int64_t checkpoint_interval_ms = 10000;
+  int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
+  uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
+  uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)
   class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
   std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock
 };
@@ -57,7 +67,8 @@ struct AppendRequest {
   PartitionId partition = 0;
   // One complete RecordBatch v2 (header + records) as received. The caller keeps
   // these bytes alive until the callback runs; the store copies them into the log.
-  // The caller has validated the batch header (magic, lengths, CRC).
+  // append() checks the header (size, Length, magic 2) and the batch CRC on the
+  // caller's thread; a bad batch gets kInvalidArgument (kTooLarge above max_append_bytes).
   std::span<const std::byte> batch;
   TimestampType timestamp_type = TimestampType::kCreateTime;
 };
@@ -101,7 +112,8 @@ struct TimestampOffset {
 };
 
 // Durable key/value journal for broker state (topics, partition table, producer ids,
-// committed offsets, group metadata). Keys are namespaced by their users ("t/", "o/").
+// committed offsets, group metadata). Keys are namespaced by their users ("t/", "o/");
+// keys starting with "s/" belong to the store itself (its partition table).
 // A write is a batch of puts/erases applied atomically; the callback reports once it
 // is durable under the store's flush mode (sync: fsync'd; async: written to the file).
 class MetaStore {
@@ -149,6 +161,8 @@ class Store {
   virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
 
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
+  // Destroying a Store without close() abandons it like a crash (no flush, no
+  // checkpoint, no marker; queued requests fail with kShutdown): the next open recovers.
   virtual Status close() = 0;
 };
 

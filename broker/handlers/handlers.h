@@ -22,5 +22,16 @@ HandlerCoroutine handle_alter_configs(RequestContext ctx);
 HandlerCoroutine handle_incremental_alter_configs(RequestContext ctx);
 HandlerCoroutine handle_init_producer_id(RequestContext ctx);
 HandlerCoroutine handle_describe_cluster(RequestContext ctx);
+HandlerCoroutine handle_find_coordinator(RequestContext ctx);
+HandlerCoroutine handle_join_group(RequestContext ctx);
+HandlerCoroutine handle_sync_group(RequestContext ctx);
+HandlerCoroutine handle_heartbeat(RequestContext ctx);
+HandlerCoroutine handle_leave_group(RequestContext ctx);
+HandlerCoroutine handle_offset_commit(RequestContext ctx);
+HandlerCoroutine handle_offset_fetch(RequestContext ctx);
+HandlerCoroutine handle_list_groups(RequestContext ctx);
+HandlerCoroutine handle_describe_groups(RequestContext ctx);
+HandlerCoroutine handle_delete_groups(RequestContext ctx);
+HandlerCoroutine handle_offset_delete(RequestContext ctx);
 
 }  // namespace rokka::broker

@@ -1,0 +1,46 @@
+#include "protocol/messages/find_coordinator.h"
+
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+
+namespace rokka::broker {
+
+using protocol::ErrorCode;
+
+// This broker coordinates every group. Transactions are not served yet, so a
+// transaction coordinator is not available.
+boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx) {
+  protocol::FindCoordinatorRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
+  const Services& svc = *ctx.services;
+  const Listener& self = svc.advertised.front();
+  auto answer = [&](std::string_view key) {
+    protocol::FindCoordinatorResponse::Coordinator c;
+    c.key = std::string(key);
+    if (req.key_type == 0) {
+      c.node_id = svc.config.broker_id;
+      c.host = self.host;
+      c.port = self.port;
+    } else {
+      c.node_id = -1;
+      c.port = -1;
+      c.error_code = code(req.key_type == 1 ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kInvalidRequest);
+      c.error_message = req.key_type == 1 ? "transactions are not supported yet" : "unknown coordinator key type";
+    }
+    return c;
+  };
+  protocol::FindCoordinatorResponse resp;
+  if (ctx.version() >= 4) {
+    for (auto key : req.coordinator_keys) resp.coordinators.push_back(answer(key));
+  } else {
+    auto c = answer(req.key);
+    resp.error_code = c.error_code;
+    resp.error_message = c.error_message;
+    resp.node_id = c.node_id;
+    resp.host = c.host;
+    resp.port = c.port;
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,90 @@
+// ListGroups, DescribeGroups, DeleteGroups and OffsetDelete: the admin side of groups.
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "coordinator/group_service.h"
+#include "protocol/messages/delete_groups.h"
+#include "protocol/messages/describe_groups.h"
+#include "protocol/messages/list_groups.h"
+#include "protocol/messages/offset_delete.h"
+
+namespace rokka::broker {
+
+namespace {
+
+std::vector<std::byte> to_bytes(const std::string& s) {
+  const auto b = protocol::as_bytes(s);
+  return {b.begin(), b.end()};
+}
+
+// KIP-430 group operations, all granted: READ, DELETE, DESCRIBE.
+constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+
+}  // namespace
+
+boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
+  protocol::ListGroupsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
+  coordinator::ListGroupsArgs args;
+  for (auto s : req.states_filter) args.states_filter.emplace_back(s);
+  coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));
+  protocol::ListGroupsResponse resp;
+  resp.error_code = code(to_kafka(r.error));
+  for (auto& g : r.groups) resp.groups.push_back({g.group_id, g.protocol_type, g.state});
+  co_return make_response(resp, ctx.version());
+}
+
+boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx) {
+  protocol::DescribeGroupsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeGroupsRequest");
+  std::vector<std::string> ids(req.groups.begin(), req.groups.end());
+  std::vector<coordinator::DescribedGroup> groups = co_await ctx.services->groups->describe_groups(std::move(ids));
+  protocol::DescribeGroupsResponse resp;
+  for (auto& g : groups) {
+    auto& out = resp.groups.emplace_back();
+    out.error_code = code(to_kafka(g.error));
+    out.group_id = g.group_id;
+    out.group_state = g.state;
+    out.protocol_type = g.protocol_type;
+    out.protocol_data = g.protocol_data;
+    for (auto& m : g.members) {
+      out.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.client_host, to_bytes(m.metadata),
+                             to_bytes(m.assignment)});
+    }
+    if (req.include_authorized_operations) out.authorized_operations = kAllGroupOperations;
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext ctx) {
+  protocol::DeleteGroupsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteGroupsRequest");
+  std::vector<std::string> ids(req.groups_names.begin(), req.groups_names.end());
+  coordinator::DeleteGroupsResult r = co_await ctx.services->groups->delete_groups(std::move(ids));
+  protocol::DeleteGroupsResponse resp;
+  for (auto& g : r.groups) resp.results.push_back({g.group_id, code(to_kafka(g.error))});
+  co_return make_response(resp, ctx.version());
+}
+
+boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
+  protocol::OffsetDeleteRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetDeleteRequest");
+  coordinator::OffsetDeleteArgs args;
+  args.group_id = std::string(req.group_id);
+  for (const auto& t : req.topics) {
+    coordinator::TopicPartitions tp{std::string(t.name), {}};
+    for (const auto& p : t.partitions) tp.partitions.push_back(p.partition_index);
+    args.topics.push_back(std::move(tp));
+  }
+  coordinator::OffsetDeleteResult r = co_await ctx.services->groups->delete_offsets(std::move(args));
+  protocol::OffsetDeleteResponse resp;
+  resp.error_code = code(to_kafka(r.error));
+  for (auto& t : r.topics) {
+    auto& out = resp.topics.emplace_back();
+    out.name = t.topic;
+    for (auto& p : t.partitions) out.partitions.push_back({p.partition, code(to_kafka(p.error))});
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

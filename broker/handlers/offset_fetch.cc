@@ -1,0 +1,77 @@
+#include "protocol/messages/offset_fetch.h"
+
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "coordinator/group_service.h"
+
+namespace rokka::broker {
+
+namespace {
+
+template <typename TopicList>
+std::optional<std::vector<coordinator::TopicPartitions>> to_args(const std::optional<TopicList>& topics) {
+  if (!topics) return std::nullopt;
+  std::vector<coordinator::TopicPartitions> out;
+  for (const auto& t : *topics) out.push_back({std::string(t.name), t.partition_indexes});
+  return out;
+}
+
+template <typename OutTopic>
+void fill(const coordinator::OffsetFetchResult& r, std::vector<OutTopic>& out) {
+  for (const auto& t : r.topics) {
+    auto& ot = out.emplace_back();
+    ot.name = t.topic;
+    for (const auto& p : t.partitions) {
+      auto& op = ot.partitions.emplace_back();
+      op.partition_index = p.partition;
+      op.committed_offset = p.offset;
+      op.committed_leader_epoch = p.leader_epoch;
+      op.metadata = p.metadata;
+      op.error_code = code(to_kafka(p.error));
+    }
+  }
+}
+
+}  // namespace
+
+// Committed offsets of one group (v0-v7) or several (v8+); -1 where none was committed.
+boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
+  protocol::OffsetFetchRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetFetchRequest");
+  const int16_t v = ctx.version();
+  auto& groups = *ctx.services->groups;
+  protocol::OffsetFetchResponse resp;
+  if (v < 8) {
+    coordinator::OffsetFetchArgs args;
+    args.group_id = std::string(req.group_id);
+    args.topics = to_args(req.topics);
+    args.require_stable = req.require_stable;
+    coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
+    resp.error_code = code(to_kafka(r.error));
+    fill(r, resp.topics);
+    // v0-v1 have no group-level error: carry it on every partition asked for.
+    if (v < 2 && r.error != coordinator::GroupError::kNone && req.topics) {
+      for (const auto& t : *req.topics) {
+        auto& ot = resp.topics.emplace_back();
+        ot.name = std::string(t.name);
+        for (int32_t p : t.partition_indexes) ot.partitions.push_back({p, -1, -1, std::string(), resp.error_code});
+      }
+    }
+  } else {
+    for (const auto& g : req.groups) {
+      coordinator::OffsetFetchArgs args;
+      args.group_id = std::string(g.group_id);
+      args.topics = to_args(g.topics);
+      args.require_stable = req.require_stable;
+      coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
+      auto& og = resp.groups.emplace_back();
+      og.group_id = std::string(g.group_id);
+      og.error_code = code(to_kafka(r.error));
+      fill(r, og.topics);
+    }
+  }
+  co_return make_response(resp, v);
+}
+
+}  // namespace rokka::broker

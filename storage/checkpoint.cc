@@ -1,0 +1,89 @@
+#include "storage/checkpoint.h"
+
+namespace rokka::storage {
+
+CheckpointWriter::CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
+                                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages) {
+  body_.i64(log_end.value);
+  body_.u32(next_chunk);
+  body_.u32(static_cast<uint32_t>(free_chunks.size()));
+  for (uint32_t c : free_chunks) body_.u32(c);
+  body_.u32(static_cast<uint32_t>(segment_ages.size()));
+  for (const auto& [start, ms] : segment_ages) {
+    body_.i64(start);
+    body_.i64(ms);
+  }
+  count_at_ = body_.buffer().size();
+  body_.u32(0);  // partition count, patched by finish()
+}
+
+void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& q, const ProducerStateTable* producers) {
+  body_.u32(id);
+  body_.i64(q.floor);
+  body_.i64(q.next_offset);
+  body_.i64(q.first_unit);
+  body_.i64(q.unit_end);
+  body_.i64(q.running_max_ts);
+  body_.i64(q.first_base);
+  body_.i64(q.dir.first_chunk_ordinal);
+  body_.u32(static_cast<uint32_t>(q.dir.chunks.size()));
+  for (uint32_t c : q.dir.chunks) body_.u32(c);
+  if (producers) {
+    producers->encode(body_);
+  } else {
+    body_.u32(0);
+  }
+  ++partitions_;
+}
+
+std::vector<std::byte> CheckpointWriter::finish() {
+  auto& body = body_.buffer();
+  format::put_le32(body.data() + count_at_, partitions_);
+  std::vector<std::byte> out(format::kCheckpointHeaderSize);
+  format::put_le32(out.data(), format::kCheckpointMagic);
+  format::put_le32(out.data() + 4, format::kCheckpointVersion);
+  format::put_le64(out.data() + 8, body.size());
+  format::put_le32(out.data() + 16, crc32c(body));
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
+  if (file.size() < format::kCheckpointHeaderSize) return Status::corruption("checkpoint too short");
+  if (format::get_le32(file.data()) != format::kCheckpointMagic ||
+      format::get_le32(file.data() + 4) != format::kCheckpointVersion)
+    return Status::corruption("checkpoint magic/version");
+  const uint64_t len = format::get_le64(file.data() + 8);
+  const auto body = file.subspan(format::kCheckpointHeaderSize);
+  if (len != body.size() || crc32c(body) != format::get_le32(file.data() + 16))
+    return Status::corruption("checkpoint length/crc");
+  format::Decoder d(body);
+  Checkpoint cp;
+  cp.log_end.value = d.i64();
+  cp.next_chunk = d.u32();
+  for (uint32_t n = d.count(4); n > 0 && d.ok(); --n) cp.free_chunks.push_back(d.u32());
+  for (uint32_t n = d.count(16); n > 0 && d.ok(); --n) {
+    const int64_t start = d.i64();
+    cp.segment_ages.emplace_back(start, d.i64());
+  }
+  for (uint32_t n = d.count(64); n > 0 && d.ok(); --n) {
+    PartitionCheckpoint p;
+    p.id = d.u32();
+    auto& q = p.queue;
+    q.floor = d.i64();
+    q.next_offset = d.i64();
+    q.first_unit = d.i64();
+    q.unit_end = d.i64();
+    q.running_max_ts = d.i64();
+    q.first_base = d.i64();
+    q.dir.first_chunk_ordinal = d.i64();
+    for (uint32_t c = d.count(4); c > 0 && d.ok(); --c) q.dir.chunks.push_back(d.u32());
+    if (!p.producers.decode(d)) return Status::corruption("checkpoint producer state");
+    if (q.first_unit > q.unit_end || q.first_unit < 0) return Status::corruption("checkpoint unit range");
+    cp.partitions.push_back(std::move(p));
+  }
+  if (!d.ok() || d.remaining() != 0) return Status::corruption("checkpoint body");
+  return cp;
+}
+
+}  // namespace rokka::storage

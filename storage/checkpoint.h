@@ -1,0 +1,49 @@
+// Checkpoint: the index state as of a log position, so crash recovery re-reads only
+// the log written after it. Written tmp + fsync + rename after the log and the index
+// files were synced up to log_end; framed with a CRC (layout: storage/FORMAT.md).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "storage/consume_queue.h"
+#include "storage/file_system.h"
+#include "storage/format.h"
+#include "storage/producer_state.h"
+#include "storage/store.h"
+
+namespace rokka::storage {
+
+struct PartitionCheckpoint {
+  PartitionId id = 0;
+  ConsumeQueue::State queue;
+  ProducerStateTable producers;
+};
+
+struct Checkpoint {
+  LogPosition log_end;
+  uint32_t next_chunk = 0;
+  std::vector<uint32_t> free_chunks;
+  std::vector<std::pair<int64_t, int64_t>> segment_ages;  // segment start, last append ms
+  std::vector<PartitionCheckpoint> partitions;
+};
+
+// Encoding is incremental so the store does not copy its state: begin, one
+// add_partition per partition, then finish() returns the framed file bytes.
+class CheckpointWriter {
+ public:
+  CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
+                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages);
+  void add_partition(PartitionId id, const ConsumeQueue::State& queue, const ProducerStateTable* producers);
+  std::vector<std::byte> finish();
+
+ private:
+  format::Encoder body_;
+  uint32_t partitions_ = 0;
+  size_t count_at_ = 0;
+};
+
+// kCorruption when the frame, CRC or any count is bad (hostile-input safe).
+Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file);
+
+}  // namespace rokka::storage

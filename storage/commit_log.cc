@@ -1,0 +1,235 @@
+#include "storage/commit_log.h"
+
+#include <algorithm>
+
+#include "storage/log.h"
+
+namespace rokka::storage {
+
+CommitLog::CommitLog(const CommitLogOptions& options) : options_(options), segment_bytes_(options.segment_bytes) {
+  staging_.resize(options.staging_bytes);
+}
+
+Result<std::unique_ptr<CommitLog>> CommitLog::open(const CommitLogOptions& options) {
+  FileSystem& fs = *options.fs;
+  if (Status s = fs.create_dirs(options.dir); !s.ok()) return s;
+  auto names = fs.list(options.dir);
+  if (!names.ok()) return names.status();
+  std::vector<int64_t> starts;
+  for (const auto& name : *names) {
+    const int64_t start = format::parse_segment_name(name);
+    if (start >= 0 && start % options.segment_bytes == 0) starts.push_back(start);
+  }
+  std::sort(starts.begin(), starts.end());
+  std::unique_ptr<CommitLog> log(new CommitLog(options));
+  SegmentList list;
+  for (int64_t start : starts) {
+    if (!list.empty() && start != list.back()->end().value) {
+      log_warn("commit log gap: segment {} does not follow {}; ignoring it and later ones", start,
+               list.back()->end().value);
+      break;
+    }
+    auto seg = MappedFile::open(fs, options.dir / format::segment_name(start), {start}, options.segment_bytes, false);
+    if (!seg.ok()) return seg.status();
+    list.push_back(std::move(*seg));
+  }
+  if (!list.empty()) {
+    log->current_ = list.back();
+    log->write_pos_ = list.back()->start();  // until recovery or the checkpoint says where data ends
+  }
+  log->set_segments(std::move(list));
+  return log;
+}
+
+LogPosition CommitLog::begin() const {
+  auto list = segments_.load(std::memory_order_acquire);
+  return list->empty() ? write_pos_ : list->front()->start();
+}
+
+std::shared_ptr<MappedFile> CommitLog::find(const SegmentList& list, LogPosition pos) const {
+  if (list.empty() || pos < list.front()->start()) return nullptr;
+  const auto i = static_cast<size_t>((pos.value - list.front()->start().value) / segment_bytes_);
+  if (i >= list.size() || !list[i]->contains(pos)) return nullptr;
+  return list[i];
+}
+
+LogPosition CommitLog::scan(LogPosition from, const std::function<bool(const ScannedEntry&)>& visit) const {
+  auto list = segments_.load(std::memory_order_acquire);
+  LogPosition pos = std::max(from, begin());
+  for (;;) {
+    auto seg = find(*list, pos);
+    if (!seg) return pos;
+    const int64_t off = pos.value - seg->start().value;
+    const int64_t rem = seg->size() - off;
+    const std::byte* p = seg->data() + off;
+    if (rem < format::kBlankHeaderSize) {
+      pos = seg->end();
+      continue;
+    }
+    const uint32_t magic = format::get_le32(p);
+    if (magic == format::kBlankMagic) {
+      if (format::get_le32(p + 4) != static_cast<uint32_t>(rem)) return pos;
+      pos = seg->end();
+      continue;
+    }
+    if (magic != format::kEntryMagic || rem < format::kEntryHeaderSize + format::batch::kHeaderSize) return pos;
+    const format::EntryHeader h = format::decode_entry_header(p);
+    if (h.length < static_cast<uint32_t>(format::kEntryHeaderSize + format::batch::kHeaderSize) ||
+        h.length > static_cast<uint64_t>(rem) || format::entry_crc(p) != h.crc)
+      return pos;
+    const std::span<const std::byte> batch(p + format::kEntryHeaderSize, h.length - format::kEntryHeaderSize);
+    if (format::batch::i32(batch, format::batch::kLength) + format::batch::kLengthOverhead !=
+            static_cast<int64_t>(batch.size()) ||
+        !format::batch::crc_ok(batch))
+      return pos;
+    if (!visit(ScannedEntry{pos, h, batch})) return pos;
+    seg->last_append_ms.store(std::max(seg->last_append_ms.load(), h.append_time));
+    pos.value += h.length;
+  }
+}
+
+Status CommitLog::truncate(LogPosition end) {
+  auto list = *segments_.load();
+  SegmentList keep;
+  std::shared_ptr<MappedFile> last;
+  for (auto& seg : list) {
+    if (seg->start() < end || (seg->start() == end && keep.empty())) {
+      keep.push_back(seg);
+      last = seg;
+    } else {
+      if (Status s = options_.fs->remove(seg->path()); !s.ok()) return s;
+      log_warn("recovery deleted segment after the cut: {}", seg->path().string());
+    }
+  }
+  if (last) {
+    const int64_t off = std::min(end.value - last->start().value, last->size());
+    if (Status s = last->zero_from(off); !s.ok()) return s;
+  } else if (!list.empty()) {
+    end = list.front()->start();
+  }
+  if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
+  for (auto& seg : keep)
+    if (seg != last) seg->close_file();  // sealed: the mapping is enough (fd count stays flat)
+  current_ = last;
+  set_segments(std::move(keep));
+  write_pos_ = flushed_pos_ = staged_pos_ = end;
+  staged_ = 0;
+  publish();
+  return {};
+}
+
+Status CommitLog::roll(int64_t now_ms) {
+  if (current_) {
+    const int64_t rem = current_->end().value - write_pos_.value;
+    if (rem >= format::kBlankHeaderSize) {
+      std::byte blank[format::kBlankHeaderSize];
+      format::put_le32(blank, format::kBlankMagic);
+      format::put_le32(blank + 4, static_cast<uint32_t>(rem));
+      std::copy(std::begin(blank), std::end(blank), staging_.begin() + static_cast<ptrdiff_t>(staged_));
+      staged_ += format::kBlankHeaderSize;
+    }
+    if (Status s = write_out(); !s.ok()) return s;
+    unsynced_.push_back(current_);
+    write_pos_ = current_->end();
+  } else {
+    write_pos_.value = (write_pos_.value + segment_bytes_ - 1) / segment_bytes_ * segment_bytes_;
+  }
+  auto seg = MappedFile::open(*options_.fs, options_.dir / format::segment_name(write_pos_.value), write_pos_,
+                              segment_bytes_, true);
+  if (!seg.ok()) return seg.status();
+  if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
+  (*seg)->last_append_ms.store(now_ms);
+  current_ = *seg;
+  auto list = *segments_.load();
+  list.push_back(current_);
+  set_segments(std::move(list));
+  staged_pos_ = write_pos_;
+  log_info("commit log rolled: segment={}", current_->path().string());
+  return {};
+}
+
+Result<CommitLog::Reservation> CommitLog::reserve(int32_t entry_size, int64_t now_ms) {
+  if (entry_size > max_entry_size()) return Status::too_large("entry larger than a segment");
+  if (!current_ || write_pos_.value + entry_size > current_->end().value) {
+    if (current_ && staging_.size() - staged_ < format::kBlankHeaderSize) {
+      if (Status s = write_out(); !s.ok()) return s;
+    }
+    if (Status s = roll(now_ms); !s.ok()) return s;
+  }
+  if (staging_.size() - staged_ < static_cast<size_t>(entry_size)) {
+    if (Status s = write_out(); !s.ok()) return s;
+    if (staging_.size() < static_cast<size_t>(entry_size)) staging_.resize(static_cast<size_t>(entry_size));
+  }
+  Reservation r{write_pos_, std::span(staging_).subspan(staged_, static_cast<size_t>(entry_size))};
+  staged_ += static_cast<size_t>(entry_size);
+  write_pos_.value += entry_size;
+  current_->last_append_ms.store(now_ms, std::memory_order_relaxed);
+  return r;
+}
+
+Status CommitLog::write_out() {
+  if (staged_ == 0) return {};
+  const int64_t off = staged_pos_.value - current_->start().value;
+  Status s = current_->write_at(off, std::span(staging_).first(staged_));
+  staged_pos_.value += static_cast<int64_t>(staged_);
+  staged_ = 0;
+  return s;
+}
+
+Status CommitLog::flush() {
+  if (Status s = write_out(); !s.ok()) return s;
+  for (auto& seg : unsynced_) {
+    if (Status s = seg->sync(); !s.ok()) return s;
+    seg->close_file();
+  }
+  unsynced_.clear();
+  if (current_ && flushed_pos_ < write_pos_) {
+    if (Status s = current_->sync(); !s.ok()) return s;
+  }
+  flushed_pos_ = write_pos_;
+  return {};
+}
+
+std::vector<CommitLog::SegmentInfo> CommitLog::segments() const {
+  auto list = segments_.load(std::memory_order_acquire);
+  std::vector<SegmentInfo> out;
+  for (auto& seg : *list) out.push_back({seg->start(), seg->end(), seg->last_append_ms.load()});
+  return out;
+}
+
+void CommitLog::set_last_append_ms(LogPosition start, int64_t ms) {
+  auto list = segments_.load(std::memory_order_acquire);
+  if (auto seg = find(*list, start)) seg->last_append_ms.store(ms);
+}
+
+Status CommitLog::drop_oldest(size_t n) {
+  auto list = *segments_.load();
+  n = std::min(n, list.empty() ? 0 : list.size() - 1);
+  if (n == 0) return {};
+  SegmentList keep(list.begin() + static_cast<ptrdiff_t>(n), list.end());
+  set_segments(std::move(keep));  // readers holding a segment keep its mapping alive
+  for (size_t i = 0; i < n; ++i) {
+    std::erase(unsynced_, list[i]);
+    if (Status s = options_.fs->remove(list[i]->path()); !s.ok()) return s;
+    log_info("retention deleted segment: {}", list[i]->path().string());
+  }
+  return options_.fs->sync_dir(options_.dir);
+}
+
+Result<LogSlice> CommitLog::read_batch(LogPosition pos, int32_t batch_size, PartitionId partition,
+                                       int64_t base_offset) const {
+  const int64_t entry_size = int64_t{format::kEntryHeaderSize} + batch_size;
+  if (pos.value + entry_size > readable_end().value) return Status::out_of_range("not yet readable");
+  auto list = segments_.load(std::memory_order_acquire);
+  auto seg = find(*list, pos);
+  if (!seg || pos.value + entry_size > seg->end().value) return Status::out_of_range("segment deleted");
+  const std::byte* p = seg->data() + (pos.value - seg->start().value);
+  const format::EntryHeader h = format::decode_entry_header(p);
+  // A unit read from a recycled index chunk could point anywhere: check ownership.
+  if (h.magic != format::kEntryMagic || h.partition != partition || h.base_offset != base_offset ||
+      h.length != static_cast<uint32_t>(entry_size))
+    return Status::out_of_range("index unit does not match the log entry");
+  return LogSlice{std::span(p + format::kEntryHeaderSize, static_cast<size_t>(batch_size)), seg};
+}
+
+}  // namespace rokka::storage

@@ -1,0 +1,105 @@
+// CommitLog: every partition's entries appended into one log of fixed-size segment
+// files (MappedFile), named by their 20-digit start position. An entry never
+// crosses a file: when it does not fit, the tail is padded with a blank entry and
+// the log rolls. Layout: storage/format.h and storage/FORMAT.md.
+//
+// Threading: reserve/write_out/flush/publish/truncate/drop_oldest run on the
+// writer thread only (or during open, before it starts). read_batch() and
+// readable_end() may be called from any thread; they see only published bytes.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "storage/file_system.h"
+#include "storage/format.h"
+#include "storage/mapped_file.h"
+#include "storage/store.h"
+
+namespace rokka::storage {
+
+struct CommitLogOptions {
+  std::filesystem::path dir;
+  int64_t segment_bytes = int64_t{1} << 30;
+  FileSystem* fs = nullptr;
+  size_t staging_bytes = 4 << 20;  // entries are copied here, then written with one pwrite
+};
+
+class CommitLog {
+ public:
+  // Maps every segment in options.dir (the contiguous run from the oldest). No scan.
+  static Result<std::unique_ptr<CommitLog>> open(const CommitLogOptions& options);
+
+  // ---- recovery (before the writer starts) ----
+  struct ScannedEntry {
+    LogPosition pos;
+    format::EntryHeader header;
+    std::span<const std::byte> batch;
+  };
+  // Visits each valid entry from `from` (magic, bounds, entry CRC and batch CRC
+  // checked) and returns where the valid prefix ends: at the first torn, corrupt or
+  // zero entry, or where `visit` returned false.
+  LogPosition scan(LogPosition from, const std::function<bool(const ScannedEntry&)>& visit) const;
+  // Cuts the log at `end`: zeroes the rest of its segment, deletes later segments,
+  // makes `end` the write and readable position.
+  Status truncate(LogPosition end);
+  LogPosition begin() const;  // start of the oldest segment (or the write position if none)
+
+  // ---- writer thread ----
+  struct Reservation {
+    LogPosition pos;
+    std::span<std::byte> bytes;  // fill with the entry before the next reserve()
+  };
+  // Room for one entry of `entry_size` bytes; pads and rolls when it does not fit.
+  Result<Reservation> reserve(int32_t entry_size, int64_t now_ms);
+  Status write_out();          // staged bytes -> segment file (page cache)
+  Status flush();              // write_out + fdatasync every segment written since the last flush
+  void publish() { readable_end_.store(write_pos_.value, std::memory_order_release); }
+  LogPosition write_end() const { return write_pos_; }
+  bool has_unflushed() const { return flushed_pos_ < write_pos_; }
+  int64_t max_entry_size() const { return segment_bytes_ - format::kBlankHeaderSize; }
+
+  struct SegmentInfo {
+    LogPosition start;
+    LogPosition end;
+    int64_t last_append_ms;
+  };
+  std::vector<SegmentInfo> segments() const;
+  // Deletes the `n` oldest segments (never the one being written).
+  Status drop_oldest(size_t n);
+  // Restores retention ages from a checkpoint.
+  void set_last_append_ms(LogPosition start, int64_t ms);
+
+  // ---- any thread ----
+  // The RecordBatch bytes of the entry at `pos`, checked to belong to (partition,
+  // base_offset); kOutOfRange when not (yet or any more) readable.
+  Result<LogSlice> read_batch(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
+  LogPosition readable_end() const { return {readable_end_.load(std::memory_order_acquire)}; }
+
+ private:
+  using SegmentList = std::vector<std::shared_ptr<MappedFile>>;
+  explicit CommitLog(const CommitLogOptions& options);
+  std::shared_ptr<MappedFile> find(const SegmentList& list, LogPosition pos) const;
+  Status roll(int64_t now_ms);
+  void set_segments(SegmentList list) {
+    segments_.store(std::make_shared<const SegmentList>(std::move(list)), std::memory_order_release);
+  }
+
+  CommitLogOptions options_;
+  int64_t segment_bytes_;
+  std::atomic<std::shared_ptr<const SegmentList>> segments_;  // copy-on-write; readers load a snapshot
+  std::shared_ptr<MappedFile> current_;                       // segment being written
+  std::vector<std::shared_ptr<MappedFile>> unsynced_;         // sealed, written, not yet synced
+  std::vector<std::byte> staging_;
+  size_t staged_ = 0;         // bytes in staging_, starting at staged_pos_
+  LogPosition staged_pos_;
+  LogPosition write_pos_;
+  LogPosition flushed_pos_;
+  std::atomic<int64_t> readable_end_{0};
+};
+
+}  // namespace rokka::storage

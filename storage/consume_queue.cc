@@ -1,0 +1,198 @@
+#include "storage/consume_queue.h"
+
+#include <algorithm>
+
+namespace rokka::storage {
+
+ConsumeQueue::Units ConsumeQueue::units() const {
+  Units v;
+  v.end = unit_end_.load(std::memory_order_acquire);
+  v.dir = dir_.load(std::memory_order_acquire);
+  v.first = first_unit_.load(std::memory_order_acquire);
+  return v;
+}
+
+QueueUnit ConsumeQueue::unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const {
+  const int64_t cu = ix.chunk_units();
+  const auto idx = static_cast<size_t>(ordinal / cu - dir.first_chunk_ordinal);
+  return format::decode_unit(ix.unit(dir.chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+}
+
+std::optional<QueueUnit> ConsumeQueue::unit(const IndexFiles& ix, const Units& v, int64_t ordinal) const {
+  if (!v.dir || ordinal < v.first || ordinal >= v.end) return std::nullopt;
+  const int64_t idx = ordinal / ix.chunk_units() - v.dir->first_chunk_ordinal;
+  if (idx < 0 || idx >= static_cast<int64_t>(v.dir->chunks.size())) return std::nullopt;
+  return unit_at(ix, *v.dir, ordinal);
+}
+
+int64_t ConsumeQueue::find_offset(const IndexFiles& ix, const Units& v, int64_t offset) const {
+  int64_t lo = v.first, hi = v.end - 1, found = -1;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const auto u = unit(ix, v, mid);
+    if (!u) return -1;
+    if (u->base_offset <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+int64_t ConsumeQueue::find_timestamp(const IndexFiles& ix, const Units& v, int64_t from, int64_t ts) const {
+  int64_t lo = std::max(from, v.first), hi = v.end - 1, found = -1;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const auto u = unit(ix, v, mid);
+    if (!u) return -1;
+    if (u->max_timestamp >= ts) {
+      found = mid;
+      hi = mid - 1;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return found;
+}
+
+Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
+  const int64_t cu = ix.chunk_units();
+  const int64_t ordinal = w_unit_end_;
+  auto dir = dir_.load(std::memory_order_relaxed);
+  const int64_t chunk_ordinal = ordinal / cu;
+  if (!dir || chunk_ordinal - dir->first_chunk_ordinal >= static_cast<int64_t>(dir->chunks.size())) {
+    auto chunk = ix.allocate_chunk();
+    if (!chunk.ok()) return chunk.status();
+    auto next = std::make_shared<ChunkDir>();
+    next->first_chunk_ordinal = dir && !dir->chunks.empty() ? dir->first_chunk_ordinal : chunk_ordinal;
+    if (dir) next->chunks = dir->chunks;
+    next->chunks.push_back(*chunk);
+    dir_.store(next, std::memory_order_release);
+    dir = std::move(next);
+  }
+  QueueUnit u = in;
+  running_max_ts_ = std::max(running_max_ts_, in.max_timestamp);
+  u.max_timestamp = running_max_ts_;
+  const auto idx = static_cast<size_t>(chunk_ordinal - dir->first_chunk_ordinal);
+  format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+  if (w_unit_end_ == w_first_unit_) first_base_ = u.base_offset;  // rebuild: the log says where offsets start
+  ++w_unit_end_;
+  w_next_offset_ = u.next_offset();
+  return {};
+}
+
+void ConsumeQueue::refresh_start() {
+  const int64_t next = next_offset_.load(std::memory_order_relaxed);
+  const int64_t first = w_first_unit_ < unit_end_.load(std::memory_order_relaxed) ? first_base_ : next;
+  start_offset_.store(std::min(std::max(floor_, first), next), std::memory_order_release);
+}
+
+void ConsumeQueue::set_floor(int64_t offset) {
+  floor_ = std::max(floor_, offset);
+  // An empty queue below its floor (its data went with retention and the log no
+  // longer names it): continue at the floor, never below it.
+  if (w_unit_end_ == w_first_unit_ && w_next_offset_ < floor_) w_next_offset_ = floor_;
+  refresh_start();
+}
+
+int64_t ConsumeQueue::first_unit_at_or_after(const IndexFiles& ix, LogPosition pos) const {
+  int64_t lo = w_first_unit_, hi = w_unit_end_;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (writer_unit(ix, mid).pos < pos) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal) {
+  auto dir = dir_.load(std::memory_order_relaxed);
+  if (!dir) return;
+  auto next = std::make_shared<ChunkDir>();
+  next->first_chunk_ordinal = std::max(from_ordinal, dir->first_chunk_ordinal);
+  std::vector<uint32_t> released;
+  for (size_t i = 0; i < dir->chunks.size(); ++i) {
+    const int64_t ordinal = dir->first_chunk_ordinal + static_cast<int64_t>(i);
+    if (ordinal >= from_ordinal && ordinal < to_ordinal) {
+      next->chunks.push_back(dir->chunks[i]);
+    } else {
+      released.push_back(dir->chunks[i]);
+    }
+  }
+  if (released.empty()) return;
+  dir_.store(std::move(next), std::memory_order_release);
+  ix.release(released);
+}
+
+void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
+  const int64_t new_end = first_unit_at_or_after(ix, end);
+  if (new_end == w_unit_end_) return;
+  if (new_end > w_first_unit_) {
+    const QueueUnit last = writer_unit(ix, new_end - 1);
+    w_next_offset_ = last.next_offset();
+    running_max_ts_ = last.max_timestamp;
+  } else {
+    w_next_offset_ = first_base_;
+    running_max_ts_ = -1;
+  }
+  w_unit_end_ = new_end;
+  const int64_t cu = ix.chunk_units();
+  keep_chunks(ix, 0, (new_end + cu - 1) / cu);
+  unit_end_.store(w_unit_end_, std::memory_order_release);
+  next_offset_.store(w_next_offset_, std::memory_order_release);
+  refresh_start();
+}
+
+bool ConsumeQueue::drop_before(IndexFiles& ix, LogPosition begin) {
+  const int64_t new_first = first_unit_at_or_after(ix, begin);
+  if (new_first == w_first_unit_) return false;
+  if (new_first < w_unit_end_) first_base_ = writer_unit(ix, new_first).base_offset;
+  w_first_unit_ = new_first;
+  first_unit_.store(new_first, std::memory_order_release);
+  refresh_start();
+  keep_chunks(ix, new_first / ix.chunk_units(), INT64_MAX);
+  return true;
+}
+
+void ConsumeQueue::release_all(IndexFiles& ix) {
+  keep_chunks(ix, INT64_MAX, INT64_MAX);
+  dir_.store(nullptr, std::memory_order_release);
+}
+
+ConsumeQueue::State ConsumeQueue::state() const {
+  State s;
+  s.floor = floor_;
+  s.next_offset = w_next_offset_;
+  s.first_unit = w_first_unit_;
+  s.unit_end = w_unit_end_;
+  s.running_max_ts = running_max_ts_;
+  s.first_base = first_base_;
+  if (auto dir = dir_.load(std::memory_order_relaxed)) s.dir = *dir;
+  return s;
+}
+
+void ConsumeQueue::restore(const State& s) {
+  floor_ = s.floor;
+  w_next_offset_ = s.next_offset;
+  w_first_unit_ = s.first_unit;
+  w_unit_end_ = s.unit_end;
+  running_max_ts_ = s.running_max_ts;
+  first_base_ = s.first_base;
+  first_unit_.store(s.first_unit, std::memory_order_release);
+  dir_.store(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<ChunkDir>(s.dir),
+             std::memory_order_release);
+}
+
+void ConsumeQueue::reset_to(int64_t next) {
+  State s;
+  s.floor = floor_;
+  s.next_offset = next;
+  restore(s);
+}
+
+}  // namespace rokka::storage

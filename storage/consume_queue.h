@@ -1,0 +1,103 @@
+// ConsumeQueue: one partition's index, a logical array of fixed 32-byte units (one
+// per stored batch) living in chunks of the shared IndexFiles. Unit i of the
+// partition is slot i % chunk_units of chunk dir.chunks[i / chunk_units -
+// dir.first_chunk_ordinal]. Lookups by offset and by timestamp are binary searches.
+//
+// Threading: put/publish/truncate_after/drop_before/restore on the writer thread.
+// The const lookups run on any thread against published state: they load unit_end
+// (acquire) before the ChunkDir, and a ChunkDir is immutable (copy-on-write), so a
+// reader never sees a unit being written. A unit from a chunk recycled meanwhile is
+// caught by CommitLog::read_batch, which checks the entry's partition and offset.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "storage/format.h"
+#include "storage/index_file.h"
+#include "storage/status.h"
+
+namespace rokka::storage {
+
+struct ChunkDir {
+  int64_t first_chunk_ordinal = 0;  // ordinal (unit / chunk_units) of chunks[0]
+  std::vector<uint32_t> chunks;
+};
+
+using format::QueueUnit;
+
+class ConsumeQueue {
+ public:
+  // ---- any thread (published state) ----
+  int64_t start_offset() const { return start_offset_.load(std::memory_order_acquire); }
+  int64_t next_offset() const { return next_offset_.load(std::memory_order_acquire); }
+
+  struct Units {  // a consistent view for one lookup
+    int64_t first = 0, end = 0;
+    std::shared_ptr<const ChunkDir> dir;
+  };
+  Units units() const;
+  // nullopt when the unit's chunk is no longer in `v` (dropped by retention).
+  std::optional<QueueUnit> unit(const IndexFiles& ix, const Units& v, int64_t ordinal) const;
+  // The last unit with base_offset <= offset (as an ordinal), or -1.
+  int64_t find_offset(const IndexFiles& ix, const Units& v, int64_t offset) const;
+  // The first unit at or after `from` whose running max timestamp >= ts, or -1.
+  int64_t find_timestamp(const IndexFiles& ix, const Units& v, int64_t from, int64_t ts) const;
+
+  // ---- writer thread ----
+  Status put(IndexFiles& ix, const QueueUnit& unit);
+  void publish() {
+    unit_end_.store(w_unit_end_, std::memory_order_release);
+    next_offset_.store(w_next_offset_, std::memory_order_release);
+    refresh_start();
+  }
+  int64_t writer_next_offset() const { return w_next_offset_; }
+  int64_t writer_max_timestamp() const { return running_max_ts_; }
+  int64_t unit_count() const { return w_unit_end_ - w_first_unit_; }
+  // Raises the explicit start offset (DeleteRecords or a durable floor); no-op if lower.
+  void set_floor(int64_t offset);
+  int64_t floor() const { return floor_; }
+  // Drops units whose entry starts at or after `end` (the log was cut there).
+  void truncate_after(IndexFiles& ix, LogPosition end);
+  // Drops units whose entry starts before `begin` (retention); returns true if any.
+  bool drop_before(IndexFiles& ix, LogPosition begin);
+  void release_all(IndexFiles& ix);  // deleted partition
+
+  // Checkpoint state.
+  struct State {
+    int64_t floor = 0, next_offset = 0, first_unit = 0, unit_end = 0, running_max_ts = -1, first_base = 0;
+    ChunkDir dir;
+  };
+  State state() const;
+  void restore(const State& s);  // followed by publish()
+  // An empty queue whose next offset is `next` (rebuild: the first put may jump).
+  void reset_to(int64_t next);
+
+ private:
+  QueueUnit unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const;
+  QueueUnit writer_unit(const IndexFiles& ix, int64_t ordinal) const {
+    return unit_at(ix, *dir_.load(std::memory_order_relaxed), ordinal);
+  }
+  // The first writer-side unit in [w_first_unit_, w_unit_end_) whose entry starts at or after pos.
+  int64_t first_unit_at_or_after(const IndexFiles& ix, LogPosition pos) const;
+  // Keeps chunks with ordinals in [from_ordinal, to_ordinal) and releases the rest.
+  void keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal);
+  void refresh_start();
+
+  std::atomic<int64_t> start_offset_{0};
+  std::atomic<int64_t> next_offset_{0};
+  std::atomic<int64_t> first_unit_{0};
+  std::atomic<int64_t> unit_end_{0};
+  std::atomic<std::shared_ptr<const ChunkDir>> dir_;
+  // writer only
+  int64_t w_next_offset_ = 0;
+  int64_t w_unit_end_ = 0;
+  int64_t w_first_unit_ = 0;
+  int64_t first_base_ = 0;  // base offset of unit w_first_unit_ when the queue is not empty
+  int64_t running_max_ts_ = -1;
+  int64_t floor_ = 0;
+};
+
+}  // namespace rokka::storage

@@ -1,0 +1,79 @@
+// IndexFiles: the shared index files that hold every partition's ConsumeQueue units.
+//
+// The index space is an array of fixed-size chunks (chunk_units units of 32 bytes);
+// chunk c lives in file c / file_chunks at byte (c % file_chunks) * chunk bytes. A
+// partition owns a list of chunks (its ChunkDir), so the number of files and
+// descriptors depends on the total number of units, never on the partition count,
+// and a partition that never received data owns no chunk at all (invariant 5).
+// Files are sparse, mapped read-write and advised MADV_RANDOM (8 MiB readahead here).
+//
+// Threading: allocate/release/recycle/sync/reset on the writer thread; unit() from
+// any thread for chunks a reader found in a published ChunkDir.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "storage/file_system.h"
+
+namespace rokka::storage {
+
+struct IndexOptions {
+  std::filesystem::path dir;
+  FileSystem* fs = nullptr;
+  uint32_t chunk_units = 128;    // 4 KiB chunks: one page, so an idle partition's chunk costs one page
+  uint32_t file_chunks = 32768;  // 128 MiB (sparse) files
+};
+
+class IndexFiles {
+ public:
+  static constexpr size_t kMaxFiles = 4096;
+
+  // Maps the files holding chunks [0, next_chunk); kNotFound when one is missing or short.
+  static Result<std::unique_ptr<IndexFiles>> open(const IndexOptions& options, uint32_t next_chunk,
+                                                  std::vector<uint32_t> free_chunks);
+  ~IndexFiles();
+
+  uint32_t chunk_units() const { return options_.chunk_units; }
+  std::byte* unit(uint32_t chunk, uint32_t slot) const {
+    std::byte* base = bases_[chunk / options_.file_chunks].load(std::memory_order_acquire);
+    return base + (static_cast<size_t>(chunk % options_.file_chunks) * options_.chunk_units + slot) * kUnitBytes;
+  }
+  // Writer: a unit slot to fill (marks its file for the next sync).
+  std::byte* unit_for_write(uint32_t chunk, uint32_t slot) {
+    dirty_[chunk / options_.file_chunks] = true;
+    return unit(chunk, slot);
+  }
+
+  Result<uint32_t> allocate_chunk();
+  // Chunks no partition references any more. Readers may still hold an older ChunkDir
+  // naming them, so they are reused only after recycle() (the next retention pass).
+  void release(const std::vector<uint32_t>& chunks);
+  void recycle();
+  Status sync();       // fdatasync every file written since the last sync
+  void reset();        // forget every allocation (full rebuild from the log)
+  uint32_t next_chunk() const { return next_chunk_; }
+  std::vector<uint32_t> free_chunks() const;  // free + quarantined (checkpoint)
+  size_t file_count() const { return files_.size(); }
+
+ private:
+  static constexpr size_t kUnitBytes = 32;
+  explicit IndexFiles(const IndexOptions& options) : options_(options) {}
+  int64_t file_bytes() const { return int64_t{options_.file_chunks} * options_.chunk_units * kUnitBytes; }
+  Status map_file(size_t index, bool create);
+
+  IndexOptions options_;
+  std::array<std::atomic<std::byte*>, kMaxFiles> bases_{};
+  std::vector<std::unique_ptr<File>> files_;
+  std::vector<std::shared_ptr<Mapping>> maps_;
+  std::vector<bool> dirty_ = std::vector<bool>(kMaxFiles, false);
+  uint32_t next_chunk_ = 0;
+  uint32_t populated_until_ = 0;  // chunks below were pre-faulted in bulk
+  std::vector<uint32_t> free_;
+  std::vector<uint32_t> quarantine_;
+};
+
+}  // namespace rokka::storage

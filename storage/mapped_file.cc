@@ -1,0 +1,42 @@
+#include "storage/mapped_file.h"
+
+#include <vector>
+
+namespace rokka::storage {
+
+Result<std::shared_ptr<MappedFile>> MappedFile::open(FileSystem& fs, const std::filesystem::path& path,
+                                                     LogPosition start, int64_t size, bool create) {
+  auto file = fs.open(path, create);
+  if (!file.ok()) return file.status();
+  auto current = (*file)->size();
+  if (!current.ok()) return current.status();
+  // A short file (created, or cut by someone) grows sparsely: the tail reads as zeros,
+  // which recovery treats as the end of the log.
+  if (*current < size) {
+    if (Status s = (*file)->truncate(size); !s.ok()) return s;
+  }
+  auto map = (*file)->map(size, false, false);
+  if (!map.ok()) return map.status();
+  return std::shared_ptr<MappedFile>(new MappedFile(path, start, size, std::move(*file), std::move(*map)));
+}
+
+Status MappedFile::write_at(int64_t offset, std::span<const std::byte> bytes) {
+  if (!file_) return Status::io_error("write to sealed segment " + path_.string());
+  return file_->write_at(offset, bytes);
+}
+
+Status MappedFile::sync() { return file_ ? file_->sync() : Status{}; }
+
+Status MappedFile::zero_from(int64_t offset) {
+  if (!file_) return Status::io_error("zero sealed segment " + path_.string());
+  constexpr int64_t kPage = 4096;
+  const int64_t page_end = std::min(size_, (offset + kPage - 1) / kPage * kPage);
+  if (page_end > offset) {
+    std::vector<std::byte> zeros(static_cast<size_t>(page_end - offset));
+    if (Status s = file_->write_at(offset, zeros); !s.ok()) return s;
+  }
+  if (Status s = file_->punch_hole(page_end, size_ - page_end); !s.ok()) return s;
+  return file_->sync();
+}
+
+}  // namespace rokka::storage

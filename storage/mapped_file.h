@@ -1,0 +1,57 @@
+// MappedFile: one fixed-size CommitLog segment, named by its 20-digit start position.
+//
+// Bytes are written with pwrite (from the CommitLog's staging buffer: one syscall per
+// group, no page fault per 4 KiB as with stores into a fresh mapping) and read through
+// a read-only shared mapping of the whole file, which sees the same page cache.
+// Threading: write/sync/zero_from on the writer thread; data() from any thread, for
+// bytes the CommitLog has published. A shared_ptr<MappedFile> keeps the mapping alive
+// after the file is dropped by retention (readers hold one in LogSlice::hold).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <span>
+
+#include "storage/file_system.h"
+#include "storage/format.h"
+
+namespace rokka::storage {
+
+class MappedFile {
+ public:
+  // Opens (or creates, growing it sparsely to `size`) and maps the file.
+  static Result<std::shared_ptr<MappedFile>> open(FileSystem& fs, const std::filesystem::path& path, LogPosition start,
+                                                  int64_t size, bool create);
+
+  LogPosition start() const { return start_; }
+  LogPosition end() const { return {start_.value + size_}; }
+  int64_t size() const { return size_; }
+  const std::byte* data() const { return map_->data(); }
+  const std::filesystem::path& path() const { return path_; }
+  bool contains(LogPosition pos) const { return pos >= start_ && pos < end(); }
+
+  Status write_at(int64_t offset, std::span<const std::byte> bytes);
+  Status sync();
+  // Makes [offset, size) read as zeros (recovery cuts a torn tail) and syncs.
+  Status zero_from(int64_t offset);
+  // Drops the descriptor of a sealed, synced segment (the mapping stays): keeps the
+  // open-fd count independent of the log size.
+  void close_file() { file_.reset(); }
+
+  // Broker clock of the newest entry (retention by age); 0 when empty.
+  std::atomic<int64_t> last_append_ms{0};
+
+ private:
+  MappedFile(std::filesystem::path path, LogPosition start, int64_t size, std::unique_ptr<File> file,
+             std::shared_ptr<Mapping> map)
+      : path_(std::move(path)), start_(start), size_(size), file_(std::move(file)), map_(std::move(map)) {}
+
+  std::filesystem::path path_;
+  LogPosition start_;
+  int64_t size_;
+  std::unique_ptr<File> file_;
+  std::shared_ptr<Mapping> map_;
+};
+
+}  // namespace rokka::storage

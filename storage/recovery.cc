@@ -1,0 +1,209 @@
+// Store::open's recovery, before the writer thread starts:
+//   1. MetaJournal replay (torn tail cut) -> the partition table.
+//   2. CommitLog segments mapped; the checkpoint (CRC'd) and the index files it needs.
+//   3. Clean shutdown (no "abort" marker) with a usable checkpoint: no log scan.
+//      Crash: re-read the log from the start of the segment holding the checkpoint's
+//      position (at most one segment before it, then the tail), verifying every entry's
+//      CRCs, re-adding index units and producer state; cut at the first bad entry.
+//      No usable checkpoint or index: rebuild every index from the whole log.
+//   4. Drop index units that point past the cut (index ahead of log) or before the
+//      oldest segment; apply start-offset floors; publish; checkpoint; "abort" marker.
+#include <algorithm>
+
+#include "storage/log.h"
+#include "storage/store_impl.h"
+
+namespace rokka::storage {
+namespace {
+
+bool parse_u32(std::string_view s, uint32_t& out) {
+  if (s.empty() || s.size() > 10) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > UINT32_MAX) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+// A checkpointed ChunkDir must cover the unit range it claims, with allocated chunks.
+bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t next_chunk) {
+  for (uint32_t c : q.dir.chunks)
+    if (c >= next_chunk) return false;
+  if (q.first_unit == q.unit_end) return true;
+  const int64_t first_ordinal = q.first_unit / chunk_units;
+  const int64_t last_ordinal = (q.unit_end - 1) / chunk_units;
+  return q.dir.first_chunk_ordinal <= first_ordinal &&
+         last_ordinal - q.dir.first_chunk_ordinal < static_cast<int64_t>(q.dir.chunks.size());
+}
+
+}  // namespace
+
+Status StoreImpl::load_partition_table() {
+  for (const auto& [key, value] : journal_->scan("s/p/")) {
+    uint32_t id = 0;
+    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) {
+      log_warn("meta: ignoring malformed partition record key={}", key);
+      continue;
+    }
+    partitions_.add(id);
+    next_partition_ = std::max(next_partition_, id + 1);
+  }
+  uint32_t next = 0;
+  if (auto v = journal_->get("s/next_pid"); v && parse_u32(*v, next)) next_partition_ = std::max(next_partition_, next);
+  return {};
+}
+
+bool StoreImpl::restore_checkpoint(const Checkpoint& cp) {
+  for (const auto& pc : cp.partitions) {
+    if (!dir_consistent(pc.queue, options_.index_chunk_units, cp.next_chunk)) return false;
+  }
+  for (const auto& pc : cp.partitions) {
+    Partition* p = partitions_.get(pc.id);
+    if (!p) {  // deleted since: its chunks are free again
+      index_->release(pc.queue.dir.chunks);
+      continue;
+    }
+    p->queue.restore(pc.queue);
+    if (!pc.producers.empty()) p->producers = std::make_unique<ProducerStateTable>(pc.producers);
+  }
+  index_->recycle();
+  for (const auto& [start, ms] : cp.segment_ages) log_->set_last_append_ms({start}, ms);
+  return true;
+}
+
+void StoreImpl::apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
+                                     int64_t append_time) {
+  namespace fb = format::batch;
+  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
+  if (producer_id < 0) return;
+  const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
+  const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
+  const bool lat = (fb::i16(batch, fb::kAttributes) & fb::kTimestampTypeBit) != 0;
+  if (!p.producers) p.producers = std::make_unique<ProducerStateTable>();
+  p.producers->update(producer_id, fb::i16(batch, fb::kProducerEpoch),
+                      {first_seq, increment_sequence(first_seq, lod), base_offset,
+                       lat ? fb::i64(batch, fb::kMaxTimestamp) : -1},
+                      append_time);
+}
+
+Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
+  int64_t entries = 0, skipped = 0;
+  Status failure;
+  const LogPosition end = log_->scan(from, [&](const CommitLog::ScannedEntry& e) {
+    Partition* p = partitions_.get(e.header.partition);
+    if (!p) return true;  // a deleted partition's bytes wait for retention
+    ConsumeQueue& q = p->queue;
+    const bool may_jump = rebuild && q.unit_count() == 0;
+    if (!may_jump && e.header.base_offset != q.writer_next_offset()) {
+      ++skipped;  // not the partition's next batch: stale or inconsistent, never index it
+      return true;
+    }
+    const int32_t lod = format::batch::i32(e.batch, format::batch::kLastOffsetDelta);
+    const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
+                                 e.header.max_timestamp};
+    if (failure = q.put(*index_, unit); !failure.ok()) return false;
+    apply_producer_batch(*p, e.batch, e.header.base_offset, e.header.append_time);
+    ++entries;
+    return true;
+  });
+  if (!failure.ok()) return failure;
+  log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rebuild={}", from.value, end.value,
+           entries, skipped, rebuild);
+  return log_->truncate(end);
+}
+
+Status StoreImpl::recover() {
+  const auto& dir = options_.dir;
+  auto journal = MetaJournal::open(*fs_, dir / "meta");
+  if (!journal.ok()) return journal.status();
+  journal_ = std::move(*journal);
+  auto log = CommitLog::open({dir / "commitlog", options_.segment_bytes, fs_});
+  if (!log.ok()) return log.status();
+  log_ = std::move(*log);
+  if (Status s = load_partition_table(); !s.ok()) return s;
+  const bool crashed = fs_->exists(dir / "abort");
+
+  std::optional<Checkpoint> cp;
+  if (auto bytes = read_file(*fs_, dir / "checkpoint"); bytes.ok()) {
+    auto decoded = decode_checkpoint(*bytes);
+    if (decoded.ok()) {
+      cp = std::move(*decoded);
+    } else {
+      log_warn("checkpoint unusable, rebuilding the index from the log: {}", decoded.status().to_string());
+    }
+  } else if (bytes.status().code() != StatusCode::kNotFound) {
+    return bytes.status();
+  }
+
+  const IndexOptions iopt{dir / "index", fs_, options_.index_chunk_units, options_.index_file_chunks};
+  bool rebuild = true;
+  if (cp) {
+    auto ix = IndexFiles::open(iopt, cp->next_chunk, cp->free_chunks);
+    if (ix.ok()) {
+      index_ = std::move(*ix);
+      rebuild = !restore_checkpoint(*cp);
+      if (rebuild) log_warn("checkpoint index state inconsistent, rebuilding the index from the log");
+    } else {
+      log_warn("index files unusable, rebuilding from the log: {}", ix.status().to_string());
+    }
+  }
+  const auto segments = log_->segments();
+  const LogPosition log_limit = segments.empty() ? LogPosition{} : segments.back().end;
+  if (rebuild) {
+    auto ix = IndexFiles::open(iopt, 0, {});
+    if (!ix.ok()) return ix.status();
+    index_ = std::move(*ix);
+    partitions_.for_each([](PartitionId, Partition& p) {
+      p.queue.reset_to(0);
+      p.producers.reset();
+    });
+    if (cp) {  // next offsets of partitions whose data retention already removed
+      for (const auto& pc : cp->partitions)
+        if (Partition* p = partitions_.get(pc.id)) p->queue.reset_to(pc.queue.next_offset);
+    }
+  }
+  LogPosition from = rebuild ? log_->begin() : std::min(cp->log_end, log_limit);
+  if (segments.empty()) from = rebuild ? LogPosition{} : cp->log_end;
+  if (crashed && !rebuild) {
+    // Re-verify the whole segment holding the checkpoint position too: a log that
+    // lost bytes before it (index ahead of log) is cut there, and the units that
+    // point past the cut are dropped below. Entries already indexed are skipped.
+    for (const auto& seg : segments)
+      if (seg.start < from && from <= seg.end) from = seg.start;
+  }
+  if (rebuild || crashed) {
+    if (Status s = replay_log(from, rebuild); !s.ok()) return s;
+  } else if (Status s = log_->truncate(from); !s.ok()) {
+    return s;
+  }
+
+  const LogPosition end = log_->write_end(), begin = log_->begin();
+  partitions_.for_each([&](PartitionId, Partition& p) {
+    p.queue.truncate_after(*index_, end);  // index ahead of log
+    if (p.producers) p.producers->truncate(p.queue.writer_next_offset());
+    p.queue.drop_before(*index_, begin);   // segments deleted after the checkpoint
+  });
+  for (const auto& [key, value] : journal_->scan("s/p/")) {
+    uint32_t id = 0;
+    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) continue;
+    if (Partition* p = partitions_.get(id))
+      p->queue.set_floor(static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data()))));
+  }
+  partitions_.for_each([](PartitionId, Partition& p) { p.queue.publish(); });
+  const int64_t now = now_ms();
+  for (const auto& seg : log_->segments())
+    if (seg.last_append_ms == 0) log_->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period
+
+  checkpoint_pos_ = cp && !rebuild ? std::min(cp->log_end, end) : LogPosition{};
+  if (rebuild || crashed || !cp) {
+    if (Status s = checkpoint(); !s.ok()) return s;
+  }
+  auto marker = fs_->open(dir / "abort", true);
+  if (!marker.ok()) return marker.status();
+  return fs_->sync_dir(dir);
+}
+
+}  // namespace rokka::storage

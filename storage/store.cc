@@ -1,0 +1,213 @@
+// Store facade: open, request submission, and the read paths (any thread).
+#include <algorithm>
+
+#include "storage/log.h"
+#include "storage/store_impl.h"
+
+namespace rokka::storage {
+namespace {
+
+// Caller-thread checks of one RecordBatch v2 (CPU work stays off the writer).
+Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
+  namespace fb = format::batch;
+  if (static_cast<int64_t>(b.size()) > max_bytes) return Status::too_large("batch larger than max_append_bytes");
+  if (b.size() < static_cast<size_t>(fb::kHeaderSize)) return Status::invalid_argument("batch shorter than its header");
+  if (int64_t{fb::i32(b, fb::kLength)} + fb::kLengthOverhead != static_cast<int64_t>(b.size()))
+    return Status::invalid_argument("batch Length field disagrees with its size");
+  if (std::to_integer<int>(b[fb::kMagic]) != 2) return Status::invalid_argument("batch magic is not 2");
+  if (fb::i32(b, fb::kLastOffsetDelta) < 0) return Status::invalid_argument("negative LastOffsetDelta");
+  if (fb::i64(b, fb::kProducerId) >= 0 && fb::i32(b, fb::kBaseSequence) < 0)
+    return Status::invalid_argument("idempotent batch without a sequence");
+  if (!fb::crc_ok(b)) return Status::invalid_argument("batch CRC mismatch");
+  return {};
+}
+
+}  // namespace
+
+PartitionTable::~PartitionTable() {
+  for (size_t i = 0; i < kSlots; ++i) {
+    Block* b = top_[i].load();
+    if (!b) continue;
+    for (auto& slot : *b) delete slot.load();
+    delete b;
+  }
+}
+
+Partition* PartitionTable::add(PartitionId id) {
+  auto& top = top_[id >> kBits];
+  Block* b = top.load(std::memory_order_relaxed);
+  if (!b) {
+    b = new Block();
+    for (auto& slot : *b) slot.store(nullptr, std::memory_order_relaxed);
+    top.store(b, std::memory_order_release);
+  }
+  auto& slot = (*b)[id & (kSlots - 1)];
+  if (Partition* p = slot.load(std::memory_order_relaxed)) return p;
+  auto* p = new Partition();
+  slot.store(p, std::memory_order_release);
+  ids_.push_back(id);
+  return p;
+}
+
+Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
+  if (options.segment_bytes < 64 * 1024 || options.max_append_bytes > options.segment_bytes / 2 ||
+      options.index_chunk_units == 0 || options.index_file_chunks == 0)
+    return Status::invalid_argument("bad store options");
+  auto store = std::make_unique<StoreImpl>(std::move(options));
+  if (Status s = store->start(); !s.ok()) return s;
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
+  fs_ = options_.fs ? options_.fs : &FileSystem::real();
+  if (!options_.clock_ms) {
+    options_.clock_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+}
+
+StoreImpl::~StoreImpl() {
+  {
+    std::lock_guard lock(mu_);
+    if (!writer_.joinable()) return;
+    stopping_ = true;
+    abandon_ = true;  // no close(): behave like a crash
+  }
+  cv_.notify_one();
+  writer_.join();
+}
+
+Status StoreImpl::start() {
+  if (Status s = fs_->create_dirs(options_.dir); !s.ok()) return s;
+  if (Status s = recover(); !s.ok()) return s;
+  const auto now = Clock::now();
+  next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
+  next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
+  next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
+  writer_ = std::thread([this] { run(); });
+  return {};
+}
+
+void StoreImpl::submit(Op op) {
+  {
+    std::unique_lock lock(mu_);
+    if (!stopping_) {
+      queue_.push_back(std::move(op));
+      lock.unlock();
+      cv_.notify_one();
+      return;
+    }
+  }
+  std::vector<Op> one;
+  one.push_back(std::move(op));
+  fail_all(one, Status::shutdown("store is closed"));
+}
+
+void StoreImpl::create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) {
+  submit(CreateOp{count, std::move(done)});
+}
+
+void StoreImpl::delete_partition(PartitionId partition, StatusCallback done) {
+  submit(DeleteOp{partition, std::move(done)});
+}
+
+void StoreImpl::delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) {
+  submit(DeleteRecordsOp{partition, offset, std::move(done)});
+}
+
+void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) { submit(MetaOp{std::move(batch), std::move(done)}); }
+
+std::vector<std::pair<std::string, std::string>> StoreImpl::scan(std::string_view prefix) const {
+  return journal_->scan(prefix);
+}
+
+void StoreImpl::append(std::vector<AppendRequest> requests, AppendCallback done) {
+  AppendOp op{std::move(requests), {}, std::move(done)};
+  op.checked.reserve(op.requests.size());
+  for (const auto& r : op.requests) op.checked.push_back(check_batch(r.batch, options_.max_append_bytes));
+  submit(std::move(op));
+}
+
+void StoreImpl::set_append_listener(std::function<void(std::span<const PartitionId>)> listener) {
+  std::lock_guard lock(mu_);
+  listener_ = std::move(listener);
+}
+
+Status StoreImpl::close() {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return close_status_;
+    closed_ = true;
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (writer_.joinable()) writer_.join();
+  return close_status_;
+}
+
+const Partition* StoreImpl::live_partition(PartitionId id) const {
+  const Partition* p = partitions_.get(id);
+  return p && p->live.load(std::memory_order_acquire) ? p : nullptr;
+}
+
+Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
+  const Partition* p = live_partition(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  // next first: start is published after next, and start <= next must hold in the answer.
+  const int64_t next = p->queue.next_offset();
+  return PartitionOffsets{std::min(p->queue.start_offset(), next), next};
+}
+
+Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_t max_bytes) const {
+  const Partition* p = live_partition(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  ReadResult out;
+  out.offsets = *offsets(partition);
+  if (offset < out.offsets.log_start_offset || offset > out.offsets.next_offset)
+    return Status::out_of_range("offset " + std::to_string(offset));
+  if (offset == out.offsets.next_offset) return out;
+  const ConsumeQueue& q = p->queue;
+  const auto v = q.units();
+  const int64_t first = q.find_offset(*index_, v, offset);
+  if (first < 0) return Status::out_of_range("offset " + std::to_string(offset) + " no longer indexed");
+  int64_t bytes = 0;
+  for (int64_t i = first; i < v.end; ++i) {
+    const auto u = q.unit(*index_, v, i);
+    if (!u || (!out.batches.empty() && bytes + u->size > max_bytes)) break;
+    auto slice = log_->read_batch(u->pos, u->size, partition, u->base_offset);
+    if (!slice.ok()) {
+      if (out.batches.empty()) return slice.status();
+      break;
+    }
+    out.batches.push_back(std::move(*slice));
+    bytes += u->size;
+    if (bytes >= max_bytes) break;
+  }
+  return out;
+}
+
+Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64_t ts) const {
+  const Partition* p = live_partition(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  const ConsumeQueue& q = p->queue;
+  const int64_t start = q.start_offset();
+  const auto v = q.units();
+  const int64_t from = std::max(q.find_offset(*index_, v, start), v.first);
+  const int64_t i = q.find_timestamp(*index_, v, from, ts);
+  const auto u = i >= 0 ? q.unit(*index_, v, i) : std::nullopt;
+  if (!u) return TimestampOffset{};
+  return TimestampOffset{u->max_timestamp, std::max(u->base_offset, start)};
+}
+
+Result<TimestampOffset> StoreImpl::max_timestamp(PartitionId partition) const {
+  const Partition* p = live_partition(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  const auto v = p->queue.units();
+  const auto last = v.end > v.first ? p->queue.unit(*index_, v, v.end - 1) : std::nullopt;
+  if (!last) return TimestampOffset{};
+  return lookup_timestamp(partition, last->max_timestamp);
+}
+
+}  // namespace rokka::storage

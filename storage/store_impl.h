@@ -1,0 +1,177 @@
+// StoreImpl: the Store facade's implementation. Internal to storage/.
+//
+// One writer thread (store_writer.cc) owns every mutation: offsets, the
+// LogAppendTime + CRC fix-up, CommitLog append, ConsumeQueue units, idempotence,
+// group commit, checkpoints and retention. Callers queue work and return; reads
+// (store.cc) run on the caller's thread against published state.
+// Recovery at open: recovery.cc.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+#include "storage/checkpoint.h"
+#include "storage/commit_log.h"
+#include "storage/consume_queue.h"
+#include "storage/index_file.h"
+#include "storage/meta_journal.h"
+#include "storage/producer_state.h"
+#include "storage/store.h"
+
+namespace rokka::storage {
+
+struct Partition {
+  ConsumeQueue queue;
+  std::atomic<bool> live{true};
+  bool touched = false;                              // writer: grew in the current group
+  std::unique_ptr<ProducerStateTable> producers;     // writer; null until an idempotent batch
+};
+
+// PartitionId -> Partition, readable from any thread while the writer adds entries.
+// Two levels of 65,536 slots; a block is allocated when its first id is. Partition
+// objects live until the store closes (a deleted one is marked, not freed), so a
+// reader's pointer never dangles.
+class PartitionTable {
+ public:
+  PartitionTable() : top_(new std::atomic<Block*>[kSlots]()) {}
+  ~PartitionTable();
+  Partition* get(PartitionId id) const {
+    Block* b = top_[id >> kBits].load(std::memory_order_acquire);
+    return b ? (*b)[id & (kSlots - 1)].load(std::memory_order_acquire) : nullptr;
+  }
+  Partition* add(PartitionId id);  // writer
+  template <typename F>
+  void for_each(F&& f) const {  // writer: every partition ever added, by id
+    for (PartitionId id : ids_)
+      if (Partition* p = get(id)) f(id, *p);
+  }
+
+ private:
+  static constexpr int kBits = 16;
+  static constexpr size_t kSlots = size_t{1} << kBits;
+  using Block = std::array<std::atomic<Partition*>, kSlots>;
+  std::unique_ptr<std::atomic<Block*>[]> top_;
+  std::vector<PartitionId> ids_;
+};
+
+class StoreImpl final : public Store, public MetaStore {
+ public:
+  explicit StoreImpl(StoreOptions options);
+  ~StoreImpl() override;
+  Status start();  // open files, recover, start the writer
+
+  // Store
+  void create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) override;
+  void delete_partition(PartitionId partition, StatusCallback done) override;
+  void append(std::vector<AppendRequest> requests, AppendCallback done) override;
+  Result<ReadResult> read(PartitionId partition, int64_t offset, int64_t max_bytes) const override;
+  Result<PartitionOffsets> offsets(PartitionId partition) const override;
+  Result<TimestampOffset> lookup_timestamp(PartitionId partition, int64_t ts) const override;
+  Result<TimestampOffset> max_timestamp(PartitionId partition) const override;
+  void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) override;
+  MetaStore& meta() override { return *this; }
+  void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) override;
+  Status close() override;
+
+  // MetaStore
+  void write(std::vector<Mutation> batch, StatusCallback done) override;
+  std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const override;
+
+ private:
+  struct AppendOp {
+    std::vector<AppendRequest> requests;
+    std::vector<Status> checked;  // caller-thread validation, per request
+    AppendCallback done;
+  };
+  struct CreateOp {
+    uint32_t count;
+    std::function<void(Result<std::vector<PartitionId>>)> done;
+  };
+  struct DeleteOp {
+    PartitionId partition;
+    StatusCallback done;
+  };
+  struct DeleteRecordsOp {
+    PartitionId partition;
+    int64_t offset;
+    std::function<void(Result<int64_t>)> done;
+  };
+  struct MetaOp {
+    std::vector<Mutation> batch;
+    StatusCallback done;
+  };
+  using Op = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp>;
+  using Completion = std::function<void(const Status& durable)>;
+  using Clock = std::chrono::steady_clock;
+
+  // ---- any thread ----
+  void submit(Op op);
+  const Partition* live_partition(PartitionId id) const;
+  int64_t now_ms() const { return options_.clock_ms(); }
+
+  // ---- writer thread (store_writer.cc) ----
+  void run();
+  void process(std::vector<Op>& ops);
+  void handle(AppendOp& op);
+  void handle(CreateOp& op);
+  void handle(DeleteOp& op);
+  void handle(DeleteRecordsOp& op);
+  void handle(MetaOp& op);
+  Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
+  Status end_group();
+  void run_timers();
+  Clock::time_point next_deadline() const;
+  Status checkpoint();
+  Status enforce_retention();
+  Status shutdown_cleanly();
+  void enter_read_only(const Status& cause);
+  Status write_meta(const std::vector<Mutation>& batch, bool must_sync);
+  void fail_all(std::vector<Op>& ops, const Status& s);
+
+  // ---- recovery (recovery.cc), before the writer starts ----
+  Status recover();
+  Status load_partition_table();
+  bool restore_checkpoint(const Checkpoint& cp);
+  Status replay_log(LogPosition from, bool rebuild);
+  void apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
+                            int64_t append_time);
+
+  StoreOptions options_;
+  FileSystem* fs_;
+  std::unique_ptr<CommitLog> log_;
+  std::unique_ptr<IndexFiles> index_;
+  std::unique_ptr<MetaJournal> journal_;
+  PartitionTable partitions_;
+
+  // queue (guarded by mu_)
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Op> queue_;
+  bool stopping_ = false;
+  bool abandon_ = false;
+  std::thread writer_;
+  Status close_status_;
+  bool closed_ = false;
+
+  // writer state
+  std::atomic<bool> read_only_{false};
+  Status read_only_cause_;
+  PartitionId next_partition_ = 0;
+  std::vector<Completion> completions_;
+  std::vector<PartitionId> grown_;
+  bool meta_written_ = false, meta_must_sync_ = false;
+  int64_t unflushed_messages_ = 0;
+  LogPosition checkpoint_pos_;
+  bool changed_since_checkpoint_ = false;
+  Clock::time_point next_flush_, next_checkpoint_, next_retention_;
+  std::function<void(std::span<const PartitionId>)> listener_;
+};
+
+}  // namespace rokka::storage

@@ -1,0 +1,372 @@
+// The writer thread: the only code that mutates the CommitLog, ConsumeQueues,
+// producer state and MetaJournal. It drains the whole queue, applies it, makes it
+// durable with one flush (group commit), publishes, then completes every request.
+// It sleeps on the queue's condition variable until work arrives or a timer
+// (async flush, checkpoint, retention) is due: no polling.
+#include <algorithm>
+
+#include "storage/log.h"
+#include "storage/store_impl.h"
+
+namespace rokka::storage {
+namespace {
+
+std::string partition_key(PartitionId id) {
+  std::string s = std::to_string(id);
+  return "s/p/" + std::string(10 - s.size(), '0') + s;
+}
+
+std::string encode_i64(int64_t v) {
+  std::string s(8, '\0');
+  format::put_le64(reinterpret_cast<std::byte*>(s.data()), static_cast<uint64_t>(v));
+  return s;
+}
+
+}  // namespace
+
+void StoreImpl::fail_all(std::vector<Op>& ops, const Status& s) {
+  for (auto& op : ops) {
+    std::visit(
+        [&](auto& o) {
+          using T = std::decay_t<decltype(o)>;
+          if constexpr (std::is_same_v<T, AppendOp>) {
+            if (o.done) o.done(std::vector<Result<AppendInfo>>(o.requests.size(), s));
+          } else {
+            if (o.done) o.done(s);
+          }
+        },
+        op);
+  }
+}
+
+void StoreImpl::run() {
+  std::vector<Op> ops;
+  for (;;) {
+    bool stopping = false;
+    {
+      std::unique_lock lock(mu_);
+      while (queue_.empty() && !stopping_) {
+        if (cv_.wait_until(lock, next_deadline()) == std::cv_status::timeout) break;
+      }
+      ops.swap(queue_);
+      stopping = stopping_;
+      if (abandon_) {
+        lock.unlock();
+        fail_all(ops, Status::shutdown("store abandoned"));
+        return;
+      }
+    }
+    if (!ops.empty()) process(ops);
+    ops.clear();
+    run_timers();
+    if (stopping) {
+      std::lock_guard lock(mu_);
+      if (!queue_.empty()) continue;
+      close_status_ = shutdown_cleanly();
+      return;
+    }
+  }
+}
+
+StoreImpl::Clock::time_point StoreImpl::next_deadline() const {
+  auto t = next_retention_;
+  if (log_->has_unflushed() && options_.flush_mode == FlushMode::kAsync) t = std::min(t, next_flush_);
+  if (changed_since_checkpoint_) t = std::min(t, next_checkpoint_);
+  return t;
+}
+
+void StoreImpl::process(std::vector<Op>& ops) {
+  for (auto& op : ops) std::visit([this](auto& o) { handle(o); }, op);
+  const Status durable = end_group();
+  if (durable.ok()) {
+    log_->publish();  // bytes first: a reader that sees a unit can read its entry
+    for (PartitionId id : grown_) {
+      Partition* p = partitions_.get(id);
+      p->queue.publish();
+      p->touched = false;
+    }
+  } else {
+    for (PartitionId id : grown_) partitions_.get(id)->touched = false;
+  }
+  std::function<void(std::span<const PartitionId>)> listener;
+  {
+    std::lock_guard lock(mu_);
+    listener = listener_;
+  }
+  if (durable.ok() && listener && !grown_.empty()) listener(grown_);  // before the acks
+  grown_.clear();
+  for (auto& c : completions_) c(durable);
+  completions_.clear();
+}
+
+Status StoreImpl::end_group() {
+  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+  Status s = log_->write_out();
+  const bool sync = options_.flush_mode == FlushMode::kSync;
+  if (s.ok() && (sync || unflushed_messages_ >= options_.flush_interval_messages) && log_->has_unflushed()) {
+    s = log_->flush();
+    unflushed_messages_ = 0;
+  }
+  if (s.ok() && meta_written_ && (sync || meta_must_sync_)) s = journal_->sync();
+  meta_written_ = meta_must_sync_ = false;
+  if (s.ok() && log_->write_end().value - checkpoint_pos_.value >= options_.checkpoint_interval_bytes)
+    s = checkpoint();
+  if (!s.ok()) enter_read_only(s);
+  return s;
+}
+
+void StoreImpl::enter_read_only(const Status& cause) {
+  if (read_only_) return;
+  read_only_cause_ = cause;
+  read_only_ = true;
+  log_error("storage failure, store is read-only from now on: {}", cause.to_string());
+}
+
+void StoreImpl::handle(AppendOp& op) {
+  auto results = std::make_shared<std::vector<Result<AppendInfo>>>();
+  results->reserve(op.requests.size());
+  const int64_t now = now_ms();
+  for (size_t i = 0; i < op.requests.size(); ++i) {
+    if (!op.checked[i].ok()) {
+      results->push_back(op.checked[i]);
+    } else {
+      results->push_back(append_one(op.requests[i], now));
+    }
+  }
+  completions_.push_back([results, done = std::move(op.done)](const Status& durable) {
+    if (!durable.ok()) {
+      for (auto& r : *results)
+        if (r.ok()) r = durable;
+    }
+    if (done) done(std::move(*results));
+  });
+}
+
+Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) {
+  namespace fb = format::batch;
+  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+  Partition* p = partitions_.get(req.partition);
+  if (!p || !p->live.load(std::memory_order_relaxed))
+    return Status::not_found("partition " + std::to_string(req.partition));
+  const auto in = req.batch;
+  const int32_t lod = fb::i32(in, fb::kLastOffsetDelta);
+  const int64_t producer_id = fb::i64(in, fb::kProducerId);
+  const int16_t epoch = fb::i16(in, fb::kProducerEpoch);
+  const int32_t first_seq = fb::i32(in, fb::kBaseSequence);
+  const int32_t last_seq = increment_sequence(first_seq, lod);
+  const bool log_append_time = req.timestamp_type == TimestampType::kLogAppendTime;
+  const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + in.size());
+  if (entry_size > log_->max_entry_size()) return Status::too_large("batch larger than a segment");
+  if (producer_id >= 0 && p->producers) {
+    auto dup = p->producers->check(producer_id, epoch, first_seq, last_seq);
+    if (!dup.ok()) return dup.status();
+    if (*dup) return AppendInfo{(*dup)->base_offset, (*dup)->log_append_time, p->queue.start_offset()};
+  }
+  auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
+  if (!r.ok()) {
+    enter_read_only(r.status());
+    return r.status();
+  }
+  const int64_t base = p->queue.writer_next_offset();
+  std::byte* entry = r->bytes.data();
+  const std::span<std::byte> stored(entry + format::kEntryHeaderSize, in.size());
+  std::copy(in.begin(), in.end(), stored.begin());
+  format::put_be(stored.data() + fb::kBaseOffset, static_cast<uint64_t>(base), 8);
+  if (log_append_time) {
+    const auto attrs = static_cast<uint16_t>(fb::i16(stored, fb::kAttributes) | fb::kTimestampTypeBit);
+    format::put_be(stored.data() + fb::kAttributes, attrs, 2);
+    format::put_be(stored.data() + fb::kMaxTimestamp, static_cast<uint64_t>(now), 8);
+    fb::set_crc(stored);
+  }
+  format::EntryHeader h;
+  h.length = static_cast<uint32_t>(entry_size);
+  h.partition = req.partition;
+  h.base_offset = base;
+  h.record_count = lod + 1;
+  h.max_timestamp = fb::i64(stored, fb::kMaxTimestamp);
+  h.append_time = now;
+  format::encode_entry_header(h, entry);
+  format::put_le32(entry + 8, format::entry_crc(entry));
+  const format::QueueUnit unit{r->pos, static_cast<int32_t>(in.size()), lod, base, h.max_timestamp};
+  if (Status s = p->queue.put(*index_, unit); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  const int64_t lat = log_append_time ? now : -1;
+  if (producer_id >= 0) {
+    if (!p->producers) p->producers = std::make_unique<ProducerStateTable>();
+    p->producers->update(producer_id, epoch, {first_seq, last_seq, base, lat}, now);
+  }
+  if (!p->touched) {
+    p->touched = true;
+    grown_.push_back(req.partition);
+  }
+  unflushed_messages_ += int64_t{lod} + 1;
+  changed_since_checkpoint_ = true;
+  return AppendInfo{base, lat, p->queue.start_offset()};
+}
+
+Status StoreImpl::write_meta(const std::vector<Mutation>& batch, bool must_sync) {
+  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+  if (Status s = journal_->append(batch); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  meta_written_ = true;
+  meta_must_sync_ = meta_must_sync_ || must_sync;
+  return {};
+}
+
+void StoreImpl::handle(CreateOp& op) {
+  std::vector<PartitionId> ids;
+  std::vector<Mutation> batch;
+  for (uint32_t i = 0; i < op.count; ++i) {
+    ids.push_back(next_partition_ + i);
+    batch.push_back({partition_key(next_partition_ + i), encode_i64(0), false});
+  }
+  batch.push_back({"s/next_pid", std::to_string(next_partition_ + op.count), false});
+  Status s = write_meta(batch, true);
+  if (s.ok()) {
+    next_partition_ += op.count;
+    for (PartitionId id : ids) partitions_.add(id);
+    changed_since_checkpoint_ = true;
+  }
+  completions_.push_back([s, ids = std::move(ids), done = std::move(op.done)](const Status& durable) {
+    if (!done) return;
+    if (!s.ok()) return done(s);
+    if (!durable.ok()) return done(durable);
+    done(ids);
+  });
+}
+
+void StoreImpl::handle(DeleteOp& op) {
+  Partition* p = partitions_.get(op.partition);
+  Status s;
+  if (!p || !p->live.load(std::memory_order_relaxed)) {
+    s = Status::not_found("partition " + std::to_string(op.partition));
+  } else {
+    s = write_meta({{partition_key(op.partition), "", true}}, true);
+    if (s.ok()) {
+      p->live.store(false, std::memory_order_release);
+      p->queue.release_all(*index_);
+      p->producers.reset();
+      changed_since_checkpoint_ = true;
+    }
+  }
+  completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
+    if (done) done(s.ok() ? durable : s);
+  });
+}
+
+void StoreImpl::handle(DeleteRecordsOp& op) {
+  Partition* p = partitions_.get(op.partition);
+  Result<int64_t> result = Status::not_found("partition " + std::to_string(op.partition));
+  if (p && p->live.load(std::memory_order_relaxed)) {
+    ConsumeQueue& q = p->queue;
+    const int64_t next = q.writer_next_offset();
+    const int64_t target = op.offset == -1 ? next : op.offset;
+    if (target < 0 || target > next) {
+      result = Status::out_of_range("delete_records offset " + std::to_string(op.offset));
+    } else if (target <= q.floor()) {
+      result = std::max(q.floor(), q.start_offset());
+    } else if (Status s = write_meta({{partition_key(op.partition), encode_i64(target), false}}, true); !s.ok()) {
+      result = s;
+    } else {
+      q.set_floor(target);
+      changed_since_checkpoint_ = true;
+      result = std::max(target, q.start_offset());
+    }
+  }
+  completions_.push_back([result, done = std::move(op.done)](const Status& durable) {
+    if (!done) return;
+    done(result.ok() && !durable.ok() ? Result<int64_t>(durable) : result);
+  });
+}
+
+void StoreImpl::handle(MetaOp& op) {
+  Status s = write_meta(op.batch, false);
+  completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
+    if (done) done(s.ok() ? durable : s);
+  });
+}
+
+void StoreImpl::run_timers() {
+  const auto now = Clock::now();
+  Status s;
+  if (options_.flush_mode == FlushMode::kAsync && now >= next_flush_) {
+    next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
+    if (!read_only_ && log_->has_unflushed()) {
+      s = log_->flush();
+      unflushed_messages_ = 0;
+    }
+    if (s.ok() && !read_only_) s = journal_->sync();
+  }
+  if (s.ok() && !read_only_ && now >= next_retention_) {
+    next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
+    s = enforce_retention();
+  }
+  if (s.ok() && !read_only_ && changed_since_checkpoint_ && now >= next_checkpoint_) s = checkpoint();
+  if (s.ok() && !read_only_) s = journal_->maybe_compact();
+  if (!s.ok()) enter_read_only(s);
+}
+
+Status StoreImpl::checkpoint() {
+  next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
+  if (Status s = log_->flush(); !s.ok()) return s;
+  if (Status s = index_->sync(); !s.ok()) return s;
+  if (Status s = journal_->sync(); !s.ok()) return s;
+  std::vector<std::pair<int64_t, int64_t>> ages;
+  for (const auto& seg : log_->segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
+  CheckpointWriter w(log_->write_end(), index_->next_chunk(), index_->free_chunks(), ages);
+  partitions_.for_each([&](PartitionId id, const Partition& p) {
+    if (p.live.load(std::memory_order_relaxed)) w.add_partition(id, p.queue.state(), p.producers.get());
+  });
+  if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", w.finish()); !s.ok()) return s;
+  checkpoint_pos_ = log_->write_end();
+  changed_since_checkpoint_ = false;
+  return {};
+}
+
+Status StoreImpl::enforce_retention() {
+  index_->recycle();  // chunks released a full retention interval ago
+  const int64_t now = now_ms();
+  const auto segs = log_->segments();
+  const int64_t end = log_->write_end().value;
+  size_t drop = 0;
+  while (drop + 1 < segs.size()) {
+    const auto& seg = segs[drop];
+    const bool too_old = options_.retention_ms >= 0 && now - seg.last_append_ms > options_.retention_ms;
+    const bool too_big =
+        options_.retention_bytes >= 0 && end - segs[drop + 1].start.value >= options_.retention_bytes;
+    if (!too_old && !too_big) break;
+    ++drop;
+  }
+  std::vector<Mutation> floors;
+  if (drop > 0) {
+    const LogPosition begin = segs[drop].start;
+    partitions_.for_each([&](PartitionId id, Partition& p) {
+      if (!p.live.load(std::memory_order_relaxed) || !p.queue.drop_before(*index_, begin)) return;
+      // A partition emptied by retention keeps its next offset only in the
+      // checkpoint; record it durably too, so a lost checkpoint cannot reuse offsets.
+      if (p.queue.unit_count() == 0) floors.push_back({partition_key(id), encode_i64(p.queue.writer_next_offset()), false});
+    });
+    if (Status s = log_->drop_oldest(drop); !s.ok()) return s;
+    changed_since_checkpoint_ = true;
+  }
+  partitions_.for_each([&](PartitionId, Partition& p) {
+    if (p.producers) p.producers->expire(now, options_.producer_id_expiration_ms);
+  });
+  if (!floors.empty()) return write_meta(floors, false);
+  return {};
+}
+
+Status StoreImpl::shutdown_cleanly() {
+  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+  Status s = checkpoint();
+  if (s.ok()) s = fs_->remove(options_.dir / "abort");
+  if (s.ok()) s = fs_->sync_dir(options_.dir);
+  if (!s.ok()) enter_read_only(s);
+  return s;
+}
+
+}  // namespace rokka::storage

@@ -1,0 +1,79 @@
+// A failed fsync puts the store in read-only mode for good: the failing append is
+// not acknowledged, no later append or meta write succeeds, reads keep working.
+#include <gtest/gtest.h>
+
+#include "tests/storage/store_fixture.h"
+#include "tests/testutil/faulty_file_system.h"
+
+namespace rokka::storage::test {
+namespace {
+
+using testutil::FaultyFileSystem;
+using testutil::make_batch;
+using testutil::TempDir;
+
+class FaultTest : public ::testing::Test {
+ protected:
+  // Opens a store on the faulty file system with one partition holding one batch.
+  void open(void (*tune)(StoreOptions&) = nullptr) {
+    auto o = small_options(dir_.path());
+    o.fs = &faulty_;
+    if (tune) tune(o);
+    store_ = open_store(o);
+    pid_ = create(*store_, 1)[0];
+    ASSERT_TRUE(append_one().ok());  // the segment exists before any fault
+  }
+  Result<AppendInfo> append_one() { return append(*store_, pid_, make_batch({})); }
+
+  TempDir dir_;
+  FaultyFileSystem faulty_;
+  std::unique_ptr<Store> store_;
+  PartitionId pid_ = 0;
+};
+
+TEST_F(FaultTest, FailedFsyncInSyncModeFailsTheAppendAndEveryLaterOne) {
+  open();
+  faulty_.fail_sync = true;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
+  faulty_.fail_sync = false;  // the disk "recovers": the store must not believe it
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_FALSE(meta_write(*store_, {{"o/x", "1"}}).ok());
+  EXPECT_FALSE(delete_records(*store_, pid_, 1).ok());
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 1);  // the unacknowledged batch was never published
+  EXPECT_FALSE(read_one(*store_, pid_, 0).empty());
+  EXPECT_FALSE(store_->close().ok());
+}
+
+TEST_F(FaultTest, FailedFlushInAsyncModeMakesTheStoreReadOnly) {
+  open([](StoreOptions& o) {
+    o.flush_mode = FlushMode::kAsync;
+    o.flush_interval_ms = 3600000;
+    o.flush_interval_messages = 3;  // the third message triggers the flush (deterministic)
+  });
+  faulty_.fail_sync = true;
+  ASSERT_TRUE(append_one().ok());  // async: acknowledged once written
+  EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
+  faulty_.fail_sync = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 2);
+}
+
+TEST_F(FaultTest, FailedWriteFailsTheAppend) {
+  open();
+  faulty_.fail_write = true;
+  EXPECT_FALSE(append_one().ok());
+  faulty_.fail_write = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+}
+
+TEST_F(FaultTest, SyncModeGroupCommitSharesOneFsync) {
+  open();
+  const auto b = make_batch({});
+  std::vector<AppendRequest> reqs(50, AppendRequest{pid_, b});
+  const int before = faulty_.syncs;
+  for (auto& r : append_all(*store_, reqs)) ASSERT_TRUE(r.ok());
+  EXPECT_EQ(faulty_.syncs - before, 1);  // one append() call = one group = one fdatasync
+}
+
+}  // namespace
+}  // namespace rokka::storage::test

@@ -1,0 +1,64 @@
+// FaultyFileSystem: the real file system with faults on demand. Arm fail_sync and
+// every later File::sync() and sync_dir() fails with kIoError (like a disk that
+// returned EIO to fsync); arm fail_write and pwrite-style writes fail.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "storage/file_system.h"
+
+namespace rokka::testutil {
+
+class FaultyFileSystem final : public storage::FileSystem {
+  template <typename T>
+  using Result = storage::Result<T>;
+
+ public:
+  std::atomic<bool> fail_sync{false};
+  std::atomic<bool> fail_write{false};
+  std::atomic<int> syncs{0};
+
+  Result<std::unique_ptr<storage::File>> open(const std::filesystem::path& path, bool create) override {
+    auto f = real().open(path, create);
+    if (!f.ok()) return f.status();
+    return std::unique_ptr<storage::File>(std::make_unique<FaultyFile>(*this, std::move(*f)));
+  }
+  storage::Status remove(const std::filesystem::path& p) override { return real().remove(p); }
+  storage::Status rename(const std::filesystem::path& a, const std::filesystem::path& b) override {
+    return real().rename(a, b);
+  }
+  storage::Status sync_dir(const std::filesystem::path& d) override {
+    if (fail_sync) return storage::Status::io_error("injected fsync(dir) failure");
+    return real().sync_dir(d);
+  }
+  storage::Status create_dirs(const std::filesystem::path& d) override { return real().create_dirs(d); }
+  bool exists(const std::filesystem::path& p) override { return real().exists(p); }
+  Result<std::vector<std::string>> list(const std::filesystem::path& d) override { return real().list(d); }
+
+ private:
+  class FaultyFile final : public storage::File {
+   public:
+    FaultyFile(FaultyFileSystem& fs, std::unique_ptr<storage::File> f) : fs_(fs), f_(std::move(f)) {}
+    storage::Status write_at(int64_t o, std::span<const std::byte> d) override {
+      if (fs_.fail_write) return storage::Status::io_error("injected write failure");
+      return f_->write_at(o, d);
+    }
+    storage::Status read_at(int64_t o, std::span<std::byte> out) override { return f_->read_at(o, out); }
+    storage::Status sync() override {
+      ++fs_.syncs;
+      if (fs_.fail_sync) return storage::Status::io_error("injected fdatasync failure");
+      return f_->sync();
+    }
+    storage::Status truncate(int64_t s) override { return f_->truncate(s); }
+    storage::Status punch_hole(int64_t o, int64_t l) override { return f_->punch_hole(o, l); }
+    Result<int64_t> size() override { return f_->size(); }
+    Result<std::shared_ptr<storage::Mapping>> map(int64_t s, bool w, bool r) override { return f_->map(s, w, r); }
+
+   private:
+    FaultyFileSystem& fs_;
+    std::unique_ptr<storage::File> f_;
+  };
+};
+
+}  // namespace rokka::testutil
