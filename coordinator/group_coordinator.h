@@ -72,6 +72,10 @@ class GroupCoordinator {
   void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);
   OffsetFetchResult fetch_offsets(const OffsetFetchArgs& args) const;
   void delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done);
+  // A topic was deleted: every group forgets its offsets of it (Kafka does the same), and
+  // groups left Empty with no offsets go. `done` runs once that is durable. Before
+  // install() the removal is remembered and applied to the loaded offsets.
+  void remove_topic_offsets(const std::string& topic, DurableCallback done);
 
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
@@ -166,6 +170,7 @@ class GroupCoordinator {
   bool loaded_ = false;
   bool shut_down_ = false;
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
+  std::vector<std::string> topics_deleted_while_loading_;
 };
 
 }  // namespace rokka::coordinator

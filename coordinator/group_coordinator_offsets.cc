@@ -66,6 +66,11 @@ void GroupCoordinator::install(LoadedState state) {
   // A group known only by its offsets has no protocol type: it is a simple group, whose
   // offsets expire by commit time.
   loaded_ = true;
+  for (const std::string& topic : std::exchange(topics_deleted_while_loading_, {})) {
+    remove_topic_offsets(topic, [topic](storage::Status status) {
+      if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+    });
+  }
   schedule_offset_expiry();
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log().info("coordinator state installed: groups={} offsets={} skipped_records={} install_ms={}", groups_.size(),
@@ -315,6 +320,27 @@ void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(
     }
     done(std::move(result));
   });
+}
+
+void GroupCoordinator::remove_topic_offsets(const std::string& topic, DurableCallback done) {
+  if (shut_down_) return done(storage::Status());
+  if (!loaded_) {
+    topics_deleted_while_loading_.push_back(topic);
+    return done(storage::Status());
+  }
+  OffsetStore::Mutations batch;
+  size_t removed = 0;
+  std::vector<Group*> all;
+  all.reserve(groups_.size());
+  for (auto& [id, group] : groups_) all.push_back(group.get());
+  for (Group* group : all) {
+    const size_t n = offsets_.remove_topic(group->group_id(), topic, batch);
+    if (n != 0) maybe_remove_empty_group(*group, batch);  // may erase the group
+    removed += n;
+  }
+  log().info("offsets of deleted topic removed: topic={} offsets={}", topic, removed);
+  if (batch.empty()) return done(storage::Status());
+  writer_.write(std::move(batch), std::move(done));
 }
 
 // ---------------------------------------------------------------------------------------
