@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 
 #include "broker/broker.h"
@@ -15,13 +16,15 @@ class InProcessBroker {
  public:
   using Overrides = std::vector<std::pair<std::string, std::string>>;
   InProcessBroker() : InProcessBroker(Overrides{}) {}
-  explicit InProcessBroker(Overrides overrides) {
+  // `prepare` sees the store before the broker opens it (e.g. MemoryStore::hold_scans).
+  explicit InProcessBroker(Overrides overrides, const std::function<void(MemoryStore&)>& prepare = {}) {
     overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
     auto config = broker::load_config("", overrides);
     if (!config.ok()) throw std::runtime_error(config.status().to_string());
     config_ = std::move(config).value();
     auto store = std::make_unique<MemoryStore>();
     store_ = store.get();
+    if (prepare) prepare(*store);
     auto b = broker::Broker::open(config_, std::move(store));
     if (!b.ok()) throw std::runtime_error(b.status().to_string());
     broker_ = std::move(b).value();

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "storage/store.h"
@@ -122,6 +123,20 @@ class MemoryStore final : public storage::Store, public storage::MetaStore {
     });
   }
   storage::MetaStore& meta() override { return *this; }
+
+  // Test hook: scans of a prefix starting with `prefix` wait until release_scans() --
+  // e.g. "g/" keeps the group coordinator loading. Release before the broker stops.
+  void hold_scans(std::string prefix) {
+    std::lock_guard hold(hold_mu_);
+    held_prefix_ = std::move(prefix);
+  }
+  void release_scans() {
+    {
+      std::lock_guard hold(hold_mu_);
+      held_prefix_.reset();
+    }
+    hold_cv_.notify_all();
+  }
   void set_append_listener(std::function<void(std::span<const storage::PartitionId>)> l) override {
     listener_ = std::move(l);
   }
@@ -153,6 +168,10 @@ class MemoryStore final : public storage::Store, public storage::MetaStore {
     });
   }
   std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const override {
+    {
+      std::unique_lock hold(hold_mu_);
+      hold_cv_.wait(hold, [&] { return !held_prefix_ || !prefix.starts_with(*held_prefix_); });
+    }
     std::lock_guard lock(mu_);
     std::vector<std::pair<std::string, std::string>> out;
     for (auto it = kv_.lower_bound(std::string(prefix)); it != kv_.end() && it->first.starts_with(prefix); ++it)
@@ -202,6 +221,10 @@ class MemoryStore final : public storage::Store, public storage::MetaStore {
   std::map<std::string, std::string> kv_;
   storage::PartitionId next_id_ = 0;
   std::function<void(std::span<const storage::PartitionId>)> listener_;
+
+  mutable std::mutex hold_mu_;
+  mutable std::condition_variable hold_cv_;
+  std::optional<std::string> held_prefix_;
 
   std::mutex qmu_;
   std::condition_variable qcv_;
