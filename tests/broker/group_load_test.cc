@@ -1,8 +1,11 @@
 // Start-up of the group coordinator behind the wire: until committed offsets and groups
 // are loaded, the group APIs answer COORDINATOR_LOAD_IN_PROGRESS (Heartbeat and
 // SyncGroup excepted, by design), and clients that retry get in once loading is done.
-// The in-process broker's MemoryStore holds the coordinator's scan to keep it loading.
+// A store wrapper holds the coordinator's scans to keep it loading.
 #include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
 
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_groups.h"
@@ -20,21 +23,87 @@ namespace {
 
 using protocol::ErrorCode;
 using testutil::InProcessBroker;
-using testutil::MemoryStore;
 using testutil::WireClient;
 
 constexpr int16_t kLoadInProgress = static_cast<int16_t>(ErrorCode::kCoordinatorLoadInProgress);
+
+// A store whose meta scans of the group coordinator's keys wait until release(): the
+// coordinator stays loading while everything else works. Everything else is forwarded.
+class HeldScanStore final : public storage::Store, public storage::MetaStore {
+ public:
+  explicit HeldScanStore(std::unique_ptr<storage::Store> inner) : inner_(std::move(inner)) {}
+
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      held_ = false;
+    }
+    cv_.notify_all();
+  }
+
+  // MetaStore
+  void write(std::vector<Mutation> batch, storage::StatusCallback done) override {
+    inner_->meta().write(std::move(batch), std::move(done));
+  }
+  std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const override {
+    if (prefix.starts_with("g/") || prefix.starts_with("o/")) {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !held_; });
+    }
+    return inner_->meta().scan(prefix);
+  }
+
+  // Store
+  void create_partitions(uint32_t count, std::function<void(storage::Result<std::vector<storage::PartitionId>>)> done) override {
+    inner_->create_partitions(count, std::move(done));
+  }
+  void delete_partition(storage::PartitionId p, storage::StatusCallback done) override {
+    inner_->delete_partition(p, std::move(done));
+  }
+  void append(std::vector<storage::AppendRequest> requests, storage::AppendCallback done) override {
+    inner_->append(std::move(requests), std::move(done));
+  }
+  storage::Result<storage::ReadResult> read(storage::PartitionId p, int64_t offset, int64_t max_bytes) const override {
+    return inner_->read(p, offset, max_bytes);
+  }
+  storage::Result<storage::PartitionOffsets> offsets(storage::PartitionId p) const override { return inner_->offsets(p); }
+  storage::Result<storage::TimestampOffset> lookup_timestamp(storage::PartitionId p, int64_t ts) const override {
+    return inner_->lookup_timestamp(p, ts);
+  }
+  storage::Result<storage::TimestampOffset> max_timestamp(storage::PartitionId p) const override {
+    return inner_->max_timestamp(p);
+  }
+  void delete_records(storage::PartitionId p, int64_t offset, std::function<void(storage::Result<int64_t>)> done) override {
+    inner_->delete_records(p, offset, std::move(done));
+  }
+  storage::MetaStore& meta() override { return *this; }
+  void set_append_listener(std::function<void(std::span<const storage::PartitionId>)> l) override {
+    inner_->set_append_listener(std::move(l));
+  }
+  storage::Status close() override { return inner_->close(); }
+
+ private:
+  std::unique_ptr<storage::Store> inner_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  bool held_ = true;
+};
 
 // A broker whose coordinator stays loading until release().
 class LoadingBroker {
  public:
   LoadingBroker()
-      : broker_({{"group.initial.rebalance.delay.ms", "0"}}, [](MemoryStore& s) { s.hold_scans("g/"); }) {}
+      : broker_({{"group.initial.rebalance.delay.ms", "0"}}, [this](std::unique_ptr<storage::Store> inner) {
+          auto s = std::make_unique<HeldScanStore>(std::move(inner));
+          store_ = s.get();
+          return std::unique_ptr<storage::Store>(std::move(s));
+        }) {}
   ~LoadingBroker() { release(); }  // before ~InProcessBroker joins the loader
-  void release() { broker_.store().release_scans(); }
+  void release() { store_->release(); }
   InProcessBroker& broker() { return broker_; }
 
  private:
+  HeldScanStore* store_ = nullptr;  // owned by the broker; declared before broker_ so the wrapper sets it
   InProcessBroker broker_;
 };
 
