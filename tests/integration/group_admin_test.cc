@@ -6,28 +6,15 @@
 
 #include "tests/testutil/group_consumer.h"
 #include "tests/testutil/kafka_admin.h"
-#include "tests/testutil/rokka_process.h"
-#include "tests/testutil/temp_dir.h"
 
 namespace rokka {
 namespace {
 
+using testutil::GroupBroker;
 using testutil::GroupConsumer;
 using testutil::KafkaAdmin;
-using testutil::RokkaProcess;
-using testutil::TempDir;
 
 constexpr int kPartitions = 4;
-
-struct AdminBroker {
-  AdminBroker() {
-    std::filesystem::create_directories(dir / "data");
-    process.start();
-  }
-  std::string bootstrap() const { return process.bootstrap(); }
-  TempDir dir;
-  RokkaProcess process{dir / "data", testutil::fast_group_broker(kPartitions)};
-};
 
 std::map<std::string, rd_kafka_consumer_group_state_t> by_id(const std::vector<KafkaAdmin::ListedGroup>& groups) {
   std::map<std::string, rd_kafka_consumer_group_state_t> out;
@@ -45,7 +32,7 @@ std::unique_ptr<GroupConsumer> sole_member(const std::string& bootstrap, const s
 }
 
 TEST(GroupAdminTest, ListGroupsFiltersByState) {
-  AdminBroker broker;
+  GroupBroker broker(kPartitions);
   KafkaAdmin admin(broker.bootstrap());
   ASSERT_EQ(admin.create_topic("t", kPartitions), RD_KAFKA_RESP_ERR_NO_ERROR);
   EXPECT_TRUE(admin.list_groups().empty());
@@ -73,7 +60,7 @@ TEST(GroupAdminTest, ListGroupsFiltersByState) {
 }
 
 TEST(GroupAdminTest, DescribeGroupsShowsMembersAndTheirAssignments) {
-  AdminBroker broker;
+  GroupBroker broker(kPartitions);
   KafkaAdmin admin(broker.bootstrap());
   ASSERT_EQ(admin.create_topic("t", kPartitions), RD_KAFKA_RESP_ERR_NO_ERROR);
   GroupConsumer a(broker.bootstrap(), "g", "t", {{"client.id", "client-a"}});
@@ -97,7 +84,7 @@ TEST(GroupAdminTest, DescribeGroupsShowsMembersAndTheirAssignments) {
 }
 
 TEST(GroupAdminTest, DeleteGroupsRefusesAGroupWithMembers) {
-  AdminBroker broker;
+  GroupBroker broker(kPartitions);
   KafkaAdmin admin(broker.bootstrap());
   ASSERT_EQ(admin.create_topic("t", kPartitions), RD_KAFKA_RESP_ERR_NO_ERROR);
   auto member = sole_member(broker.bootstrap(), "g", "t");
@@ -115,7 +102,7 @@ TEST(GroupAdminTest, DeleteGroupsRefusesAGroupWithMembers) {
 }
 
 TEST(GroupAdminTest, OffsetDeleteSparesSubscribedTopicsUntilTheGroupIsEmpty) {
-  AdminBroker broker;
+  GroupBroker broker(kPartitions);
   KafkaAdmin admin(broker.bootstrap());
   ASSERT_EQ(admin.create_topic("t", kPartitions), RD_KAFKA_RESP_ERR_NO_ERROR);
   ASSERT_EQ(admin.create_topic("other", kPartitions), RD_KAFKA_RESP_ERR_NO_ERROR);

@@ -5,25 +5,12 @@
 
 #include "tests/testutil/group_consumer.h"
 #include "tests/testutil/kafka_admin.h"
-#include "tests/testutil/rokka_process.h"
-#include "tests/testutil/temp_dir.h"
 
 namespace rokka {
 namespace {
 
+using testutil::GroupBroker;
 using testutil::KafkaAdmin;
-using testutil::RokkaProcess;
-using testutil::TempDir;
-
-struct OffsetsBroker {
-  OffsetsBroker() {
-    std::filesystem::create_directories(dir / "data");
-    process.start();
-  }
-  std::string bootstrap() const { return process.bootstrap(); }
-  TempDir dir;
-  RokkaProcess process{dir / "data", testutil::fast_group_broker(3)};
-};
 
 // (offset, metadata) per partition, as OffsetFetch answers.
 std::map<int32_t, std::pair<int64_t, std::string>> read_back(const std::string& bootstrap, const std::string& group,
@@ -39,7 +26,7 @@ std::map<int32_t, std::pair<int64_t, std::string>> read_back(const std::string& 
 constexpr int64_t kNone = RD_KAFKA_OFFSET_INVALID;  // what librdkafka makes of OffsetFetch's -1
 
 TEST(GroupOffsetsTest, CommitWithMetadataReadsBackAndANeverCommittedPartitionHasNone) {
-  OffsetsBroker broker;
+  GroupBroker broker(3);
   ASSERT_EQ(KafkaAdmin(broker.bootstrap()).create_topic("t", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   using Read = std::map<int32_t, std::pair<int64_t, std::string>>;
   EXPECT_EQ(read_back(broker.bootstrap(), "g", "t"), (Read{{0, {kNone, ""}}, {1, {kNone, ""}}, {2, {kNone, ""}}}));
@@ -58,7 +45,7 @@ TEST(GroupOffsetsTest, CommitWithMetadataReadsBackAndANeverCommittedPartitionHas
 }
 
 TEST(GroupOffsetsTest, CommittedOffsetsSurviveRestartAndKillNine) {
-  OffsetsBroker broker;
+  GroupBroker broker(3);
   ASSERT_EQ(KafkaAdmin(broker.bootstrap()).create_topic("t", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   ASSERT_EQ(testutil::commit_offsets(broker.bootstrap(), "g", "t", {{0, 11}, {2, 13}}, "graceful"),
             RD_KAFKA_RESP_ERR_NO_ERROR);
@@ -79,7 +66,7 @@ TEST(GroupOffsetsTest, CommittedOffsetsSurviveRestartAndKillNine) {
 // linger in OffsetFetch nor come back for a new topic of the same name, after a crash
 // either. Other topics' offsets stay.
 TEST(GroupOffsetsTest, DeletingATopicDeletesItsCommittedOffsets) {
-  OffsetsBroker broker;
+  GroupBroker broker(3);
   KafkaAdmin admin(broker.bootstrap());
   ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   ASSERT_EQ(admin.create_topic("kept", 3), RD_KAFKA_RESP_ERR_NO_ERROR);

@@ -19,11 +19,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tests/testutil/kafka_clients.h"
+#include "tests/testutil/rokka_process.h"
+#include "tests/testutil/temp_dir.h"
 
 namespace rokka::testutil {
 
@@ -44,6 +47,27 @@ inline std::vector<std::pair<std::string, std::string>> fast_group_broker(int nu
           {"group.min.session.timeout.ms", "500"},
           {"num.partitions", std::to_string(num_partitions)}};
 }
+
+// build/rokka with fast_group_broker() settings in its own temp directory, started.
+struct GroupBroker {
+  explicit GroupBroker(int num_partitions) : process(make_data_dir(dir), fast_group_broker(num_partitions)) {
+    process.start();
+  }
+  // A failed test shows the broker's log (the temp directory goes with it).
+  ~GroupBroker() {
+    if (::testing::Test::HasFailure()) ADD_FAILURE() << "broker log (tail):\n" << process.log_tail(30000);
+  }
+  std::string bootstrap() const { return process.bootstrap(); }
+
+  TempDir dir;
+  RokkaProcess process;
+
+ private:
+  static std::filesystem::path make_data_dir(const TempDir& d) {
+    std::filesystem::create_directories(d / "data");
+    return d / "data";
+  }
+};
 
 class GroupConsumer : public RdKafka::RebalanceCb {
  public:
@@ -113,12 +137,20 @@ class GroupConsumer : public RdKafka::RebalanceCb {
     }
     if (tps.empty()) return RdKafka::ERR_NO_ERROR;
     RdKafka::ErrorCode e = consumer_->commitSync(tps);
+    std::ostringstream note;
+    note << "commit " << RdKafka::err2str(e) << ":";
     if (e == RdKafka::ERR_NO_ERROR) {
       for (auto* tp : tps) {
-        if (tp->err() == RdKafka::ERR_NO_ERROR) committed_[tp->partition()] = tp->offset();
-        else e = tp->err();
+        note << " p" << tp->partition() << "=" << tp->offset();
+        if (tp->err() == RdKafka::ERR_NO_ERROR) {
+          committed_[tp->partition()] = tp->offset();
+        } else {
+          e = tp->err();
+          note << "(" << RdKafka::err2str(e) << ")";
+        }
       }
     }
+    history_.push_back(note.str());
     RdKafka::TopicPartition::destroy(tps);
     return e;
   }
@@ -147,7 +179,25 @@ class GroupConsumer : public RdKafka::RebalanceCb {
       if (!cooperative) c->unassign();
       delete e;
     }
+    std::ostringstream note;
+    note << (r.assigned ? "assigned" : "revoked") << " (after " << processed_.size() << " processed):";
+    for (int32_t p : r.partitions) note << " " << p;
+    history_.push_back(note.str());
     rebalances_.push_back(std::move(r));
+  }
+
+  // Rebalances and commits in order, with what was processed in between (for failure messages).
+  std::string history() const {
+    std::ostringstream out;
+    for (const std::string& line : history_) out << "  " << line << "\n";
+    std::map<int32_t, std::vector<int64_t>> by_partition;
+    for (const Processed& m : processed_) by_partition[m.partition].push_back(m.offset);
+    for (const auto& [p, offsets] : by_partition) {
+      out << "  processed p" << p << ":";
+      for (int64_t o : offsets) out << " " << o;
+      out << "\n";
+    }
+    return out.str();
   }
 
   // Partitions owned now (after the last rebalance callback).
@@ -190,6 +240,7 @@ class GroupConsumer : public RdKafka::RebalanceCb {
   bool closed_ = false;
   std::set<int32_t> owned_;
   std::vector<Rebalance> rebalances_;
+  std::vector<std::string> history_;
   std::vector<Processed> processed_;
   std::map<int32_t, int64_t> next_;       // partition -> offset after the last processed message
   std::map<int32_t, int64_t> committed_;  // partition -> last acknowledged commit
