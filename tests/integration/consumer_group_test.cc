@@ -116,26 +116,32 @@ std::set<int32_t> all_partitions() { return range_of(0, kPartitions); }
 
 // ---------------------------------------------------------------------------------------
 
+// Three members of group "g" using the assignor under test, settled on a fresh topic.
 class AssignorTest : public ::testing::TestWithParam<std::string> {
  protected:
-  std::map<std::string, std::string> settings() const { return {{"partition.assignment.strategy", GetParam()}}; }
+  void start_three(const std::string& topic) {
+    ASSERT_NO_FATAL_FAILURE(create_topic_started_at_zero(broker, "g", topic));
+    const std::map<std::string, std::string> settings{{"partition.assignment.strategy", GetParam()}};
+    for (auto* m : {&a, &b, &c}) *m = std::make_unique<GroupConsumer>(broker.bootstrap(), "g", topic, settings);
+    all = {a.get(), b.get(), c.get()};
+    ASSERT_TRUE(testutil::poll_all_until(all, [&] { return testutil::settled(all, kPartitions); }));
+  }
+
+  GroupBroker broker{kPartitions};
+  std::unique_ptr<GroupConsumer> a, b, c;
+  Consumers all;
 };
 
 // Three consumers split a 12-partition topic; each message is consumed exactly once
 // (a sync commit follows every message), only by the owner of its partition, and the
 // split has the shape of the assignor the group chose.
 TEST_P(AssignorTest, ThreeConsumersSplitTwelvePartitionsAndConsumeEachMessageOnce) {
-  GroupBroker broker(kPartitions);
   const std::string topic = "split";
-  ASSERT_NO_FATAL_FAILURE(create_topic_started_at_zero(broker, "g", topic));
-  GroupConsumer a(broker.bootstrap(), "g", topic, settings());
-  GroupConsumer b(broker.bootstrap(), "g", topic, settings());
-  GroupConsumer c(broker.bootstrap(), "g", topic, settings());
-  const Consumers all{&a, &b, &c};
-  ASSERT_TRUE(testutil::poll_all_until(all, [&] { return testutil::settled(all, kPartitions); }));
+  ASSERT_NO_FATAL_FAILURE(start_three(topic));
   for (GroupConsumer* x : all) EXPECT_EQ(x->owned().size(), 4u);
 
-  const std::map<GroupConsumer*, std::set<int32_t>> owners{{&a, a.owned()}, {&b, b.owned()}, {&c, c.owned()}};
+  std::map<GroupConsumer*, std::set<int32_t>> owners;
+  for (GroupConsumer* x : all) owners[x] = x->owned();
   const auto expected = produce(broker.bootstrap(), topic, kPartitions, 20);
   consume_committing_each(all, expected);
   const auto counts = consumed_counts(all);
@@ -167,35 +173,29 @@ TEST_P(AssignorTest, ThreeConsumersSplitTwelvePartitionsAndConsumeEachMessageOnc
 // with a commit every fifth message: its partitions move to the two others, nothing is
 // missing, and only uncommitted windows are consumed twice.
 TEST_P(AssignorTest, LeaverPartitionsMoveToTheOthersWithNothingSkipped) {
-  GroupBroker broker(kPartitions);
   const std::string topic = "leave";
-  ASSERT_NO_FATAL_FAILURE(create_topic_started_at_zero(broker, "g", topic));
-  GroupConsumer a(broker.bootstrap(), "g", topic, settings());
-  GroupConsumer b(broker.bootstrap(), "g", topic, settings());
-  GroupConsumer c(broker.bootstrap(), "g", topic, settings());
-  const Consumers all{&a, &b, &c};
-  ASSERT_TRUE(testutil::poll_all_until(all, [&] { return testutil::settled(all, kPartitions); }));
-  const std::set<int32_t> leaver_partitions = c.owned();
+  ASSERT_NO_FATAL_FAILURE(start_three(topic));
+  const std::set<int32_t> leaver_partitions = c->owned();
 
   const auto expected = produce(broker.bootstrap(), topic, kPartitions, 30);
   auto commit_every_fifth = [](GroupConsumer& x, const GroupConsumer::Processed&) {
     if (x.processed().size() % 5 == 0) (void)x.commit_processed();  // may fail during a rebalance: a wider window
   };
   // C stops three messages past its last commit: those three are its uncommitted window.
-  ASSERT_TRUE(testutil::poll_all_until(all, [&] { return c.processed().size() >= 43; }, std::chrono::seconds(60),
+  ASSERT_TRUE(testutil::poll_all_until(all, [&] { return c->processed().size() >= 43; }, std::chrono::seconds(60),
                                        commit_every_fifth));
-  c.close();
-  EXPECT_TRUE(c.owned().empty());
-  EXPECT_EQ(c.uncommitted_windows().size(), 3u);
-  const Consumers rest{&a, &b};
+  c->close();
+  EXPECT_TRUE(c->owned().empty());
+  EXPECT_EQ(c->uncommitted_windows().size(), 3u);
+  const Consumers rest{a.get(), b.get()};
   ASSERT_TRUE(testutil::poll_all_until(
       rest, [&] { return testutil::settled(rest, kPartitions) && all_consumed(all, expected); },
       std::chrono::seconds(90), commit_every_fifth));
-  for (int32_t p : leaver_partitions) EXPECT_TRUE(a.owned().count(p) || b.owned().count(p)) << p;
+  for (int32_t p : leaver_partitions) EXPECT_TRUE(a->owned().count(p) || b->owned().count(p)) << p;
   expect_at_least_once(all, expected);
   // The new owners started at C's last commit, so they consumed C's window again.
   const auto counts = consumed_counts(all);
-  for (const Message& m : c.uncommitted_windows()) EXPECT_EQ(counts.at(m), 2) << "p" << m.first << "@" << m.second;
+  for (const Message& m : c->uncommitted_windows()) EXPECT_EQ(counts.at(m), 2) << "p" << m.first << "@" << m.second;
   for (GroupConsumer* x : all) EXPECT_FALSE(x->double_assigned());
 }
 
