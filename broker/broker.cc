@@ -87,6 +87,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->topics_->set_removal_listener([groups = b->groups_.get()](const std::string& topic, std::function<void()> done) {
     groups->remove_topic_offsets(topic, std::move(done));
   });
+  b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
   return b;
 }
 

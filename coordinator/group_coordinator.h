@@ -76,6 +76,10 @@ class GroupCoordinator {
   // groups left Empty with no offsets go. `done` runs once that is durable. Before
   // install() the removal is remembered and applied to the loaded offsets.
   void remove_topic_offsets(const std::string& topic, DurableCallback done);
+  // Tells install() which topics exist: loaded offsets of any other topic are removed
+  // durably (a crash after a topic's deletion but before its offsets' left them behind).
+  // Unset, every topic counts as existing. Set before install().
+  void set_topic_exists(std::function<bool(const std::string& topic)> exists) { topic_exists_ = std::move(exists); }
 
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
@@ -171,6 +175,7 @@ class GroupCoordinator {
   bool shut_down_ = false;
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
   std::vector<std::string> topics_deleted_while_loading_;
+  std::function<bool(const std::string&)> topic_exists_;
 };
 
 }  // namespace rokka::coordinator

@@ -2,6 +2,7 @@
 // expiry and the administrative APIs. Membership: group_coordinator.cc.
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <utility>
 
 #include "coordinator/group_coordinator.h"
@@ -59,14 +60,18 @@ PartitionOffset to_partition_offset(int32_t partition, const CommittedOffset* co
 void GroupCoordinator::install(LoadedState state) {
   const auto started = std::chrono::steady_clock::now();
   for (const StoredGroup& stored : state.groups) restore_group(stored);
+  std::set<std::string> deleted_topics(topics_deleted_while_loading_.begin(), topics_deleted_while_loading_.end());
+  topics_deleted_while_loading_.clear();
   for (auto& [key, offset] : state.offsets) {
+    if (topic_exists_ && !deleted_topics.count(key.tp.topic) && !topic_exists_(key.tp.topic))
+      deleted_topics.insert(key.tp.topic);
     if (mutable_group(key.group_id) == nullptr) create_group(key.group_id, GroupState::kEmpty);
     offsets_.restore(key.group_id, std::move(key.tp), std::move(offset));
   }
   // A group known only by its offsets has no protocol type: it is a simple group, whose
   // offsets expire by commit time.
   loaded_ = true;
-  for (const std::string& topic : std::exchange(topics_deleted_while_loading_, {})) {
+  for (const std::string& topic : deleted_topics) {
     remove_topic_offsets(topic, [topic](storage::Status status) {
       if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
     });

@@ -365,6 +365,26 @@ TEST(OffsetsTest, TopicDeletedWhileLoadingIsPurgedFromTheLoadedOffsets) {
   EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
 }
 
+// A crash between a topic's deletion and its offsets' removal leaves offsets of a topic
+// that no longer exists: they go at the next load, durably.
+TEST(OffsetsTest, OffsetsOfTopicsThatNoLongerExistAreRemovedAtLoad) {
+  H h(test_options(), /*load=*/false);
+  h.meta.put(encode_offset_key("g", {"gone", 0}), encode_offset_value(CommittedOffset{5, -1, "", 0, -1}));
+  h.meta.put(encode_offset_key("g", {"kept", 0}), encode_offset_value(CommittedOffset{6, -1, "", 0, -1}));
+  h.meta.put(encode_offset_key("only-gone", {"gone", 1}), encode_offset_value(CommittedOffset{7, -1, "", 0, -1}));
+  h.coord().set_topic_exists([](const std::string& topic) { return topic == "kept"; });
+  h.coord().install(load_coordinator_state(h.meta));
+  EXPECT_EQ(h.fetch("g", "gone", 0).offset, -1);
+  EXPECT_EQ(h.fetch("only-gone", "gone", 1).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
+  EXPECT_EQ(h.coord().find_group("only-gone"), nullptr) << "a group left with no offsets goes too";
+  h.settle();
+  h.restart();  // no topic filter now: only what was erased durably is gone
+  EXPECT_EQ(h.fetch("g", "gone", 0).offset, -1);
+  EXPECT_EQ(h.fetch("only-gone", "gone", 1).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
+}
+
 TEST(OffsetsTest, UndecodableRecordsAreSkippedAtLoad) {
   H h;
   h.commit("g", -1, "", "t", 0, 1);
