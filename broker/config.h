@@ -30,6 +30,9 @@ struct BrokerConfig {
   int32_t socket_request_max_bytes = 0;
   int64_t connections_max_idle_ms = 0;
   int32_t max_connections = 0;
+  int32_t max_connections_per_ip = 0;
+  int64_t queued_max_request_bytes = 0;  // -1 = unlimited
+  int64_t request_read_timeout_ms = 0;
 
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;
