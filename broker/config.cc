@@ -192,6 +192,11 @@ const std::vector<Entry>& table() {
               "Delete the oldest CommitLog files while the log is larger than this (-1: no limit)."),
       integer("log.retention.check.interval.ms", &BrokerConfig::log_retention_check_interval_ms, 1, kI64, "300000",
               "How often retention runs."),
+      integer("store.checkpoint.interval.bytes", &BrokerConfig::store_checkpoint_interval_bytes, 1, kI64,
+              "1073741824", "Write an index checkpoint after this much log; crash recovery re-reads at most "
+              "about this much (plus one segment)."),
+      integer("store.checkpoint.interval.ms", &BrokerConfig::store_checkpoint_interval_ms, 1, kI64, "10000",
+              "Write an index checkpoint at least this often while data arrives."),
       // Groups and offsets
       integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
               "Smallest session timeout a consumer may ask for."),
