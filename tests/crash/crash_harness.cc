@@ -10,7 +10,7 @@
 //   4. checks: every acknowledged (partition, offset) holds the acknowledged payload,
 //      offsets are dense, the idempotent producer left no duplicate, acknowledged
 //      committed offsets are there, and every earlier topic kept its high watermark.
-// Small segments (1 MiB) and frequent checkpoints make rolls and checkpoints common.
+// Small segments (2 MiB) and frequent checkpoints make rolls and checkpoints common.
 //
 //   crash_harness --trials N --flush-mode sync|async [--seed S] [--work-dir DIR]
 // Prints one line per trial and a summary; exits 1 on any violation.
@@ -259,7 +259,8 @@ class Harness {
     std::filesystem::create_directories(dir / "data");
     RokkaProcess broker(dir / "data", {{"num.partitions", std::to_string(kPartitions)},
                                        {"store.flush.mode", options_.flush_mode},
-                                       {"log.segment.bytes", "1048576"},
+                                       {"log.segment.bytes", "2097152"},
+                                       {"message.max.bytes", "1048576"},
                                        {"store.checkpoint.interval.ms", "200"},
                                        {"store.checkpoint.interval.bytes", "524288"},
                                        {"log.flush.interval.ms", "50"},
