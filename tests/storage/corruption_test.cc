@@ -200,7 +200,7 @@ Template* CorruptionTest::clean_ = nullptr;
 Template* CorruptionTest::crashed_ = nullptr;
 
 TEST_P(CorruptionTest, EveryOpenSucceedsAndKeepsExactlyTheValidPrefix) {
-  const int64_t cases = env_int("ROKKA_CORRUPTION_CASES", 150);
+  const int64_t cases = env_int("ROKKA_CORRUPTION_CASES", 100);
   const auto first = static_cast<uint64_t>(env_int("ROKKA_CORRUPTION_SEED", 1));
   for (int64_t c = 0; c < cases; ++c) {
     if (!run_case(first + static_cast<uint64_t>(c))) break;

@@ -106,7 +106,7 @@ class PowerLossTest : public ::testing::TestWithParam<FlushMode> {
 };
 
 TEST_P(PowerLossTest, AcknowledgedDataSurvivesAndEachPartitionIsACleanPrefix) {
-  const int64_t trials = env_int("ROKKA_POWER_LOSS_TRIALS", 30);
+  const int64_t trials = env_int("ROKKA_POWER_LOSS_TRIALS", 10);
   const auto first = static_cast<uint64_t>(env_int("ROKKA_POWER_LOSS_SEED", 1));
   for (int64_t t = 0; t < trials; ++t) {
     if (!trial(first + static_cast<uint64_t>(t))) break;
