@@ -89,6 +89,19 @@ TEST(HostileClientTest, TricklingClientIsClosedAtTheReadTimeoutAndFreesItsMemory
   EXPECT_TRUE(api_versions_answered(good, 1));
 }
 
+TEST(HostileClientTest, ThousandsOfIdleConnectionsLeaveTheBrokerServingAndSmall) {
+  InProcessBroker b;
+  const int64_t before = rss_bytes();
+  std::vector<std::unique_ptr<WireClient>> idle;
+  for (int i = 0; i < 2000; ++i) idle.push_back(std::make_unique<WireClient>(b.port()));
+  WireClient good(b.port());
+  ASSERT_TRUE(api_versions_answered(good, 1));
+  // The last idle connection made was accepted and served like any other.
+  ASSERT_TRUE(api_versions_answered(*idle.back(), 2));
+  // Both ends live in this process: 4,000 sockets and 2,001 client io_contexts.
+  EXPECT_LT(rss_bytes() - before, 256 << 20);
+}
+
 TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
   InProcessBroker b(InProcessBroker::Overrides{{"max.connections.per.ip", "3"}});
   std::vector<std::unique_ptr<WireClient>> clients;
