@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "broker/broker.h"
+#include "storage/store.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace rokka::testutil {
@@ -16,14 +17,20 @@ class InProcessBroker {
  public:
   using Overrides = std::vector<std::pair<std::string, std::string>>;
   InProcessBroker() : InProcessBroker(Overrides{}) {}
-  explicit InProcessBroker(Overrides overrides) {
+  // `fs` (optional, outliving the broker): the store's file system, e.g. a
+  // FaultyFileSystem for storage-fault tests.
+  explicit InProcessBroker(Overrides overrides, storage::FileSystem* fs = nullptr) {
     overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
     overrides.insert(overrides.begin(), {"log.dirs", dir_.path().string()});
     overrides.insert(overrides.begin(), {"log.segment.bytes", std::to_string(64 << 20)});
     auto config = broker::load_config("", overrides);
     if (!config.ok()) throw std::runtime_error(config.status().to_string());
     config_ = std::move(config).value();
-    auto b = broker::Broker::open(config_);
+    auto options = broker::Broker::store_options(config_);
+    options.fs = fs;
+    auto store = storage::Store::open(options);
+    if (!store.ok()) throw std::runtime_error(store.status().to_string());
+    auto b = broker::Broker::open(config_, std::move(*store));
     if (!b.ok()) throw std::runtime_error(b.status().to_string());
     broker_ = std::move(b).value();
     if (auto s = broker_->start(); !s.ok()) throw std::runtime_error(s.to_string());
