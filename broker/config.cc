@@ -158,8 +158,8 @@ const std::vector<Entry>& table() {
       integer("max.connections.per.ip", &BrokerConfig::max_connections_per_ip, 1, kI32, "2147483647",
               "Most client connections at once from one address; further ones are closed on accept."),
       integer("queued.max.request.bytes", &BrokerConfig::queued_max_request_bytes, -1, kI64, "536870912",
-              "Request bytes all connections may hold at once (read, not yet handled); a connection waits "
-              "before reading a frame while they are spent (-1: no limit)."),
+              "Request bytes all connections may hold at once (received, not yet handled); a connection "
+              "stops reading while they are spent (-1: no limit)."),
       integer("rokka.request.read.timeout.ms", &BrokerConfig::request_read_timeout_ms, 100, kI64, "30000",
               "A request must arrive whole within this long of its size prefix, else the connection closes."),
       // Topics

@@ -122,11 +122,9 @@ asio::awaitable<bool> Connection::read_request() {
   }
 
   RequestMemory::Grant memory;
-  const bool admitted = co_await admit(size, memory);
-  if (!admitted) co_return false;
   RequestContext ctx;
   frame_deadline_ = std::chrono::steady_clock::now() + limits_.read_timeout;
-  const bool complete = co_await read_body(ctx.frame, static_cast<size_t>(size));
+  const bool complete = co_await read_body(ctx.frame, static_cast<size_t>(size), memory);
   frame_deadline_.reset();
   if (!complete) co_return false;
   last_activity_ = std::chrono::steady_clock::now();
@@ -178,32 +176,42 @@ asio::awaitable<bool> Connection::read_request() {
   co_return true;
 }
 
-// Waits until the broker-wide request memory admits a frame of `size` bytes. While
-// it waits nothing is read, so the client's sends stall (TCP back-pressure).
-asio::awaitable<bool> Connection::admit(int32_t size, RequestMemory::Grant& grant) {
+// Waits until the broker-wide request memory grants `bytes`. While it waits nothing
+// is read, so the client's sends stall (TCP back-pressure), and the read timeout is
+// paused: it starts again, whole, once the bytes are granted.
+asio::awaitable<bool> Connection::admit(int64_t bytes, RequestMemory::Grant& grant) {
   std::weak_ptr<Connection> weak = weak_from_this();
   auto wake = [weak] {
     if (auto self = weak.lock()) asio::post(self->socket_.get_executor(), [self] { self->memory_wake_.cancel(); });
   };
-  for (;;) {
-    grant = services_.request_memory.acquire_or_notify(size, wake);
-    if (grant.bytes() > 0) co_return true;
+  for (bool waited = false;; waited = true) {
+    grant = services_.request_memory.acquire_or_notify(bytes, wake);
+    if (grant.bytes() > 0) {
+      if (waited) frame_deadline_ = std::chrono::steady_clock::now() + limits_.read_timeout;
+      co_return true;
+    }
+    frame_deadline_.reset();
     // The wake is posted to this executor, so it cannot run before this wait starts.
     co_await wait(memory_wake_);
     if (closed_ || !reading_) co_return false;
   }
 }
 
-// Reads a `size`-byte frame body into `frame`, which grows only as bytes arrive
-// (at most doubling what came so far): a client that announces a large frame and
-// then sends little or nothing holds about as much memory as it sent.
-asio::awaitable<bool> Connection::read_body(std::vector<std::byte>& frame, size_t size) {
+// Reads a `size`-byte frame body into `frame`, which grows only as bytes arrive (at
+// most doubling what came so far), each growth first granted by the request memory
+// into `memory`: a client that announces a large frame and then sends little or
+// nothing holds about as much memory, and as much of the budget, as it sent.
+asio::awaitable<bool> Connection::read_body(std::vector<std::byte>& frame, size_t size, RequestMemory::Grant& memory) {
   constexpr size_t kFirstChunk = 16 << 10;
   size_t got = 0;
   while (got < size) {
     boost::system::error_code ec;
     const size_t ready = socket_.available(ec);  // already received: safe to allocate for
     const size_t want = std::min(size - got, std::max({kFirstChunk, got, ec ? 0 : ready}));
+    RequestMemory::Grant more;
+    const bool admitted = co_await admit(static_cast<int64_t>(want), more);
+    if (!admitted) co_return false;
+    memory.absorb(std::move(more));
     frame.resize(got + want);
     auto [read_ec, n] = co_await asio::async_read(socket_, asio::buffer(frame.data() + got, want), kTuple);
     if (read_ec) co_return false;

@@ -16,6 +16,16 @@ RequestMemory::Grant& RequestMemory::Grant::operator=(Grant&& o) noexcept {
 
 RequestMemory::Grant::~Grant() { reset(); }
 
+void RequestMemory::Grant::absorb(Grant&& other) {
+  if (!other.pool_) return;
+  if (!pool_) {
+    *this = std::move(other);
+    return;
+  }
+  bytes_ += other.bytes_;
+  other.pool_ = nullptr;
+}
+
 void RequestMemory::Grant::reset() {
   if (pool_) pool_->release(bytes_);
   pool_ = nullptr;

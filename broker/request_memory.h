@@ -1,10 +1,10 @@
-// RequestMemory: the broker-wide budget for request frames that have been admitted
-// but whose handlers have not finished (Kafka's queued.max.request.bytes). A
-// connection that read a frame's size asks for that many bytes before reading the
-// body; once the pool is spent it waits (asynchronously, not reading, so TCP pushes
-// back on the client) until some request finishes. Admission is not strict: a frame
-// is admitted while anything is left, so one frame larger than the rest always gets
-// in and two admitted frames never wait on each other (no deadlock).
+// RequestMemory: the broker-wide budget for request bytes received but whose handlers
+// have not finished (Kafka's queued.max.request.bytes). A connection asks for each
+// chunk of a frame body before it allocates and reads it (never for the size a
+// prefix merely announces, so empty promises cost nothing); once the pool is spent
+// it waits (asynchronously, not reading, so TCP pushes back on the client) until
+// some request finishes or a connection holding a partial frame is closed (read
+// timeout). Admission is not strict: a chunk is granted while anything is left.
 //
 // Threading: shared by every network thread; all methods are thread-safe.
 #pragma once
@@ -28,6 +28,8 @@ class RequestMemory {
     Grant& operator=(const Grant&) = delete;
     ~Grant();  // out of line: inlined into handler coroutines it trips GCC 12's -Wmismatched-new-delete
     void reset();
+    // Takes over `other`'s bytes (both must come from the same pool).
+    void absorb(Grant&& other);
     int64_t bytes() const { return pool_ ? bytes_ : 0; }
 
    private:

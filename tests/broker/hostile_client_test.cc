@@ -59,6 +59,21 @@ TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotAllocateTheAnnouncedBytes)
   EXPECT_LT(rss_bytes() - before, 64 << 20);
 }
 
+TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotSpendTheRequestMemory) {
+  // 1 MiB of request memory; 20 clients announce 100 MiB each and send 1,000 bytes.
+  InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "1048576"}});
+  std::vector<std::unique_ptr<WireClient>> bombs;
+  for (int i = 0; i < 20; ++i) {
+    bombs.push_back(std::make_unique<WireClient>(b.port()));
+    auto bytes = size_prefix(100 << 20);
+    bytes.resize(bytes.size() + 1000, std::byte{0x42});
+    bombs.back()->send_raw(bytes);
+  }
+  WireClient good(b.port());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(api_versions_answered(good, 1 + i));
+  EXPECT_LT(b.broker().services().request_memory.used(), 1 << 20);
+}
+
 TEST(HostileClientTest, SpentRequestMemoryMakesReadersWaitUntilAFrameCompletes) {
   // A budget of one byte: one frame at a time is admitted.
   InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "1"}});
