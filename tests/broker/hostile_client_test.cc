@@ -37,6 +37,18 @@ std::vector<std::byte> size_prefix(uint32_t size) {
   return {std::byte(size >> 24), std::byte(size >> 16), std::byte(size >> 8), std::byte(size)};
 }
 
+// 20 connections that each announce a 100 MiB frame and send only 1,000 bytes of it.
+std::vector<std::unique_ptr<WireClient>> send_size_prefix_bombs(uint16_t port) {
+  std::vector<std::unique_ptr<WireClient>> bombs;
+  for (int i = 0; i < 20; ++i) {
+    bombs.push_back(std::make_unique<WireClient>(port));
+    auto bytes = size_prefix(100 << 20);
+    bytes.resize(bytes.size() + 1000, std::byte{0x42});
+    bombs.back()->send_raw(bytes);
+  }
+  return bombs;
+}
+
 bool api_versions_answered(WireClient& c, int32_t correlation_id) {
   c.send(ApiVersionsRequest{"rokka-test", "1"}, 3, correlation_id);
   return c.receive<ApiVersionsResponse>(3, correlation_id).has_value();
@@ -46,13 +58,7 @@ TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotAllocateTheAnnouncedBytes)
   // Unlimited request memory: only the reader's own allocation policy is tested.
   InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "-1"}});
   const int64_t before = rss_bytes();
-  std::vector<std::unique_ptr<WireClient>> bombs;
-  for (int i = 0; i < 20; ++i) {  // 20 x 100 MiB announced = 2 GiB if allocated up front
-    bombs.push_back(std::make_unique<WireClient>(b.port()));
-    auto bytes = size_prefix(100 << 20);
-    bytes.resize(bytes.size() + 1000, std::byte{0x42});  // a little of the body
-    bombs.back()->send_raw(bytes);
-  }
+  const auto held = send_size_prefix_bombs(b.port());  // 2 GiB if allocated up front
   WireClient good(b.port());  // the broker still serves a well-behaved client...
   ASSERT_TRUE(api_versions_answered(good, 1));
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(api_versions_answered(good, 2 + i));  // ...after all 20 were read
@@ -62,13 +68,7 @@ TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotAllocateTheAnnouncedBytes)
 TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotSpendTheRequestMemory) {
   // 1 MiB of request memory; 20 clients announce 100 MiB each and send 1,000 bytes.
   InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "1048576"}});
-  std::vector<std::unique_ptr<WireClient>> bombs;
-  for (int i = 0; i < 20; ++i) {
-    bombs.push_back(std::make_unique<WireClient>(b.port()));
-    auto bytes = size_prefix(100 << 20);
-    bytes.resize(bytes.size() + 1000, std::byte{0x42});
-    bombs.back()->send_raw(bytes);
-  }
+  const auto held = send_size_prefix_bombs(b.port());
   WireClient good(b.port());
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(api_versions_answered(good, 1 + i));
   EXPECT_LT(b.broker().services().request_memory.used(), 1 << 20);
