@@ -155,6 +155,13 @@ const std::vector<Entry>& table() {
               "Close connections idle for this long."),
       integer("max.connections", &BrokerConfig::max_connections, 1, kI32, "16000",
               "Most client connections at once; further connections are closed on accept."),
+      integer("max.connections.per.ip", &BrokerConfig::max_connections_per_ip, 1, kI32, "2147483647",
+              "Most client connections at once from one address; further ones are closed on accept."),
+      integer("queued.max.request.bytes", &BrokerConfig::queued_max_request_bytes, -1, kI64, "536870912",
+              "Request bytes all connections may hold at once (received, not yet handled); a connection "
+              "stops reading while they are spent (-1: no limit)."),
+      integer("rokka.request.read.timeout.ms", &BrokerConfig::request_read_timeout_ms, 100, kI64, "30000",
+              "A request must arrive whole within this long of its size prefix, else the connection closes."),
       // Topics
       integer("num.partitions", &BrokerConfig::num_partitions, 1, 1000000, "1",
               "Partitions of an automatically created topic."),
@@ -185,6 +192,11 @@ const std::vector<Entry>& table() {
               "Delete the oldest CommitLog files while the log is larger than this (-1: no limit)."),
       integer("log.retention.check.interval.ms", &BrokerConfig::log_retention_check_interval_ms, 1, kI64, "300000",
               "How often retention runs."),
+      integer("store.checkpoint.interval.bytes", &BrokerConfig::store_checkpoint_interval_bytes, 1, kI64,
+              "1073741824", "Write an index checkpoint after this much log; crash recovery re-reads at most "
+              "about this much (plus one segment)."),
+      integer("store.checkpoint.interval.ms", &BrokerConfig::store_checkpoint_interval_ms, 1, kI64, "10000",
+              "Write an index checkpoint at least this often while data arrives."),
       // Groups and offsets
       integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
               "Smallest session timeout a consumer may ask for."),

@@ -30,6 +30,9 @@ struct BrokerConfig {
   int32_t socket_request_max_bytes = 0;
   int64_t connections_max_idle_ms = 0;
   int32_t max_connections = 0;
+  int32_t max_connections_per_ip = 0;
+  int64_t queued_max_request_bytes = 0;  // -1 = unlimited
+  int64_t request_read_timeout_ms = 0;
 
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;
@@ -45,6 +48,8 @@ struct BrokerConfig {
   int64_t log_retention_ms = 0;  // -1 = unlimited
   int64_t log_retention_bytes = 0;
   int64_t log_retention_check_interval_ms = 0;
+  int64_t store_checkpoint_interval_bytes = 0;
+  int64_t store_checkpoint_interval_ms = 0;
 
   int32_t group_min_session_timeout_ms = 0;
   int32_t group_max_session_timeout_ms = 0;

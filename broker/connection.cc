@@ -1,6 +1,9 @@
 #include "broker/connection.h"
 
+#include <algorithm>
+
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/read.hpp>
@@ -28,6 +31,7 @@ struct Connection::Slot {
   bool done = false;        // the handler finished
   bool fatal = false;       // close the connection instead of answering
   std::optional<Response> response;
+  RequestMemory::Grant memory;  // the frame's share of queued.max.request.bytes, until handled
 };
 
 Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits limits)
@@ -37,6 +41,7 @@ Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits 
       reader_wake_(socket_.get_executor()),
       writer_wake_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
+      memory_wake_(socket_.get_executor()),
       last_activity_(std::chrono::steady_clock::now()) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
@@ -68,6 +73,7 @@ void Connection::shutdown() {
   socket_.shutdown(tcp::socket::shutdown_receive, ec);  // the pending read ends; writes go on
   reader_wake_.cancel();
   writer_wake_.cancel();
+  memory_wake_.cancel();
 }
 
 void Connection::close(const char* reason) {
@@ -81,6 +87,7 @@ void Connection::close(const char* reason) {
   reader_wake_.cancel();
   writer_wake_.cancel();
   idle_timer_.cancel();
+  memory_wake_.cancel();
 }
 
 asio::awaitable<void> Connection::read_loop() {
@@ -114,10 +121,12 @@ asio::awaitable<bool> Connection::read_request() {
       co_return false;
   }
 
+  RequestMemory::Grant memory;
   RequestContext ctx;
-  ctx.frame.resize(static_cast<size_t>(size));
-  auto [ec2, n2] = co_await asio::async_read(socket_, asio::buffer(ctx.frame), kTuple);
-  if (ec2) co_return false;
+  frame_deadline_ = std::chrono::steady_clock::now() + limits_.read_timeout;
+  const bool complete = co_await read_body(ctx.frame, static_cast<size_t>(size), memory);
+  frame_deadline_.reset();
+  if (!complete) co_return false;
   last_activity_ = std::chrono::steady_clock::now();
 
   protocol::Reader r(ctx.frame);
@@ -146,6 +155,7 @@ asio::awaitable<bool> Connection::read_request() {
   slot->version = v;
   slot->correlation_id = ctx.header.correlation_id;
   slot->dispatched = api->dispatch == Dispatch::kImmediately;
+  slot->memory = std::move(memory);
   pending_.push_back(slot);
 
   auto self = shared_from_this();
@@ -166,6 +176,50 @@ asio::awaitable<bool> Connection::read_request() {
   co_return true;
 }
 
+// Waits until the broker-wide request memory grants `bytes`. While it waits nothing
+// is read, so the client's sends stall (TCP back-pressure), and the read timeout is
+// paused: it starts again, whole, once the bytes are granted.
+asio::awaitable<bool> Connection::admit(int64_t bytes, RequestMemory::Grant& grant) {
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto wake = [weak] {
+    if (auto self = weak.lock()) asio::post(self->socket_.get_executor(), [self] { self->memory_wake_.cancel(); });
+  };
+  for (bool waited = false;; waited = true) {
+    grant = services_.request_memory.acquire_or_notify(bytes, wake);
+    if (grant.bytes() > 0) {
+      if (waited) frame_deadline_ = std::chrono::steady_clock::now() + limits_.read_timeout;
+      co_return true;
+    }
+    frame_deadline_.reset();
+    // The wake is posted to this executor, so it cannot run before this wait starts.
+    co_await wait(memory_wake_);
+    if (closed_ || !reading_) co_return false;
+  }
+}
+
+// Reads a `size`-byte frame body into `frame`, which grows only as bytes arrive (at
+// most doubling what came so far), each growth first granted by the request memory
+// into `memory`: a client that announces a large frame and then sends little or
+// nothing holds about as much memory, and as much of the budget, as it sent.
+asio::awaitable<bool> Connection::read_body(std::vector<std::byte>& frame, size_t size, RequestMemory::Grant& memory) {
+  constexpr size_t kFirstChunk = 16 << 10;
+  size_t got = 0;
+  while (got < size) {
+    boost::system::error_code ec;
+    const size_t ready = socket_.available(ec);  // already received: safe to allocate for
+    const size_t want = std::min(size - got, std::max({kFirstChunk, got, ec ? 0 : ready}));
+    RequestMemory::Grant more;
+    const bool admitted = co_await admit(static_cast<int64_t>(want), more);
+    if (!admitted) co_return false;
+    memory.absorb(std::move(more));
+    frame.resize(got + want);
+    auto [read_ec, n] = co_await asio::async_read(socket_, asio::buffer(frame.data() + got, want), kTuple);
+    if (read_ec) co_return false;
+    got += n;
+  }
+  co_return true;
+}
+
 // Runs one handler; `self` keeps the connection alive until the handler is done.
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                         Handler handle, RequestContext ctx) {
@@ -180,6 +234,7 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::s
 }
 
 void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult result) {
+  slot->memory.reset();
   slot->done = true;
   slot->dispatched = true;
   if (!result.ok()) {
@@ -234,7 +289,9 @@ asio::awaitable<void> Connection::write_loop() {
       for (protocol::Bytes chunk : body.chunks()) buffers.emplace_back(chunk.data(), chunk.size());
     }
     if (!buffers.empty()) {
+      write_started_ = std::chrono::steady_clock::now();
       auto [ec, n] = co_await asio::async_write(socket_, buffers, kTuple);
+      write_started_.reset();
       if (ec) {
         close("write failed");
         co_return;
@@ -248,13 +305,30 @@ asio::awaitable<void> Connection::write_loop() {
   }
 }
 
+std::chrono::milliseconds Connection::watch_tick() const {
+  const auto shortest = std::min(limits_.idle_timeout, limits_.read_timeout);
+  return std::clamp<std::chrono::milliseconds>(shortest / 4, std::chrono::milliseconds(100), std::chrono::seconds(30));
+}
+
+// Closes a connection that is idle (nothing owed, no complete request for
+// connections.max.idle.ms), whose current frame is not complete within the read
+// timeout (a trickling or stalled sender), or whose response write has not finished
+// within the idle time (a client that stopped reading).
 asio::awaitable<void> Connection::idle_watch() {
-  const auto tick = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(100), limits_.idle_timeout / 10);
+  const auto tick = watch_tick();
   while (!closed_) {
     idle_timer_.expires_after(tick);
     co_await idle_timer_.async_wait(kTuple);
     if (closed_) break;
-    if (pending_.empty() && std::chrono::steady_clock::now() - last_activity_ > limits_.idle_timeout) {
+    const auto now = std::chrono::steady_clock::now();
+    if (frame_deadline_ && now > *frame_deadline_) {
+      net_log().warn("closing connection: peer={} reason=request not received within {} ms", peer_,
+                     limits_.read_timeout.count());
+      close("request read timeout");
+    } else if (write_started_ && now - *write_started_ > limits_.idle_timeout) {
+      net_log().warn("closing connection: peer={} reason=client stopped reading responses", peer_);
+      close("write stalled");
+    } else if (pending_.empty() && !frame_deadline_ && now - last_activity_ > limits_.idle_timeout) {
       SPDLOG_LOGGER_DEBUG(&net_log(), "closing idle connection: peer={}", peer_);
       close("idle");
     }

@@ -13,15 +13,19 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "broker/request_context.h"
+#include "broker/request_memory.h"
 
 namespace rokka::broker {
 
 struct ConnectionLimits {
   int32_t max_request_bytes = 100 << 20;          // socket.request.max.bytes
   std::chrono::milliseconds idle_timeout{600000};  // connections.max.idle.ms
+  std::chrono::milliseconds read_timeout{30000};   // rokka.request.read.timeout.ms: size prefix -> last byte
   size_t max_in_flight = 64;                       // requests read but not yet answered
 };
 
@@ -48,6 +52,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> idle_watch();
   boost::asio::awaitable<bool> read_request();  // false: stop reading
+  boost::asio::awaitable<bool> admit(int64_t bytes, RequestMemory::Grant& grant);
+  boost::asio::awaitable<bool> read_body(std::vector<std::byte>& frame, size_t size, RequestMemory::Grant& memory);
+  std::chrono::milliseconds watch_tick() const;
   static boost::asio::awaitable<void> serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                             Handler handle, RequestContext ctx);
   void complete(const std::shared_ptr<Slot>& slot, HandlerResult result);
@@ -63,7 +70,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer reader_wake_;
   boost::asio::steady_timer writer_wake_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer memory_wake_;  // woken when request memory is released
   std::chrono::steady_clock::time_point last_activity_;
+  // Set while a frame body is being read / a response write is under way: the
+  // idle watch closes a connection whose frame or write takes too long.
+  std::optional<std::chrono::steady_clock::time_point> frame_deadline_;
+  std::optional<std::chrono::steady_clock::time_point> write_started_;
   bool reading_ = true;
   bool closed_ = false;
 };

@@ -2,6 +2,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "broker/broker.h"
 #include "broker/config.h"
 #include "broker/logging.h"
+#include "storage/fault_probe.h"
 
 namespace {
 
@@ -54,7 +56,22 @@ int main(int argc, char** argv) {
     broker_log().info("config: {}", line);
   }
 
-  auto broker = Broker::open(*config);
+  // Crash tests only (tests/crash/): kill the process at a chosen file-system call.
+  std::unique_ptr<rokka::storage::FaultProbeFileSystem> probe;
+  auto store_options = Broker::store_options(*config);
+  if (const char* spec = std::getenv("ROKKA_FAULT_PROBE"); spec && *spec) {
+    auto parsed = rokka::storage::FaultProbeFileSystem::parse(spec, rokka::storage::FileSystem::real());
+    if (!parsed.ok()) return fail(parsed.status().message());
+    probe = std::move(*parsed);
+    store_options.fs = probe.get();
+    broker_log().warn("fault probe armed: ROKKA_FAULT_PROBE={}", spec);
+  }
+  auto store = rokka::storage::Store::open(store_options);
+  if (!store.ok()) {
+    broker_log().error("cannot open the store: error={}", store.status().to_string());
+    return 1;
+  }
+  auto broker = Broker::open(*config, std::move(*store));
   if (!broker.ok()) {
     broker_log().error("cannot open the broker: error={}", broker.status().to_string());
     return 1;

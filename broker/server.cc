@@ -13,6 +13,18 @@ namespace rokka::broker {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
+namespace {
+
+// Rate-limits a warning that a flood could repeat thousands of times a second.
+bool once_a_second(std::chrono::steady_clock::time_point& last) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::seconds(1)) return false;
+  last = now;
+  return true;
+}
+
+}  // namespace
+
 Server::Server(const BrokerConfig& config, Services& services) : config_(config), services_(services) {
   for (int i = 0; i < config.num_network_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
@@ -69,8 +81,10 @@ void Server::start() {
 }
 
 asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
-  const ConnectionLimits limits{config_.socket_request_max_bytes,
-                                std::chrono::milliseconds(config_.connections_max_idle_ms)};
+  ConnectionLimits limits;
+  limits.max_request_bytes = config_.socket_request_max_bytes;
+  limits.idle_timeout = std::chrono::milliseconds(config_.connections_max_idle_ms);
+  limits.read_timeout = std::chrono::milliseconds(config_.request_read_timeout_ms);
   while (!stopping_.load()) {
     asio::io_context& target = *contexts_[next_context_.fetch_add(1) % contexts_.size()];
     auto [ec, socket] = co_await acceptor.async_accept(target, asio::as_tuple(asio::use_awaitable));
@@ -83,16 +97,27 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
       continue;
     }
     if (services_.connections.load(std::memory_order_relaxed) >= config_.max_connections) {
-      net_log().warn("connection refused: reason=max.connections={} reached", config_.max_connections);
+      if (once_a_second(last_refusal_warning_))
+        net_log().warn("connection refused: reason=max.connections={} reached", config_.max_connections);
       socket.close(ec);
       continue;
     }
+    const std::string address = socket.remote_endpoint(ec).address().to_string();
+    if (ec) continue;  // already gone
     auto conn = std::make_shared<Connection>(std::move(socket), services_, limits);
     {
       std::lock_guard lock(mu_);
+      int& from_address = per_address_[address];
+      if (from_address >= config_.max_connections_per_ip) {
+        if (once_a_second(last_refusal_warning_))
+          net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address,
+                         config_.max_connections_per_ip);
+        continue;  // conn's destructor closes the socket
+      }
+      ++from_address;
       live_.emplace(conn.get(), conn);
     }
-    asio::co_spawn(target, [this, conn]() -> asio::awaitable<void> {
+    asio::co_spawn(target, [this, conn, address]() -> asio::awaitable<void> {
       try {
         co_await conn->run();
       } catch (const std::exception& e) {
@@ -100,6 +125,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
       }
       std::lock_guard lock(mu_);
       live_.erase(conn.get());
+      if (--per_address_[address] == 0) per_address_.erase(address);
     }, asio::detached);
   }
 }

@@ -48,9 +48,11 @@ class Server {
   std::vector<std::thread> threads_;
   std::atomic<size_t> next_context_{0};
   std::atomic<bool> stopping_{false};
+  std::chrono::steady_clock::time_point last_refusal_warning_;  // accept loops (first network thread)
 
-  std::mutex mu_;  // guards live_
+  std::mutex mu_;  // guards live_ and per_address_
   std::unordered_map<Connection*, std::weak_ptr<Connection>> live_;
+  std::unordered_map<std::string, int> per_address_;  // live connections by client address
 };
 
 }  // namespace rokka::broker

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "broker/config.h"
+#include "broker/request_memory.h"
 
 namespace rokka::storage {
 class Store;
@@ -32,8 +33,9 @@ struct Services {
   // else the listeners with their bound ports. Set before serving starts.
   std::vector<Listener> advertised;
   std::atomic<int64_t> connections{0};
+  RequestMemory request_memory;  // queued.max.request.bytes, shared by every connection
 
-  explicit Services(const BrokerConfig& c) : config(c) {}
+  explicit Services(const BrokerConfig& c) : config(c), request_memory(c.queued_max_request_bytes) {}
 };
 
 }  // namespace rokka::broker

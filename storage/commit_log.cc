@@ -216,20 +216,33 @@ Status CommitLog::drop_oldest(size_t n) {
   return options_.fs->sync_dir(options_.dir);
 }
 
-Result<LogSlice> CommitLog::read_batch(LogPosition pos, int32_t batch_size, PartitionId partition,
-                                       int64_t base_offset) const {
+std::shared_ptr<MappedFile> CommitLog::matching_entry(const SegmentList& list, LogPosition pos, int32_t batch_size,
+                                                      PartitionId partition, int64_t base_offset) const {
   const int64_t entry_size = int64_t{format::kEntryHeaderSize} + batch_size;
-  if (pos.value + entry_size > readable_end().value) return Status::out_of_range("not yet readable");
-  auto list = segments_.load(std::memory_order_acquire);
-  auto seg = find(*list, pos);
-  if (!seg || pos.value + entry_size > seg->end().value) return Status::out_of_range("segment deleted");
-  const std::byte* p = seg->data() + (pos.value - seg->start().value);
-  const format::EntryHeader h = format::decode_entry_header(p);
-  // A unit read from a recycled index chunk could point anywhere: check ownership.
+  auto seg = find(list, pos);
+  if (!seg || batch_size < 0 || pos.value + entry_size > seg->end().value) return nullptr;
+  const format::EntryHeader h = format::decode_entry_header(seg->data() + (pos.value - seg->start().value));
+  // A unit read from a recycled (or damaged) index chunk could point anywhere: check ownership.
   if (h.magic != format::kEntryMagic || h.partition != partition || h.base_offset != base_offset ||
       h.length != static_cast<uint32_t>(entry_size))
-    return Status::out_of_range("index unit does not match the log entry");
-  return LogSlice{std::span(p + format::kEntryHeaderSize, static_cast<size_t>(batch_size)), seg};
+    return nullptr;
+  return seg;
+}
+
+bool CommitLog::holds_entry(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const {
+  return matching_entry(*segments_.load(std::memory_order_acquire), pos, batch_size, partition, base_offset) != nullptr;
+}
+
+Result<LogSlice> CommitLog::read_batch(LogPosition pos, int32_t batch_size, PartitionId partition,
+                                       int64_t base_offset) const {
+  if (pos.value + format::kEntryHeaderSize + batch_size > readable_end().value)
+    return Status::out_of_range("not yet readable");
+  auto list = segments_.load(std::memory_order_acquire);
+  if (!find(*list, pos)) return Status::out_of_range("segment deleted");
+  auto seg = matching_entry(*list, pos, batch_size, partition, base_offset);
+  if (!seg) return Status::out_of_range("index unit does not match the log entry");
+  const std::byte* p = seg->data() + (pos.value - seg->start().value) + format::kEntryHeaderSize;
+  return LogSlice{std::span(p, static_cast<size_t>(batch_size)), seg};
 }
 
 }  // namespace rokka::storage

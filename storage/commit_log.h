@@ -73,6 +73,9 @@ class CommitLog {
   Status drop_oldest(size_t n);
   // Restores retention ages from a checkpoint.
   void set_last_append_ms(LogPosition start, int64_t ms);
+  // During open: whether the mapped segments hold (partition, base_offset)'s entry of
+  // `batch_size` bytes at `pos` (checks its header, not its CRCs).
+  bool holds_entry(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
 
   // ---- any thread ----
   // The RecordBatch bytes of the entry at `pos`, checked to belong to (partition,
@@ -84,6 +87,10 @@ class CommitLog {
   using SegmentList = std::vector<std::shared_ptr<MappedFile>>;
   explicit CommitLog(const CommitLogOptions& options);
   std::shared_ptr<MappedFile> find(const SegmentList& list, LogPosition pos) const;
+  // The entry header at `pos` in `list` if it is (partition, base_offset)'s entry of
+  // `batch_size` bytes, with its segment; null otherwise.
+  std::shared_ptr<MappedFile> matching_entry(const SegmentList& list, LogPosition pos, int32_t batch_size,
+                                             PartitionId partition, int64_t base_offset) const;
   Status roll(int64_t now_ms);
   void set_segments(SegmentList list) {
     segments_.store(std::make_shared<const SegmentList>(std::move(list)), std::memory_order_release);

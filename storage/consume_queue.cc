@@ -188,6 +188,25 @@ void ConsumeQueue::restore(const State& s) {
              std::memory_order_release);
 }
 
+bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,
+                                    const std::function<bool(const QueueUnit&)>& holds) const {
+  if (w_first_unit_ == w_unit_end_) return true;
+  int64_t expected_base = first_base_;
+  int64_t min_pos = 0;
+  int64_t max_ts = INT64_MIN;
+  for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) {
+    const QueueUnit u = writer_unit(ix, i);
+    if (u.base_offset != expected_base || u.last_offset_delta < 0 || u.size < format::batch::kHeaderSize ||
+        u.pos.value < min_pos || u.max_timestamp < max_ts)
+      return false;
+    min_pos = u.pos.value + format::kEntryHeaderSize + u.size;
+    if (min_pos > log_end.value || !holds(u)) return false;
+    expected_base = u.next_offset();
+    max_ts = u.max_timestamp;
+  }
+  return expected_base == w_next_offset_ && max_ts == running_max_ts_;
+}
+
 void ConsumeQueue::reset_to(int64_t next) {
   State s;
   s.floor = floor_;

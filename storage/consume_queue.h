@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -72,6 +73,14 @@ class ConsumeQueue {
   };
   State state() const;
   void restore(const State& s);  // followed by publish()
+  // After restore(): whether the units read back from the index files form this
+  // queue's chain (dense offsets from first_base to next_offset, entries in log order
+  // without overlap, all before `log_end`, running max timestamps ending at the
+  // restored one). False means the index files were damaged: rebuild from the log.
+  // `holds` says whether the log has the entry a unit names (CommitLog::holds_entry).
+  // Reads every unit (32 bytes per stored batch) and every entry header.
+  bool units_consistent(const IndexFiles& ix, LogPosition log_end,
+                        const std::function<bool(const QueueUnit&)>& holds) const;
   // An empty queue whose next offset is `next` (rebuild: the first put may jump).
   void reset_to(int64_t next);
 

@@ -116,9 +116,17 @@ class PosixFileSystem final : public FileSystem {
   }
 
   Status create_dirs(const std::filesystem::path& dir) override {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    return ec ? Status::io_error("mkdir " + dir.string() + ": " + ec.message()) : Status{};
+    std::vector<std::filesystem::path> missing;  // deepest first
+    for (std::filesystem::path p = dir; !p.empty() && !exists(p); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (::mkdir(it->c_str(), 0755) != 0 && errno != EEXIST) return errno_status("mkdir", it->string());
+      const std::filesystem::path parent = it->has_parent_path() ? it->parent_path() : ".";
+      if (Status s = sync_dir(parent); !s.ok()) return s;  // the new name survives a power cut
+    }
+    return {};
   }
 
   bool exists(const std::filesystem::path& path) override {

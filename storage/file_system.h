@@ -57,6 +57,7 @@ class FileSystem {
   virtual Status remove(const std::filesystem::path& path) = 0;
   virtual Status rename(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
   virtual Status sync_dir(const std::filesystem::path& dir) = 0;
+  // Creates the missing directories of `dir`, durably (each new one's parent is fsync'd).
   virtual Status create_dirs(const std::filesystem::path& dir) = 0;
   virtual bool exists(const std::filesystem::path& path) = 0;
   // File names (not paths) in `dir`.

@@ -47,9 +47,15 @@ std::vector<std::byte> MetaJournal::encode_record(const std::vector<MetaStore::M
 Result<std::unique_ptr<MetaJournal>> MetaJournal::open(FileSystem& fs, const std::filesystem::path& dir) {
   if (Status s = fs.create_dirs(dir); !s.ok()) return s;
   std::unique_ptr<MetaJournal> j(new MetaJournal(fs, dir));
+  const bool created = !fs.exists(j->path());
   auto file = fs.open(j->path(), true);
   if (!file.ok()) return file.status();
   j->file_ = std::move(*file);
+  // A new journal's name must be durable before any record in it is acknowledged:
+  // a power cut would otherwise take the whole file (the partition table) with it.
+  if (created) {
+    if (Status s = fs.sync_dir(dir); !s.ok()) return s;
+  }
   auto data = read_file(fs, j->path());
   if (!data.ok()) return data.status();
   const size_t valid = j->replay(*data);

@@ -1,10 +1,10 @@
 // Store::open's recovery, before the writer thread starts:
 //   1. MetaJournal replay (torn tail cut) -> the partition table.
 //   2. CommitLog segments mapped; the checkpoint (CRC'd) and the index files it needs.
-//   3. Clean shutdown (no "abort" marker) with a usable checkpoint: no log scan.
-//      Crash: re-read the log from the start of the segment holding the checkpoint's
-//      position (at most one segment before it, then the tail), verifying every entry's
-//      CRCs, re-adding index units and producer state; cut at the first bad entry.
+//   3. With a usable checkpoint (after a crash or a clean shutdown): re-read the log
+//      from the start of the segment holding the checkpoint's position (at most one
+//      segment before it, then the tail), verifying every entry's CRCs, re-adding
+//      index units and producer state; cut at the first bad entry.
 //      No usable checkpoint or index: rebuild every index from the whole log.
 //   4. Drop index units that point past the cut (index ahead of log) or before the
 //      oldest segment; apply start-offset floors; publish; checkpoint; "abort" marker.
@@ -67,6 +67,11 @@ bool StoreImpl::restore_checkpoint(const Checkpoint& cp) {
       continue;
     }
     p->queue.restore(pc.queue);
+    auto holds = [&](const QueueUnit& u) { return log_->holds_entry(u.pos, u.size, pc.id, u.base_offset); };
+    if (!p->queue.units_consistent(*index_, cp.log_end, holds)) {
+      log_warn("index units of partition {} do not match the checkpoint", pc.id);
+      return false;
+    }
     if (!pc.producers.empty()) p->producers = std::make_unique<ProducerStateTable>(pc.producers);
   }
   index_->recycle();
@@ -167,18 +172,16 @@ Status StoreImpl::recover() {
   }
   LogPosition from = rebuild ? log_->begin() : std::min(cp->log_end, log_limit);
   if (segments.empty()) from = rebuild ? LogPosition{} : cp->log_end;
-  if (crashed && !rebuild) {
-    // Re-verify the whole segment holding the checkpoint position too: a log that
-    // lost bytes before it (index ahead of log) is cut there, and the units that
-    // point past the cut are dropped below. Entries already indexed are skipped.
+  if (!rebuild) {
+    // Re-verify the whole segment holding the checkpoint position too, after a crash
+    // and after a clean shutdown alike (a clean stop does not vouch for the disk): a
+    // log that lost or damaged bytes before it is cut at the first bad entry, and the
+    // units that point past the cut are dropped below. Entries already indexed are
+    // skipped. This reads at most one segment more than the crash-free tail.
     for (const auto& seg : segments)
       if (seg.start < from && from <= seg.end) from = seg.start;
   }
-  if (rebuild || crashed) {
-    if (Status s = replay_log(from, rebuild); !s.ok()) return s;
-  } else if (Status s = log_->truncate(from); !s.ok()) {
-    return s;
-  }
+  if (Status s = replay_log(from, rebuild); !s.ok()) return s;
 
   const LogPosition end = log_->write_end(), begin = log_->begin();
   partitions_.for_each([&](PartitionId, Partition& p) {
@@ -198,7 +201,7 @@ Status StoreImpl::recover() {
     if (seg.last_append_ms == 0) log_->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period
 
   checkpoint_pos_ = cp && !rebuild ? std::min(cp->log_end, end) : LogPosition{};
-  if (rebuild || crashed || !cp) {
+  if (rebuild || crashed || !cp || end < cp->log_end) {
     if (Status s = checkpoint(); !s.ok()) return s;
   }
   auto marker = fs_->open(dir / "abort", true);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "broker/broker.h"
+#include "storage/store.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace rokka::testutil {
@@ -19,18 +20,11 @@ class InProcessBroker {
   InProcessBroker() : InProcessBroker(Overrides{}) {}
   // Wraps the opened store before the broker gets it (test doubles that delay or fail calls).
   using StoreWrapper = std::function<std::unique_ptr<storage::Store>(std::unique_ptr<storage::Store>)>;
-  explicit InProcessBroker(Overrides overrides, const StoreWrapper& wrap = {}) {
-    overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
-    overrides.insert(overrides.begin(), {"log.dirs", dir_.path().string()});
-    overrides.insert(overrides.begin(), {"log.segment.bytes", std::to_string(64 << 20)});
-    auto config = broker::load_config("", overrides);
-    if (!config.ok()) throw std::runtime_error(config.status().to_string());
-    config_ = std::move(config).value();
-    auto b = open(wrap);
-    if (!b.ok()) throw std::runtime_error(b.status().to_string());
-    broker_ = std::move(b).value();
-    if (auto s = broker_->start(); !s.ok()) throw std::runtime_error(s.to_string());
-    port_ = broker_->ports().at(0);
+  InProcessBroker(Overrides overrides, const StoreWrapper& wrap) { init(std::move(overrides), wrap, nullptr); }
+  // `fs` (optional, outliving the broker): the store's file system, e.g. a
+  // FaultyFileSystem for storage-fault tests.
+  explicit InProcessBroker(Overrides overrides, storage::FileSystem* fs = nullptr) {
+    init(std::move(overrides), {}, fs);
   }
   ~InProcessBroker() { (void)broker_->stop(); }
 
@@ -39,11 +33,22 @@ class InProcessBroker {
   broker::Broker& broker() { return *broker_; }
 
  private:
-  storage::Result<std::unique_ptr<broker::Broker>> open(const StoreWrapper& wrap) {
-    if (!wrap) return broker::Broker::open(config_);
-    auto store = storage::Store::open(broker::Broker::store_options(config_));
-    if (!store.ok()) return store.status();
-    return broker::Broker::open(config_, wrap(std::move(store).value()));
+  void init(Overrides overrides, const StoreWrapper& wrap, storage::FileSystem* fs) {
+    overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
+    overrides.insert(overrides.begin(), {"log.dirs", dir_.path().string()});
+    overrides.insert(overrides.begin(), {"log.segment.bytes", std::to_string(64 << 20)});
+    auto config = broker::load_config("", overrides);
+    if (!config.ok()) throw std::runtime_error(config.status().to_string());
+    config_ = std::move(config).value();
+    auto options = broker::Broker::store_options(config_);
+    options.fs = fs;
+    auto store = storage::Store::open(options);
+    if (!store.ok()) throw std::runtime_error(store.status().to_string());
+    auto b = broker::Broker::open(config_, wrap ? wrap(std::move(*store)) : std::move(*store));
+    if (!b.ok()) throw std::runtime_error(b.status().to_string());
+    broker_ = std::move(b).value();
+    if (auto s = broker_->start(); !s.ok()) throw std::runtime_error(s.to_string());
+    port_ = broker_->ports().at(0);
   }
 
   TempDir dir_;

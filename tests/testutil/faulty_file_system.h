@@ -1,6 +1,7 @@
 // FaultyFileSystem: the real file system with faults on demand. Arm fail_sync and
 // every later File::sync() and sync_dir() fails with kIoError (like a disk that
-// returned EIO to fsync); arm fail_write and pwrite-style writes fail.
+// returned EIO to fsync); arm fail_write and pwrite-style writes fail; arm fail_create
+// and creating a file fails (ENOSPC).
 #pragma once
 
 #include <atomic>
@@ -17,9 +18,12 @@ class FaultyFileSystem final : public storage::FileSystem {
  public:
   std::atomic<bool> fail_sync{false};
   std::atomic<bool> fail_write{false};
+  std::atomic<bool> fail_create{false};  // opening a file that does not exist yet fails (disk full)
   std::atomic<int> syncs{0};
 
   Result<std::unique_ptr<storage::File>> open(const std::filesystem::path& path, bool create) override {
+    if (create && fail_create && !real().exists(path))
+      return storage::Status::io_error("injected ENOSPC creating " + path.string());
     auto f = real().open(path, create);
     if (!f.ok()) return f.status();
     return std::unique_ptr<storage::File>(std::make_unique<FaultyFile>(*this, std::move(*f)));

@@ -107,6 +107,12 @@ class RokkaProcess {
   }
 
   bool running() const { return pid_ > 0; }
+  // True once the process has exited by itself (reaps it).
+  bool has_exited() {
+    int status = 0;
+    if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) pid_ = -1;
+    return pid_ <= 0;
+  }
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
   std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
