@@ -75,6 +75,11 @@ class GroupService {
   asio::awaitable<ListGroupsResult> list_groups(ListGroupsArgs args);
   asio::awaitable<DeleteGroupsResult> delete_groups(std::vector<std::string> group_ids);
 
+  // For the TransactionService, which runs on the same strand so that it can call the
+  // coordinator's transactional-offset hooks directly. coordinator() only on the strand.
+  asio::strand<asio::any_io_executor> strand() const { return strand_; }
+  GroupCoordinator& coordinator() { return core_; }
+
  private:
   // Runs `op(coordinator, done)` on the strand; the awaiting coroutine resumes on its own
   // executor with the value passed to `done` (which `op` calls exactly once, now or later).
