@@ -5,7 +5,6 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
-#include "broker/produce_validation.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/record_batch.h"
 #include "storage/store.h"
@@ -21,10 +20,8 @@ namespace {
 // A Produce with a transactional id carries transactional batches of one producer;
 // a transactional batch needs a transactional id (else its transaction could never
 // be closed). Returns why the batch is refused, or "".
-std::string check_transactional(std::span<const std::byte> bytes, const std::optional<std::string_view>& txn_id,
+std::string check_transactional(const protocol::RecordBatchView& batch, const std::optional<std::string_view>& txn_id,
                                 std::optional<coordinator::ProducerRef>& producer) {
-  protocol::RecordBatchView batch;
-  if (protocol::RecordBatchView::parse(bytes, &batch) != protocol::BatchCheck::kOk) return "bad batch";
   if (!txn_id) return batch.is_transactional() ? "transactional batch without a transactional id" : "";
   if (!batch.is_transactional()) return "non-transactional batch with a transactional id";
   if (!producer) producer = coordinator::ProducerRef{std::string(*txn_id), batch.producer_id(), batch.producer_epoch()};
@@ -102,17 +99,28 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
         fail(ref.error, "unknown topic or partition");
         continue;
       }
-      BatchCheck check = check_produce_batch(p.records, v, topic->settings.max_message_bytes);
-      if (check.error != ErrorCode::kNone) {
-        fail(check.error, check.message);
+      protocol::RecordBatchView batch;
+      const auto check = protocol::check_produce_records(p.records.data.value_or(protocol::Bytes{}), v, &batch);
+      if (check != protocol::BatchCheck::kOk) {
+        fail(protocol::kafka_error(check), protocol::batch_check_name(check));
         continue;
       }
-      if (auto bad = check_transactional(check.batch, req.transactional_id, txn_producer); !bad.empty()) {
+      if (batch.size() > static_cast<size_t>(topic->settings.max_message_bytes)) {
+        fail(ErrorCode::kMessageTooLarge, "record batch of " + std::to_string(batch.size()) +
+                                              " bytes exceeds max.message.bytes=" +
+                                              std::to_string(topic->settings.max_message_bytes));
+        continue;
+      }
+      if (auto bad = check_transactional(batch, req.transactional_id, txn_producer); !bad.empty()) {
         fail(ErrorCode::kInvalidRecord, std::move(bad));
         continue;
       }
-      stamp_leader_epoch(check.batch, kLeaderEpoch);
-      appends.push_back({ref.pid, check.batch, topic->settings.timestamp_type});
+      // The batch lives in the request frame this handler owns: stamp our leader
+      // epoch in place (outside the CRC, as Kafka does). The CRC itself is checked
+      // by Store::append on this thread.
+      const protocol::Bytes bytes = batch.bytes();
+      protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
+      appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});
       append_outs.push_back(&out);
       if (transactional) txn_partitions.push_back({std::string(t.name), p.index});
     }
