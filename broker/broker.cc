@@ -133,7 +133,7 @@ storage::Status Broker::stop() {
   stopped_ = true;
   broker_log().info("shutting down");
   fetch_waiters_.notify_all();
-  txns_->stop();    // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
+  if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
   groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   server_->stop();
   auto s = store_->close();
