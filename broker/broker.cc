@@ -4,6 +4,7 @@
 #include <random>
 
 #include "broker/logging.h"
+#include "broker/txn_markers.h"
 
 namespace rokka::broker {
 namespace {
@@ -55,6 +56,14 @@ coordinator::CoordinatorOptions Broker::coordinator_options(const BrokerConfig& 
   return o;
 }
 
+coordinator::TxnCoordinatorOptions Broker::txn_options(const BrokerConfig& c) {
+  coordinator::TxnCoordinatorOptions o;
+  o.max_timeout_ms = c.transaction_max_timeout_ms;
+  o.id_expiration_ms = c.transactional_id_expiration_ms;
+  o.offset_metadata_max_bytes = c.offset_metadata_max_bytes;
+  return o;
+}
+
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config) {
   auto store = storage::Store::open(store_options(config));
   if (!store.ok()) return store.status();
@@ -90,6 +99,13 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     groups->remove_topic_offsets(topic, std::move(done));
   });
   b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
+  b->txns_ = std::make_unique<coordinator::TransactionService>(
+      *b->groups_, b->store_->meta(), txn_options(b->config_),
+      [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },
+      [store = b->store_.get(), topics = b->topics_.get()](coordinator::MarkerRequest req, auto done) {
+        write_txn_markers(*store, *topics, req, std::move(done));
+      });
+  b->services_.txns = b->txns_.get();
   return b;
 }
 
@@ -114,6 +130,7 @@ storage::Status Broker::start() {
     for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
   }
   groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
+  txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
   server_->start();
   return {};
 }
@@ -123,6 +140,7 @@ storage::Status Broker::stop() {
   stopped_ = true;
   broker_log().info("shutting down");
   fetch_waiters_.notify_all();
+  if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
   groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   server_->stop();
   auto s = store_->close();

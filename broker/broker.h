@@ -12,6 +12,7 @@
 #include "broker/services.h"
 #include "broker/topic_registry.h"
 #include "coordinator/group_service.h"
+#include "coordinator/transaction_service.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -35,6 +36,7 @@ class Broker {
 
   static storage::StoreOptions store_options(const BrokerConfig& config);
   static coordinator::CoordinatorOptions coordinator_options(const BrokerConfig& config);
+  static coordinator::TxnCoordinatorOptions txn_options(const BrokerConfig& config);
 
  private:
   explicit Broker(const BrokerConfig& config);
@@ -48,6 +50,7 @@ class Broker {
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
+  std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
   bool stopped_ = false;
 };
 

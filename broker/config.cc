@@ -211,6 +211,11 @@ const std::vector<Entry>& table() {
               "600000", "How often expired offsets are removed."),
       integer("offset.metadata.max.bytes", &BrokerConfig::offset_metadata_max_bytes, 0, kI32, "4096",
               "Longest metadata string stored with a committed offset."),
+      // Transactions
+      integer("transaction.max.timeout.ms", &BrokerConfig::transaction_max_timeout_ms, 1, kI32, "900000",
+              "Largest transaction timeout a producer may ask for (else INVALID_TRANSACTION_TIMEOUT)."),
+      integer("transactional.id.expiration.ms", &BrokerConfig::transactional_id_expiration_ms, 1, kI64, "604800000",
+              "A transactional id with no transaction for this long is forgotten."),
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),

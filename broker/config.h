@@ -59,6 +59,9 @@ struct BrokerConfig {
   int64_t offsets_retention_check_interval_ms = 0;
   int32_t offset_metadata_max_bytes = 0;
 
+  int32_t transaction_max_timeout_ms = 0;
+  int64_t transactional_id_expiration_ms = 0;
+
   std::string log_level;  // rokka.log.level
 
   // Keys the table does not know, to be warned about once logging is up.

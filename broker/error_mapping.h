@@ -3,6 +3,7 @@
 #pragma once
 
 #include "coordinator/group_error.h"
+#include "coordinator/txn_types.h"
 #include "protocol/error_code.h"
 #include "storage/status.h"
 
@@ -56,6 +57,27 @@ constexpr protocol::ErrorCode to_kafka(coordinator::GroupError e) {
     case GroupError::kFencedInstanceId: return ErrorCode::kFencedInstanceId;
     case GroupError::kGroupSubscribedToTopic: return ErrorCode::kGroupSubscribedToTopic;
     case GroupError::kUnstableOffsetCommit: return ErrorCode::kUnstableOffsetCommit;
+  }
+  return ErrorCode::kUnknownServerError;
+}
+
+// `fenced_supported`: the API version knows PRODUCER_FENCED (KIP-588: InitProducerId v4+,
+// AddPartitionsToTxn, AddOffsetsToTxn and EndTxn v2+); older ones get INVALID_PRODUCER_EPOCH.
+constexpr protocol::ErrorCode to_kafka(coordinator::TxnError e, bool fenced_supported) {
+  using coordinator::TxnError;
+  using protocol::ErrorCode;
+  switch (e) {
+    case TxnError::kNone: return ErrorCode::kNone;
+    case TxnError::kCoordinatorLoadInProgress: return ErrorCode::kCoordinatorLoadInProgress;
+    case TxnError::kCoordinatorNotAvailable: return ErrorCode::kCoordinatorNotAvailable;
+    case TxnError::kStorageError: return ErrorCode::kNotCoordinator;  // as Kafka maps a failed log append
+    case TxnError::kInvalidRequest: return ErrorCode::kInvalidRequest;
+    case TxnError::kInvalidTransactionTimeout: return ErrorCode::kInvalidTransactionTimeout;
+    case TxnError::kConcurrentTransactions: return ErrorCode::kConcurrentTransactions;
+    case TxnError::kProducerFenced:
+      return fenced_supported ? ErrorCode::kProducerFenced : ErrorCode::kInvalidProducerEpoch;
+    case TxnError::kInvalidProducerIdMapping: return ErrorCode::kInvalidProducerIdMapping;
+    case TxnError::kInvalidTxnState: return ErrorCode::kInvalidTxnState;
   }
   return ErrorCode::kUnknownServerError;
 }

@@ -13,6 +13,7 @@ class Store;
 }
 namespace rokka::coordinator {
 class GroupService;
+class TransactionService;
 }
 
 namespace rokka::broker {
@@ -28,6 +29,7 @@ struct Services {
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
   coordinator::GroupService* groups = nullptr;
+  coordinator::TransactionService* txns = nullptr;
   std::string cluster_id;
   // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
   // else the listeners with their bound ports. Set before serving starts.

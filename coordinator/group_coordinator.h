@@ -81,6 +81,26 @@ class GroupCoordinator {
   // Unset, every topic counts as existing. Set before install().
   void set_topic_exists(std::function<bool(const std::string& topic)> exists) { topic_exists_ = std::move(exists); }
 
+  // ---- transactional offsets (the TransactionCoordinator, on the same strand) ----
+  // group_coordinator_txn.cc. A transaction stages offsets with the transaction
+  // coordinator; the group coordinator only validates the committer, reports staged
+  // partitions as unstable, and commits them when the transaction commits.
+  //
+  // Kafka's TxnOffsetCommit checks: a generation, member id or instance id given must
+  // match the group's member and generation; without them anyone may commit.
+  GroupError check_txn_offset_commit(const std::string& group_id, int32_t generation_id, const std::string& member_id,
+                                     const std::optional<std::string>& group_instance_id) const;
+  // OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for a staged partition
+  // until it is released (once per stage).
+  void stage_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
+  void release_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
+  // Commits a transaction's offsets (creating the group if needed); `done` once durable.
+  void commit_txn_offsets(const std::string& group_id, std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
+                          DurableCallback done);
+  // Runs `fn` once the state is loaded: now if it is, else right after install().
+  void when_loaded(std::function<void()> fn);
+  bool has_txn_staged(const std::string& group_id, const TopicPartition& tp) const;
+
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
   ListGroupsResult list_groups(const ListGroupsArgs& args) const;
@@ -176,6 +196,9 @@ class GroupCoordinator {
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
   std::vector<std::string> topics_deleted_while_loading_;
   std::function<bool(const std::string&)> topic_exists_;
+  // Partitions with offsets staged by transactions: group -> partition -> stage count.
+  std::unordered_map<std::string, std::unordered_map<TopicPartition, int, TopicPartitionHash>> txn_staged_;
+  std::vector<std::function<void()>> on_loaded_;
 };
 
 }  // namespace rokka::coordinator

@@ -77,6 +77,7 @@ void GroupCoordinator::install(LoadedState state) {
     });
   }
   schedule_offset_expiry();
+  for (auto& fn : std::exchange(on_loaded_, {})) fn();
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log().info("coordinator state installed: groups={} offsets={} skipped_records={} install_ms={}", groups_.size(),
              offsets_.size(), state.skipped_records, elapsed.count());
@@ -273,7 +274,7 @@ OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) c
     t.topic = requested.topic;
     for (int32_t partition : requested.partitions) {
       const TopicPartition tp{requested.topic, partition};
-      if (args.require_stable && offsets_.has_pending(args.group_id, tp)) {
+      if (args.require_stable && (offsets_.has_pending(args.group_id, tp) || has_txn_staged(args.group_id, tp))) {
         PartitionOffset& p = t.partitions.emplace_back();
         p.partition = partition;
         p.error = GroupError::kUnstableOffsetCommit;

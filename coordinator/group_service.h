@@ -83,6 +83,10 @@ class GroupService {
   void set_topic_exists(std::function<bool(const std::string& topic)> exists) {
     core_.set_topic_exists(std::move(exists));
   }
+  // For the TransactionService, which runs on the same strand so that it can call the
+  // coordinator's transactional-offset hooks directly. coordinator() only on the strand.
+  asio::strand<asio::any_io_executor> strand() const { return strand_; }
+  GroupCoordinator& coordinator() { return core_; }
 
  private:
   // Runs `op(coordinator, done)` on the strand; the awaiting coroutine resumes on its own

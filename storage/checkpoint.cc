@@ -17,7 +17,8 @@ CheckpointWriter::CheckpointWriter(LogPosition log_end, uint32_t next_chunk, con
   body_.u32(0);  // partition count, patched by finish()
 }
 
-void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& q, const ProducerStateTable* producers) {
+void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& q, const ProducerStateTable* producers,
+                                     const TxnIndex* txns) {
   body_.u32(id);
   body_.i64(q.floor);
   body_.i64(q.next_offset);
@@ -32,6 +33,12 @@ void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& 
     producers->encode(body_);
   } else {
     body_.u32(0);
+  }
+  if (txns) {
+    txns->encode(body_);
+  } else {
+    body_.u32(0);  // open transactions
+    body_.u32(0);  // aborted transactions
   }
   ++partitions_;
 }
@@ -50,8 +57,9 @@ std::vector<std::byte> CheckpointWriter::finish() {
 
 Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
   if (file.size() < format::kCheckpointHeaderSize) return Status::corruption("checkpoint too short");
-  if (format::get_le32(file.data()) != format::kCheckpointMagic ||
-      format::get_le32(file.data() + 4) != format::kCheckpointVersion)
+  const uint32_t version = format::get_le32(file.data() + 4);
+  if (format::get_le32(file.data()) != format::kCheckpointMagic || version < 1 ||
+      version > format::kCheckpointVersion)
     return Status::corruption("checkpoint magic/version");
   const uint64_t len = format::get_le64(file.data() + 8);
   const auto body = file.subspan(format::kCheckpointHeaderSize);
@@ -79,6 +87,11 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
     q.dir.first_chunk_ordinal = d.i64();
     for (uint32_t c = d.count(4); c > 0 && d.ok(); --c) q.dir.chunks.push_back(d.u32());
     if (!p.producers.decode(d)) return Status::corruption("checkpoint producer state");
+    if (version >= 2) {
+      auto txns = std::make_unique<TxnIndex>();
+      if (!txns->decode(d)) return Status::corruption("checkpoint transaction state");
+      if (!txns->empty()) p.txns = std::move(txns);
+    }
     if (q.first_unit > q.unit_end || q.first_unit < 0) return Status::corruption("checkpoint unit range");
     cp.partitions.push_back(std::move(p));
   }

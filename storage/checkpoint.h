@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "storage/consume_queue.h"
@@ -11,6 +12,7 @@
 #include "storage/format.h"
 #include "storage/producer_state.h"
 #include "storage/store.h"
+#include "storage/txn_index.h"
 
 namespace rokka::storage {
 
@@ -18,6 +20,7 @@ struct PartitionCheckpoint {
   PartitionId id = 0;
   ConsumeQueue::State queue;
   ProducerStateTable producers;
+  std::unique_ptr<TxnIndex> txns;  // null when the partition has no transaction state
 };
 
 struct Checkpoint {
@@ -34,7 +37,8 @@ class CheckpointWriter {
  public:
   CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
                    const std::vector<std::pair<int64_t, int64_t>>& segment_ages);
-  void add_partition(PartitionId id, const ConsumeQueue::State& queue, const ProducerStateTable* producers);
+  void add_partition(PartitionId id, const ConsumeQueue::State& queue, const ProducerStateTable* producers,
+                     const TxnIndex* txns);
   std::vector<std::byte> finish();
 
  private:
@@ -43,7 +47,8 @@ class CheckpointWriter {
   size_t count_at_ = 0;
 };
 
-// kCorruption when the frame, CRC or any count is bad (hostile-input safe).
+// kCorruption when the frame, CRC or any count is bad (hostile-input safe). Reads
+// version 1 (no transaction state) and version 2.
 Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file);
 
 }  // namespace rokka::storage

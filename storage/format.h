@@ -67,7 +67,12 @@ inline constexpr int kBaseSequence = 53;    // int32
 inline constexpr int kRecordsCount = 57;    // int32
 inline constexpr int kHeaderSize = 61;
 inline constexpr int kLengthOverhead = 12;  // BaseOffset + Length
+inline constexpr uint16_t kCompressionMask = 0x07;
 inline constexpr uint16_t kTimestampTypeBit = 1 << 3;
+inline constexpr uint16_t kTransactionalBit = 1 << 4;
+inline constexpr uint16_t kControlBit = 1 << 5;
+inline constexpr int kControlAbort = 0;   // control record key type: ABORT marker
+inline constexpr int kControlCommit = 1;  // COMMIT marker
 
 inline int64_t i64(std::span<const std::byte> b, int at) { return static_cast<int64_t>(get_be(b.data() + at, 8)); }
 inline int32_t i32(std::span<const std::byte> b, int at) { return static_cast<int32_t>(get_be(b.data() + at, 4)); }
@@ -77,6 +82,31 @@ inline bool crc_ok(std::span<const std::byte> b) {
   return static_cast<uint32_t>(get_be(b.data() + kCrc, 4)) == crc32c(b.subspan(kAttributes));
 }
 inline void set_crc(std::span<std::byte> b) { put_be(b.data() + kCrc, crc32c(b.subspan(kAttributes)), 4); }
+inline uint16_t attributes(std::span<const std::byte> b) { return static_cast<uint16_t>(i16(b, kAttributes)); }
+inline bool is_transactional(std::span<const std::byte> b) { return (attributes(b) & kTransactionalBit) != 0; }
+inline bool is_control(std::span<const std::byte> b) { return (attributes(b) & kControlBit) != 0; }
+
+// The marker type of a control batch's (first) record: kControlAbort or kControlCommit,
+// or -1 when it cannot be read (compressed, truncated, key shorter than 4 bytes). The
+// record is: length varint, attributes int8, timestamp delta varlong, offset delta
+// varint, key length varint, key = version int16 + type int16, ...
+// REQUIRES: b.size() >= kHeaderSize.
+inline int control_type(std::span<const std::byte> b) {
+  if ((attributes(b) & kCompressionMask) != 0) return -1;
+  size_t pos = kHeaderSize;
+  auto skip_varint = [&](int max_bytes) {  // zig-zag value unused: only its extent matters
+    for (int i = 0; i < max_bytes && pos < b.size(); ++i)
+      if ((std::to_integer<int>(b[pos++]) & 0x80) == 0) return true;
+    return false;
+  };
+  if (!skip_varint(5) || pos >= b.size()) return -1;  // record length
+  ++pos;                                                 // attributes
+  if (!skip_varint(10) || !skip_varint(5)) return -1;   // timestamp delta, offset delta
+  const size_t key_len_at = pos;
+  if (!skip_varint(5) || pos - key_len_at != 1) return -1;  // a 4-byte key's length is one byte
+  if (std::to_integer<int>(b[key_len_at]) < 8 || b.size() - pos < 4) return -1;  // zig-zag(4) = 8
+  return i16(b, static_cast<int>(pos) + 2);
+}
 }  // namespace batch
 
 // ---- CommitLog entry ----------------------------------------------------------
@@ -184,7 +214,7 @@ inline int64_t parse_segment_name(std::string_view name) {
 // ---- framed files (checkpoint, meta snapshot) and records (meta journal) ----
 // Checkpoint file: magic u32 | version u32 | body length u64 | body crc u32 | body.
 inline constexpr uint32_t kCheckpointMagic = 0x4B434B52;  // "RKCK"
-inline constexpr uint32_t kCheckpointVersion = 1;
+inline constexpr uint32_t kCheckpointVersion = 2;  // 2 added transaction state; 1 is still read
 inline constexpr int kCheckpointHeaderSize = 20;
 // Meta journal record: length u32 (payload) | crc u32 (payload) | payload.
 inline constexpr int kJournalRecordHeaderSize = 8;

@@ -3,6 +3,14 @@
 #include <string>
 
 namespace rokka::storage {
+namespace {
+
+Status stale_epoch(int64_t producer_id, int16_t epoch, int16_t current) {
+  return Status(StatusCode::kInvalidProducerEpoch, "producer " + std::to_string(producer_id) + " epoch " +
+                                                       std::to_string(epoch) + " < " + std::to_string(current));
+}
+
+}  // namespace
 
 int32_t increment_sequence(int32_t seq, int32_t delta) {
   if (seq > INT32_MAX - delta) return delta - (INT32_MAX - seq) - 1;
@@ -18,11 +26,7 @@ Result<std::optional<ProducerBatch>> ProducerStateTable::check(int64_t producer_
     for (const auto& b : p.batches)
       if (b.first_seq == first_seq && b.last_seq == last_seq) return std::optional<ProducerBatch>(b);
   }
-  if (epoch < p.epoch) {  // rule 2
-    return Status(StatusCode::kInvalidProducerEpoch,
-                  "producer " + std::to_string(producer_id) + " epoch " + std::to_string(epoch) + " < " +
-                      std::to_string(p.epoch));
-  }
+  if (epoch < p.epoch) return stale_epoch(producer_id, epoch, p.epoch);  // rule 2
   if (epoch > p.epoch) {  // rule 3
     if (first_seq != 0 && p.epoch != -1)
       return Status(StatusCode::kOutOfOrderSequence, "new epoch must start at sequence 0");
@@ -39,13 +43,24 @@ Result<std::optional<ProducerBatch>> ProducerStateTable::check(int64_t producer_
 }
 
 void ProducerStateTable::update(int64_t producer_id, int16_t epoch, const ProducerBatch& batch, int64_t now_ms) {
+  update_marker(producer_id, epoch, now_ms);  // rule 6
   ProducerEntry& p = producers_[producer_id];
-  if (epoch != p.epoch) {  // rule 6
+  if (p.batches.size() == ProducerEntry::kKeep) p.batches.erase(p.batches.begin());
+  p.batches.push_back(batch);
+}
+
+Status ProducerStateTable::check_marker(int64_t producer_id, int16_t epoch) const {
+  const auto it = producers_.find(producer_id);
+  if (it != producers_.end() && epoch < it->second.epoch) return stale_epoch(producer_id, epoch, it->second.epoch);
+  return {};
+}
+
+void ProducerStateTable::update_marker(int64_t producer_id, int16_t epoch, int64_t now_ms) {
+  ProducerEntry& p = producers_[producer_id];
+  if (epoch != p.epoch) {
     p.batches.clear();
     p.epoch = epoch;
   }
-  if (p.batches.size() == ProducerEntry::kKeep) p.batches.erase(p.batches.begin());
-  p.batches.push_back(batch);
   p.last_append_ms = std::max(p.last_append_ms, now_ms);
 }
 

@@ -16,6 +16,9 @@
 //     anything else (a gap or an older non-duplicate) => kOutOfOrderSequence.
 //  6. A new epoch clears the kept batches. A batch's last sequence is its base
 //     sequence plus its last offset delta, wrapping past INT32_MAX to 0.
+//  7. A transaction marker (a control batch the transaction coordinator writes; it has
+//     no sequence) passes rule 2 only, and moves the producer to its epoch (rule 6)
+//     without adding a batch: a marker written with a bumped epoch fences the old one.
 // The state is snapshotted with each checkpoint and rebuilt from the log tail after.
 #pragma once
 
@@ -55,6 +58,9 @@ class ProducerStateTable {
                                              int32_t last_seq) const;
   // Records an appended batch (after check() accepted it, or while replaying the log).
   void update(int64_t producer_id, int16_t epoch, const ProducerBatch& batch, int64_t now_ms);
+  // Rule 7, for a transaction marker.
+  Status check_marker(int64_t producer_id, int16_t epoch) const;
+  void update_marker(int64_t producer_id, int16_t epoch, int64_t now_ms);
   // Forgets producers idle for longer than `max_idle_ms`.
   void expire(int64_t now_ms, int64_t max_idle_ms);
   // Drops kept batches at or after `next_offset` (the log was cut there).

@@ -56,11 +56,11 @@ Status StoreImpl::load_partition_table() {
   return {};
 }
 
-bool StoreImpl::restore_checkpoint(const Checkpoint& cp) {
+bool StoreImpl::restore_checkpoint(Checkpoint& cp) {
   for (const auto& pc : cp.partitions) {
     if (!dir_consistent(pc.queue, options_.index_chunk_units, cp.next_chunk)) return false;
   }
-  for (const auto& pc : cp.partitions) {
+  for (auto& pc : cp.partitions) {
     Partition* p = partitions_.get(pc.id);
     if (!p) {  // deleted since: its chunks are free again
       index_->release(pc.queue.dir.chunks);
@@ -73,25 +73,14 @@ bool StoreImpl::restore_checkpoint(const Checkpoint& cp) {
       return false;
     }
     if (!pc.producers.empty()) p->producers = std::make_unique<ProducerStateTable>(pc.producers);
+    if (pc.txns) {
+      p->txn_index = std::move(pc.txns);
+      p->txns.store(p->txn_index.get(), std::memory_order_release);
+    }
   }
   index_->recycle();
   for (const auto& [start, ms] : cp.segment_ages) log_->set_last_append_ms({start}, ms);
   return true;
-}
-
-void StoreImpl::apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
-                                     int64_t append_time) {
-  namespace fb = format::batch;
-  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
-  if (producer_id < 0) return;
-  const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
-  const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
-  const bool lat = (fb::i16(batch, fb::kAttributes) & fb::kTimestampTypeBit) != 0;
-  if (!p.producers) p.producers = std::make_unique<ProducerStateTable>();
-  p.producers->update(producer_id, fb::i16(batch, fb::kProducerEpoch),
-                      {first_seq, increment_sequence(first_seq, lod), base_offset,
-                       lat ? fb::i64(batch, fb::kMaxTimestamp) : -1},
-                      append_time);
 }
 
 Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
@@ -164,6 +153,8 @@ Status StoreImpl::recover() {
     partitions_.for_each([](PartitionId, Partition& p) {
       p.queue.reset_to(0);
       p.producers.reset();
+      p.txns.store(nullptr, std::memory_order_relaxed);  // no reader yet: the store is opening
+      p.txn_index.reset();
     });
     if (cp) {  // next offsets of partitions whose data retention already removed
       for (const auto& pc : cp->partitions)
@@ -187,6 +178,7 @@ Status StoreImpl::recover() {
   partitions_.for_each([&](PartitionId, Partition& p) {
     p.queue.truncate_after(*index_, end);  // index ahead of log
     if (p.producers) p.producers->truncate(p.queue.writer_next_offset());
+    if (p.txn_index) p.txn_index->truncate(p.queue.writer_next_offset());
     p.queue.drop_before(*index_, begin);   // segments deleted after the checkpoint
   });
   for (const auto& [key, value] : journal_->scan("s/p/")) {
@@ -195,7 +187,13 @@ Status StoreImpl::recover() {
     if (Partition* p = partitions_.get(id))
       p->queue.set_floor(static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data()))));
   }
-  partitions_.for_each([](PartitionId, Partition& p) { p.queue.publish(); });
+  partitions_.for_each([](PartitionId, Partition& p) {
+    if (p.txn_index) {
+      p.txns.store(p.txn_index.get(), std::memory_order_release);
+      p.txn_index->publish();
+    }
+    p.queue.publish();
+  });
   const int64_t now = now_ms();
   for (const auto& seg : log_->segments())
     if (seg.last_append_ms == 0) log_->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period

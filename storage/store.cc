@@ -16,8 +16,8 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
     return Status::invalid_argument("batch Length field disagrees with its size");
   if (std::to_integer<int>(b[fb::kMagic]) != 2) return Status::invalid_argument("batch magic is not 2");
   if (fb::i32(b, fb::kLastOffsetDelta) < 0) return Status::invalid_argument("negative LastOffsetDelta");
-  if (fb::i64(b, fb::kProducerId) >= 0 && fb::i32(b, fb::kBaseSequence) < 0)
-    return Status::invalid_argument("idempotent batch without a sequence");
+  if (fb::i64(b, fb::kProducerId) >= 0 && fb::i32(b, fb::kBaseSequence) < 0 && !fb::is_control(b))
+    return Status::invalid_argument("idempotent batch without a sequence");  // markers have none
   if (!fb::crc_ok(b)) return Status::corruption("batch CRC mismatch");
   return {};
 }
@@ -155,9 +155,14 @@ const Partition* StoreImpl::live_partition(PartitionId id) const {
 Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
   const Partition* p = live_partition(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
-  // next first: start is published after next, and start <= next must hold in the answer.
+  // next first: start is published after next, and start <= next must hold in the answer;
+  // the first unstable offset is published before next (txn_index.h).
   const int64_t next = p->queue.next_offset();
-  return PartitionOffsets{std::min(p->queue.start_offset(), next), next};
+  const int64_t start = std::min(p->queue.start_offset(), next);
+  const TxnIndex* txns = p->txns.load(std::memory_order_acquire);
+  const int64_t unstable = txns ? txns->first_unstable() : -1;
+  const int64_t stable = unstable < 0 ? next : std::clamp(unstable, start, next);
+  return PartitionOffsets{start, next, stable};
 }
 
 Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_t max_bytes) const {
@@ -172,7 +177,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
   const auto v = q.units();
   const int64_t first = q.find_offset(*index_, v, offset);
   if (first < 0) return Status::out_of_range("offset " + std::to_string(offset) + " no longer indexed");
-  int64_t bytes = 0;
+  int64_t bytes = 0, end = offset;
   for (int64_t i = first; i < v.end; ++i) {
     const auto u = q.unit(*index_, v, i);
     if (!u || (!out.batches.empty() && bytes + u->size > max_bytes)) break;
@@ -183,8 +188,11 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
     }
     out.batches.push_back(std::move(*slice));
     bytes += u->size;
+    end = u->next_offset();
     if (bytes >= max_bytes) break;
   }
+  // After the offsets: an abort published since is then visible here too (txn_index.h).
+  if (const TxnIndex* txns = p->txns.load(std::memory_order_acquire)) out.aborted = txns->aborted_overlapping(offset, end);
   return out;
 }
 

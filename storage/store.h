@@ -97,6 +97,19 @@ struct LogSlice {
 struct PartitionOffsets {
   int64_t log_start_offset = 0;
   int64_t next_offset = 0;  // high watermark (single replica)
+  // Transactions: the first offset of the earliest transaction still open on the
+  // partition (no COMMIT/ABORT marker yet), else next_offset; never below
+  // log_start_offset. read_committed consumers stop here.
+  int64_t last_stable_offset = 0;
+};
+
+// A transaction closed by an ABORT marker: its producer and the offsets of its first
+// batch and of the marker, on one partition.
+struct AbortedTxn {
+  int64_t producer_id = -1;
+  int64_t first_offset = -1;
+  int64_t last_offset = -1;
+  bool operator==(const AbortedTxn&) const = default;
 };
 
 struct ReadResult {
@@ -104,6 +117,11 @@ struct ReadResult {
   // requested offset. The first batch is returned even when larger than max_bytes.
   std::vector<LogSlice> batches;
   PartitionOffsets offsets;
+  // Aborted transactions overlapping the offsets read (marker at or after the requested
+  // offset, first batch before the end of the batches returned), in marker order:
+  // what Fetch at read_committed returns. Transactional and control batches are among
+  // `batches` as stored; telling them apart is the reader's job.
+  std::vector<AbortedTxn> aborted;
 };
 
 struct TimestampOffset {

@@ -24,6 +24,7 @@
 #include "storage/meta_journal.h"
 #include "storage/producer_state.h"
 #include "storage/store.h"
+#include "storage/txn_index.h"
 
 namespace rokka::storage {
 
@@ -32,6 +33,17 @@ struct Partition {
   std::atomic<bool> live{true};
   bool touched = false;                              // writer: grew in the current group
   std::unique_ptr<ProducerStateTable> producers;     // writer; null until an idempotent batch
+  // Transactions: null until the first transactional batch. The writer creates the
+  // index once and never frees it before the store closes; readers load `txns`.
+  std::unique_ptr<TxnIndex> txn_index;
+  std::atomic<const TxnIndex*> txns{nullptr};
+  TxnIndex& writer_txns() {
+    if (!txn_index) {
+      txn_index = std::make_unique<TxnIndex>();
+      txns.store(txn_index.get(), std::memory_order_release);
+    }
+    return *txn_index;
+  }
 };
 
 // PartitionId -> Partition, readable from any thread while the writer adds entries.
@@ -138,10 +150,11 @@ class StoreImpl final : public Store, public MetaStore {
   // ---- recovery (recovery.cc), before the writer starts ----
   Status recover();
   Status load_partition_table();
-  bool restore_checkpoint(const Checkpoint& cp);
+  bool restore_checkpoint(Checkpoint& cp);
   Status replay_log(LogPosition from, bool rebuild);
   void apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
                             int64_t append_time);
+  Result<std::optional<AppendInfo>> check_producer(const Partition& p, std::span<const std::byte> batch) const;
 
   StoreOptions options_;
   FileSystem* fs_;

@@ -82,6 +82,7 @@ void StoreImpl::process(std::vector<Op>& ops) {
     log_->publish();  // bytes first: a reader that sees a unit can read its entry
     for (PartitionId id : grown_) {
       Partition* p = partitions_.get(id);
+      if (p->txn_index) p->txn_index->publish();  // before the next offset (txn_index.h)
       p->queue.publish();
       p->touched = false;
     }
@@ -150,18 +151,12 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
     return Status::not_found("partition " + std::to_string(req.partition));
   const auto in = req.batch;
   const int32_t lod = fb::i32(in, fb::kLastOffsetDelta);
-  const int64_t producer_id = fb::i64(in, fb::kProducerId);
-  const int16_t epoch = fb::i16(in, fb::kProducerEpoch);
-  const int32_t first_seq = fb::i32(in, fb::kBaseSequence);
-  const int32_t last_seq = increment_sequence(first_seq, lod);
   const bool log_append_time = req.timestamp_type == TimestampType::kLogAppendTime;
   const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + in.size());
   if (entry_size > log_->max_entry_size()) return Status::too_large("batch larger than a segment");
-  if (producer_id >= 0 && p->producers) {
-    auto dup = p->producers->check(producer_id, epoch, first_seq, last_seq);
-    if (!dup.ok()) return dup.status();
-    if (*dup) return AppendInfo{(*dup)->base_offset, (*dup)->log_append_time, p->queue.start_offset()};
-  }
+  auto producer_check = check_producer(*p, in);
+  if (!producer_check.ok()) return producer_check.status();
+  if (*producer_check) return **producer_check;  // an idempotent retry: the original append
   auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
   if (!r.ok()) {
     enter_read_only(r.status());
@@ -192,18 +187,52 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
     enter_read_only(s);
     return s;
   }
-  const int64_t lat = log_append_time ? now : -1;
-  if (producer_id >= 0) {
-    if (!p->producers) p->producers = std::make_unique<ProducerStateTable>();
-    p->producers->update(producer_id, epoch, {first_seq, last_seq, base, lat}, now);
-  }
+  apply_producer_batch(*p, stored, base, now);
   if (!p->touched) {
     p->touched = true;
     grown_.push_back(req.partition);
   }
   unflushed_messages_ += int64_t{lod} + 1;
   changed_since_checkpoint_ = true;
-  return AppendInfo{base, lat, p->queue.start_offset()};
+  return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
+}
+
+Result<std::optional<AppendInfo>> StoreImpl::check_producer(const Partition& p, std::span<const std::byte> batch) const {
+  namespace fb = format::batch;
+  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
+  if (producer_id < 0 || !p.producers) return std::optional<AppendInfo>{};
+  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
+  if (fb::is_control(batch)) {
+    if (Status s = p.producers->check_marker(producer_id, epoch); !s.ok()) return s;
+    return std::optional<AppendInfo>{};
+  }
+  const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
+  const int32_t last_seq = increment_sequence(first_seq, fb::i32(batch, fb::kLastOffsetDelta));
+  auto dup = p.producers->check(producer_id, epoch, first_seq, last_seq);
+  if (!dup.ok()) return dup.status();
+  if (!*dup) return std::optional<AppendInfo>{};
+  return std::optional<AppendInfo>(AppendInfo{(*dup)->base_offset, (*dup)->log_append_time, p.queue.start_offset()});
+}
+
+void StoreImpl::apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
+                                     int64_t append_time) {
+  namespace fb = format::batch;
+  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
+  if (producer_id < 0) return;
+  if (!p.producers) p.producers = std::make_unique<ProducerStateTable>();
+  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
+  if (fb::is_control(batch)) {
+    p.producers->update_marker(producer_id, epoch, append_time);
+  } else {
+    const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
+    const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
+    const bool lat = (fb::attributes(batch) & fb::kTimestampTypeBit) != 0;
+    p.producers->update(producer_id, epoch,
+                        {first_seq, increment_sequence(first_seq, lod), base_offset,
+                         lat ? fb::i64(batch, fb::kMaxTimestamp) : -1},
+                        append_time);
+  }
+  if (fb::is_transactional(batch)) p.writer_txns().on_batch(batch, base_offset);
 }
 
 Status StoreImpl::write_meta(const std::vector<Mutation>& batch, bool must_sync) {
@@ -319,7 +348,8 @@ Status StoreImpl::checkpoint() {
   for (const auto& seg : log_->segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
   CheckpointWriter w(log_->write_end(), index_->next_chunk(), index_->free_chunks(), ages);
   partitions_.for_each([&](PartitionId id, const Partition& p) {
-    if (p.live.load(std::memory_order_relaxed)) w.add_partition(id, p.queue.state(), p.producers.get());
+    if (p.live.load(std::memory_order_relaxed))
+      w.add_partition(id, p.queue.state(), p.producers.get(), p.txn_index.get());
   });
   if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", w.finish()); !s.ok()) return s;
   checkpoint_pos_ = log_->write_end();
@@ -355,6 +385,7 @@ Status StoreImpl::enforce_retention() {
   }
   partitions_.for_each([&](PartitionId, Partition& p) {
     if (p.producers) p.producers->expire(now, options_.producer_id_expiration_ms);
+    if (p.txn_index) p.txn_index->trim(p.queue.start_offset());
   });
   if (!floors.empty()) return write_meta(floors, false);
   return {};

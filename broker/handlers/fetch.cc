@@ -9,6 +9,7 @@
 #include "broker/fetch_waiters.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "protocol/record_batch.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -53,17 +54,30 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
     }
     out.error_code = 0;
     out.high_watermark = r->offsets.next_offset;
-    out.last_stable_offset = r->offsets.next_offset;
+    out.last_stable_offset = r->offsets.last_stable_offset;
     out.log_start_offset = r->offsets.log_start_offset;
-    if (read_committed) out.aborted_transactions.emplace();
+    // read_committed stops at the last stable offset: batches of open transactions wait.
+    const int64_t stable_end = read_committed ? r->offsets.last_stable_offset : r->offsets.next_offset;
     int64_t placed = 0;
+    int64_t end_offset = t.offset;  // after the last batch placed
     for (auto& slice : r->batches) {
       const auto size = static_cast<int64_t>(slice.bytes.size());
       const bool first_of_response = total == 0 && placed == 0;
       if (!first_of_response && placed + size > budget) break;
+      protocol::RecordBatchView batch;
+      if (protocol::RecordBatchView::parse(slice.bytes, &batch) != protocol::BatchCheck::kOk) break;  // stored: valid
+      if (batch.base_offset() >= stable_end) break;
+      end_offset = batch.last_offset() + 1;
       out.records.data.reset();  // the parts are the records
       out.records.parts.push_back({slice.bytes, std::move(slice.hold)});
       placed += size;
+    }
+    if (read_committed) {
+      // The aborted transactions that begin inside what is returned (the store gives
+      // those ending at or after the fetch offset).
+      auto& aborted = out.aborted_transactions.emplace();
+      for (const storage::AbortedTxn& a : r->aborted)
+        if (a.first_offset < end_offset) aborted.push_back({a.producer_id, a.first_offset});
     }
     total += placed;
   }

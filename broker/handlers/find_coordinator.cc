@@ -7,8 +7,7 @@ namespace rokka::broker {
 
 using protocol::ErrorCode;
 
-// This broker coordinates every group. Transactions are not served yet, so a
-// transaction coordinator is not available.
+// This broker coordinates every group (key type 0) and every transactional id (1).
 boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx) {
   protocol::FindCoordinatorRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
@@ -17,15 +16,15 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
   auto answer = [&](std::string_view key) {
     protocol::FindCoordinatorResponse::Coordinator c;
     c.key = std::string(key);
-    if (req.key_type == 0) {
+    if (req.key_type == 0 || req.key_type == 1) {
       c.node_id = svc.config.broker_id;
       c.host = self.host;
       c.port = self.port;
     } else {
       c.node_id = -1;
       c.port = -1;
-      c.error_code = code(req.key_type == 1 ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kInvalidRequest);
-      c.error_message = req.key_type == 1 ? "transactions are not supported yet" : "unknown coordinator key type";
+      c.error_code = code(ErrorCode::kInvalidRequest);
+      c.error_message = "unknown coordinator key type";
     }
     return c;
   };

@@ -33,5 +33,9 @@ HandlerCoroutine handle_list_groups(RequestContext ctx);
 HandlerCoroutine handle_describe_groups(RequestContext ctx);
 HandlerCoroutine handle_delete_groups(RequestContext ctx);
 HandlerCoroutine handle_offset_delete(RequestContext ctx);
+HandlerCoroutine handle_add_partitions_to_txn(RequestContext ctx);
+HandlerCoroutine handle_add_offsets_to_txn(RequestContext ctx);
+HandlerCoroutine handle_end_txn(RequestContext ctx);
+HandlerCoroutine handle_txn_offset_commit(RequestContext ctx);
 
 }  // namespace rokka::broker

@@ -1,25 +1,50 @@
 #include "protocol/messages/init_producer_id.h"
 
 #include "broker/async.h"
+#include "broker/error_mapping.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/producer_ids.h"
+#include "coordinator/transaction_service.h"
 
 namespace rokka::broker {
 
 using protocol::ErrorCode;
 
+namespace {
+
+// A transactional producer: its id and epoch come from the transaction coordinator,
+// which fences the id's previous producer (KIP-98) or bumps its epoch (KIP-360, v3+).
+boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
+                                                         const protocol::InitProducerIdRequest& req) {
+  coordinator::InitProducerIdArgs args;
+  args.transactional_id = std::string(*req.transactional_id);
+  args.transaction_timeout_ms = req.transaction_timeout_ms;
+  args.producer_id = req.producer_id;
+  args.producer_epoch = req.producer_epoch;
+  const coordinator::InitProducerIdResult r = co_await ctx.services->txns->init_producer_id(std::move(args));
+  protocol::InitProducerIdResponse resp;
+  resp.error_code = code(to_kafka(r.error, ctx.version() >= 4));
+  if (r.error == coordinator::TxnError::kNone) {
+    resp.producer_id = r.producer_id;
+    resp.producer_epoch = r.producer_epoch;
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace
+
 // Idempotent producers get a fresh producer id with epoch 0 (as Kafka does for a
-// producer without a transactional id, also when it passes its old id in v3+).
-// Transactions are not served yet: a transactional id is refused.
+// producer without a transactional id, also when it passes its old id in v3+);
+// transactional ones go to the transaction coordinator.
 boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx) {
   protocol::InitProducerIdRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("InitProducerIdRequest");
-  protocol::InitProducerIdResponse resp;
   if (req.transactional_id && !req.transactional_id->empty()) {
-    resp.error_code = code(ErrorCode::kTransactionalIdAuthorizationFailed);
-    co_return make_response(resp, ctx.version());
+    HandlerResult r = co_await init_transactional(ctx, req);
+    co_return r;
   }
+  protocol::InitProducerIdResponse resp;
   auto id = co_await await_callback<storage::Result<int64_t>>(
       [&](std::function<void(storage::Result<int64_t>)> done) { ctx.services->producer_ids->allocate(done); });
   if (id.ok()) {

@@ -46,7 +46,8 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
       }
       storage::TimestampOffset found;
       if (p.timestamp == kLatest) {
-        found = {-1, offs->next_offset};
+        // read_committed (isolation level 1, v2+) sees up to the last stable offset.
+        found = {-1, req.isolation_level == 1 ? offs->last_stable_offset : offs->next_offset};
       } else if (p.timestamp == kEarliest) {
         found = {-1, offs->log_start_offset};
       } else if (p.timestamp == kMaxTimestamp && v >= 7) {

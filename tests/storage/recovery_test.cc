@@ -249,7 +249,7 @@ TEST(CheckpointTest, HostileBytesAreRejectedWithoutCrashing) {
   q.unit_end = 3;
   q.dir.chunks = {0};
   CheckpointWriter w({1234}, 1, {}, {{0, 5}});
-  w.add_partition(7, q, nullptr);
+  w.add_partition(7, q, nullptr, nullptr);
   const auto good = w.finish();
   auto ok = decode_checkpoint(good);
   ASSERT_TRUE(ok.ok());

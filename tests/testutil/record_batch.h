@@ -19,6 +19,7 @@ struct BatchSpec {
   int16_t producer_epoch = -1;
   int32_t base_sequence = -1;
   uint8_t fill = 0x5a;
+  uint16_t attributes = 0;  // e.g. storage::format::batch::kTransactionalBit
 };
 
 inline void put_varint(std::vector<std::byte>& out, int64_t v) {
@@ -50,7 +51,7 @@ inline std::vector<std::byte> make_batch(const BatchSpec& spec) {
   put(fb::kLength, b.size() - fb::kLengthOverhead, 4);
   put(fb::kLeaderEpoch, 0, 4);
   b[fb::kMagic] = std::byte{2};
-  put(fb::kAttributes, 0, 2);
+  put(fb::kAttributes, spec.attributes, 2);
   put(fb::kLastOffsetDelta, static_cast<uint32_t>(spec.records - 1), 4);
   put(fb::kBaseTimestamp, static_cast<uint64_t>(spec.base_timestamp), 8);
   const int64_t max_ts = spec.max_timestamp >= 0 ? spec.max_timestamp : spec.base_timestamp + spec.records - 1;
@@ -59,6 +60,40 @@ inline std::vector<std::byte> make_batch(const BatchSpec& spec) {
   put(fb::kProducerEpoch, static_cast<uint16_t>(spec.producer_epoch), 2);
   put(fb::kBaseSequence, static_cast<uint32_t>(spec.base_sequence), 4);
   put(fb::kRecordsCount, static_cast<uint32_t>(spec.records), 4);
+  fb::set_crc(b);
+  return b;
+}
+
+// A transaction marker as the coordinator writes it: a transactional control batch
+// with no sequence and one control record (key: version 0, type 0 ABORT / 1 COMMIT;
+// value: version 0, coordinator epoch).
+inline std::vector<std::byte> make_control_batch(int64_t producer_id, int16_t epoch, bool commit,
+                                                 int64_t timestamp = 1000) {
+  namespace fb = storage::format::batch;
+  std::vector<std::byte> b(fb::kHeaderSize);
+  const std::byte key[] = {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{commit ? uint8_t{1} : uint8_t{0}}};
+  const std::byte value[] = {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}};
+  std::vector<std::byte> body;
+  body.push_back(std::byte{0});  // attributes
+  put_varint(body, 0);           // timestamp delta
+  put_varint(body, 0);           // offset delta
+  put_varint(body, 4);
+  body.insert(body.end(), std::begin(key), std::end(key));
+  put_varint(body, 6);
+  body.insert(body.end(), std::begin(value), std::end(value));
+  put_varint(body, 0);  // headers
+  put_varint(b, static_cast<int64_t>(body.size()));
+  b.insert(b.end(), body.begin(), body.end());
+  auto put = [&](int at, uint64_t v, int n) { storage::format::put_be(b.data() + at, v, n); };
+  put(fb::kLength, b.size() - fb::kLengthOverhead, 4);
+  b[fb::kMagic] = std::byte{2};
+  put(fb::kAttributes, fb::kTransactionalBit | fb::kControlBit, 2);
+  put(fb::kBaseTimestamp, static_cast<uint64_t>(timestamp), 8);
+  put(fb::kMaxTimestamp, static_cast<uint64_t>(timestamp), 8);
+  put(fb::kProducerId, static_cast<uint64_t>(producer_id), 8);
+  put(fb::kProducerEpoch, static_cast<uint16_t>(epoch), 2);
+  put(fb::kBaseSequence, 0xffffffffu, 4);
+  put(fb::kRecordsCount, 1, 4);
   fb::set_crc(b);
   return b;
 }

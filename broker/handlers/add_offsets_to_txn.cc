@@ -1,0 +1,22 @@
+#include "protocol/messages/add_offsets_to_txn.h"
+
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "coordinator/transaction_service.h"
+
+namespace rokka::broker {
+
+// Adds a consumer group to the producer's transaction, before TxnOffsetCommit.
+boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext ctx) {
+  protocol::AddOffsetsToTxnRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AddOffsetsToTxnRequest");
+  coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
+  std::string group_id(req.group_id);
+  const coordinator::TxnError e = co_await ctx.services->txns->add_offsets(std::move(producer), std::move(group_id));
+  protocol::AddOffsetsToTxnResponse resp;
+  resp.error_code = code(to_kafka(e, ctx.version() >= 2));
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,150 @@
+// TransactionCoordinator: every transactional id of the broker -- Kafka's transaction
+// coordinator (KIP-98, KIP-360, KIP-588) for one broker: InitProducerId with a
+// transactional id, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn,
+// transaction timeouts and transactional-id expiry.
+//
+// PURE LOGIC, single-threaded: every method runs on the strand it shares with the
+// GroupCoordinator (TransactionService provides it), so transactional offsets are handed
+// to the group coordinator by direct calls. Time comes from the injected clock; deadlines
+// live in a TimerQueue and fire from run_due_timers(). Completions of the MetaStore, of
+// producer-id allocation and of marker writes come back through `post` (to the strand).
+//
+// State machine (Kafka's TransactionMetadata): Empty -> Ongoing (first partition or group
+// added) -> PrepareCommit | PrepareAbort (EndTxn, a timeout, or a newer producer fencing
+// this one) -> CompleteCommit | CompleteAbort -> Ongoing (next transaction) ... Every
+// transition is written to the MetaStore ("x/" records) and applied once durable; while a
+// write is in flight the id is "pending" and other requests get CONCURRENT_TRANSACTIONS.
+//
+// Ending a transaction: the Prepare record is made durable, then one COMMIT/ABORT marker
+// per partition (WriteMarkers: the broker builds control batches and appends them), then
+// on commit the staged offsets become committed offsets (GroupCoordinator), then the
+// Complete record. EndTxn is answered after the Complete record is durable -- later than
+// Kafka (which answers after the Prepare record and sends markers in the background) but
+// the client then never sees CONCURRENT_TRANSACTIONS from its next transaction. A marker
+// or offset write that fails is retried after retry_backoff_ms while the EndTxn waits.
+// After a restart, transactions found in a Prepare state are resumed the same way, once
+// the group coordinator has loaded; Ongoing ones keep their timeout.
+//
+// Fencing: a timed-out transaction, or an ongoing one whose transactional id is
+// initialized again, is aborted with the epoch bumped, so the markers fence the old
+// producer on every partition it wrote (storage refuses its older epoch); an
+// InitProducerId that fenced answers CONCURRENT_TRANSACTIONS and its retry bumps again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "coordinator/durable_writer.h"
+#include "coordinator/group_coordinator.h"
+#include "coordinator/timer_queue.h"
+#include "coordinator/txn_records.h"
+#include "coordinator/txn_types.h"
+#include "storage/store.h"
+
+namespace rokka::coordinator {
+
+struct TxnCoordinatorOptions {
+  int32_t max_timeout_ms = 900000;                        // transaction.max.timeout.ms
+  int64_t id_expiration_ms = 7 * 24 * 3600 * 1000LL;      // transactional.id.expiration.ms
+  int64_t id_expiration_check_interval_ms = 3600000;      // transaction.remove.expired.transaction.cleanup.interval.ms
+  int64_t retry_backoff_ms = 1000;                        // a failed marker or offset write is retried after this
+  int32_t offset_metadata_max_bytes = 4096;               // offset.metadata.max.bytes
+};
+
+class TransactionCoordinator {
+ public:
+  using Clock = std::function<int64_t()>;  // milliseconds
+  // Hands out a fresh producer id; `done` may run on any thread, at once or later.
+  using AllocateProducerId = std::function<void(std::function<void(storage::Result<int64_t>)>)>;
+  // Writes one marker per partition; `done` (any thread) once all are durable, or with
+  // the first error. A partition that no longer exists counts as written.
+  using WriteMarkers = std::function<void(MarkerRequest, std::function<void(storage::Status)>)>;
+
+  TransactionCoordinator(TxnCoordinatorOptions options, storage::MetaStore& meta, Clock clock_ms, Post post,
+                         AllocateProducerId allocate, WriteMarkers write_markers, GroupCoordinator& groups);
+  TransactionCoordinator(const TransactionCoordinator&) = delete;
+  TransactionCoordinator& operator=(const TransactionCoordinator&) = delete;
+
+  // ---- start-up and shutdown ----
+  bool loaded() const { return loaded_; }
+  // Takes the records read by load_transactions() and starts serving; until then every
+  // API answers kCoordinatorLoadInProgress.
+  void install(LoadedTxns loaded);
+  // Answers waiting EndTxn requests with kCoordinatorNotAvailable and drops all timers;
+  // every later call gets kCoordinatorNotAvailable. Writes in flight still complete.
+  void shutdown();
+
+  // ---- the APIs (each callback is called exactly once, possibly before returning) ----
+  void init_producer_id(InitProducerIdArgs args, std::function<void(InitProducerIdResult)> done);
+  void add_partitions(ProducerRef producer, std::vector<TopicPartition> partitions, TxnCallback done);
+  void add_offsets(ProducerRef producer, std::string group_id, TxnCallback done);
+  void txn_offset_commit(TxnOffsetCommitArgs args, std::function<void(TxnOffsetCommitResult)> done);
+  void end_txn(ProducerRef producer, bool commit, TxnCallback done);
+  // May `producer` append transactional batches to `partitions` now? Its transaction
+  // must be Ongoing with every partition added. Synchronous, so the caller queues its
+  // append within the same strand turn: any marker of a later EndTxn is queued after it.
+  TxnError check_produce(const ProducerRef& producer, const std::vector<TopicPartition>& partitions) const;
+
+  // ---- timers ----
+  std::optional<int64_t> next_deadline() const { return timers_.next_deadline(); }
+  size_t run_due_timers() { return timers_.run_due(clock_()); }
+
+  // ---- introspection (tests, DescribeTransactions) ----
+  const TxnMetadata* find(std::string_view transactional_id) const;
+  bool pending(std::string_view transactional_id) const;
+  size_t size() const { return txns_.size(); }
+
+ private:
+  struct Entry {
+    TxnMetadata meta;
+    bool pending = false;  // a transition is being written (or a transaction is being ended)
+    TimerQueue::Id timeout_timer = TimerQueue::kNone;
+    std::vector<TxnCallback> on_complete;  // EndTxn requests waiting for the Complete record
+  };
+
+  TxnError serving() const;
+  Entry* entry(std::string_view transactional_id);
+  // Checks a request against the id's current producer: mapping, epoch, pending.
+  TxnError check_producer(const Entry* e, const ProducerRef& producer) const;
+  // Writes `next` and applies it once durable; done(kNone) or done(kStorageError) (then
+  // nothing changed). The entry is pending meanwhile unless `stay_pending` keeps it so.
+  void transition(Entry& e, TxnMetadata next, TxnCallback done, bool stay_pending = false);
+
+  // InitProducerId (transaction_coordinator.cc)
+  void init_known(Entry& e, const InitProducerIdArgs& args, std::function<void(InitProducerIdResult)> done);
+  void rotate_producer_id(const InitProducerIdArgs& args, std::function<void(InitProducerIdResult)> done);
+  void write_new_epoch(Entry& e, TxnMetadata next, std::function<void(InitProducerIdResult)> done);
+  void add_to_transaction(Entry& e, TxnMetadata next, TxnCallback done);
+
+  // Ending (transaction_coordinator_end.cc)
+  void end_transaction(Entry& e, bool commit, std::optional<int16_t> fence_epoch, TxnCallback done);
+  void send_markers(const std::string& transactional_id);
+  void commit_offsets(const std::string& transactional_id);
+  void complete(const std::string& transactional_id);
+  void retry_later(const std::string& transactional_id, void (TransactionCoordinator::*step)(const std::string&));
+  void release_staged(const TxnMetadata& meta);
+  void arm_timeout(Entry& e, int64_t not_before);  // at start + timeout, not before `not_before`
+  void on_timeout(const std::string& transactional_id);
+  void schedule_expiry();
+  void expire_ids();
+
+  TxnCoordinatorOptions options_;
+  Clock clock_;
+  DurableWriter writer_;
+  Post post_;
+  AllocateProducerId allocate_;
+  WriteMarkers write_markers_;
+  GroupCoordinator& groups_;
+  TimerQueue timers_;
+  std::unordered_map<std::string, std::unique_ptr<Entry>> txns_;
+  bool loaded_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace rokka::coordinator
