@@ -115,8 +115,8 @@ asio::awaitable<bool> Connection::read_request() {
   }
 
   RequestContext ctx;
-  ctx.frame.resize(static_cast<size_t>(size));
-  auto [ec2, n2] = co_await asio::async_read(socket_, asio::buffer(ctx.frame), kTuple);
+  ctx.frame = FrameBuffer(static_cast<size_t>(size));
+  auto [ec2, n2] = co_await asio::async_read(socket_, asio::buffer(ctx.frame.data(), ctx.frame.size()), kTuple);
   if (ec2) co_return false;
   last_activity_ = std::chrono::steady_clock::now();
 
