@@ -1,6 +1,5 @@
 #include "broker/produce_validation.h"
 
-#include "storage/crc32c.h"
 
 namespace rokka::broker {
 
@@ -10,7 +9,7 @@ namespace {
 
 // RecordBatch v2 header layout (shared/kafka-protocol/README.md).
 constexpr size_t kHeaderSize = 61;
-constexpr size_t kLengthAt = 8, kMagicAt = 16, kCrcAt = 17, kAttributesAt = 21, kLastOffsetDeltaAt = 23,
+constexpr size_t kLengthAt = 8, kMagicAt = 16, kAttributesAt = 21, kLastOffsetDeltaAt = 23,
                  kRecordsCountAt = 57;
 constexpr int kCompressionMask = 0x07, kControlBit = 0x20;
 constexpr int kZstd = 4;
@@ -40,9 +39,6 @@ BatchCheck check_produce_batch(const protocol::Records& records, int16_t produce
     return fail(ErrorCode::kInvalidRecord, "produce requests must contain exactly one record batch");
   const int8_t magic = static_cast<int8_t>(b[kMagicAt]);
   if (magic != 2) return fail(ErrorCode::kInvalidRecord, "record batches must use magic 2 from Produce v3 on");
-  const uint32_t crc = be32(b.data() + kCrcAt);
-  if (storage::crc32c(b.data() + kAttributesAt, b.size() - kAttributesAt) != crc)
-    return fail(ErrorCode::kCorruptMessage, "record batch CRC-32C mismatch");
   const int attributes = be16(b.data() + kAttributesAt);
   const int compression = attributes & kCompressionMask;
   if (compression > kZstd) return fail(ErrorCode::kCorruptMessage, "unknown compression codec");

@@ -1,7 +1,8 @@
 // The checks a produced batch passes before it is stored (Kafka's rules for
-// Produce v3+): exactly one RecordBatch v2, intact (CRC-32C), within the topic's
-// max.message.bytes, offsets consistent with its record count, no control batch,
-// a compression codec the request version allows.
+// Produce v3+): exactly one RecordBatch v2 within the topic's max.message.bytes,
+// offsets consistent with its record count, no control batch, a compression codec
+// the request version allows. The CRC-32C is verified by Store::append (on the
+// caller's thread), which answers kCorruption -> CORRUPT_MESSAGE.
 #pragma once
 
 #include <span>

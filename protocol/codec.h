@@ -394,12 +394,14 @@ struct Decoder {
     v = b ? std::optional<std::vector<std::byte>>(std::vector<std::byte>(b->begin(), b->end())) : std::nullopt;
   }
 
-  // A non-nullable array; a null on the wire is malformed.
+  // A nullable `records` blob: a view into the frame.
   void records(Records& v) {
     v.parts.clear();
     v.data = r.read_nullable_bytes(flexible);
   }
 
+  // A non-nullable array; a null on the wire is malformed. Elements are added only as
+  // they decode, so memory follows the bytes actually present, not the count.
   template <typename T, typename F>
   void array(std::vector<T>& v, F&& each) {
     const int32_t n = r.read_array_count(flexible);

@@ -18,7 +18,7 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
   if (fb::i32(b, fb::kLastOffsetDelta) < 0) return Status::invalid_argument("negative LastOffsetDelta");
   if (fb::i64(b, fb::kProducerId) >= 0 && fb::i32(b, fb::kBaseSequence) < 0)
     return Status::invalid_argument("idempotent batch without a sequence");
-  if (!fb::crc_ok(b)) return Status::invalid_argument("batch CRC mismatch");
+  if (!fb::crc_ok(b)) return Status::corruption("batch CRC mismatch");
   return {};
 }
 

@@ -37,6 +37,7 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
     if (!t.valid) continue;
     auto& out = *t.out;
     out.records = {};
+    out.records.data = protocol::Bytes{};  // empty, never null: clients reject a null record set
     const int64_t budget = std::min<int64_t>(t.max_bytes, std::max<int64_t>(0, max_bytes - total));
     auto r = store.read(t.pid, t.offset, std::max<int64_t>(budget, 1));
     if (!r.ok()) {
@@ -60,10 +61,10 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
       const auto size = static_cast<int64_t>(slice.bytes.size());
       const bool first_of_response = total == 0 && placed == 0;
       if (!first_of_response && placed + size > budget) break;
+      out.records.data.reset();  // the parts are the records
       out.records.parts.push_back({slice.bytes, std::move(slice.hold)});
       placed += size;
     }
-    if (placed == 0) out.records.data = protocol::Bytes{};  // empty, not null
     total += placed;
   }
   return total;

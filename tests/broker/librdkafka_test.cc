@@ -1,4 +1,4 @@
-// librdkafka against the in-process broker (MemoryStore): the handlers' wire
+// librdkafka against the in-process broker: the handlers' wire
 // behaviour with a real client. The same flows run against build/rokka with the
 // real store in tests/integration/.
 #include <gtest/gtest.h>

@@ -135,7 +135,7 @@ TEST(StoreTest, RejectsBadBatchesOnTheCallerThread) {
   bad_magic[format::batch::kMagic] = std::byte{1};
   const std::vector<std::byte> short_one(20);
   const auto too_big = make_batch({.value_bytes = 40000});
-  EXPECT_EQ(append(*store, pid, bad_crc).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(append(*store, pid, bad_crc).status().code(), StatusCode::kCorruption);
   EXPECT_EQ(append(*store, pid, bad_len).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, bad_magic).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, short_one).status().code(), StatusCode::kInvalidArgument);

@@ -1,5 +1,6 @@
-// An in-process broker on a free loopback port, over a MemoryStore (fast unit
-// tests of the server and handlers). Integration tests run the real build/rokka.
+// An in-process broker on a free loopback port over a real store in a temp dir:
+// fast tests of the server and handlers without a child process. Integration
+// tests run the real build/rokka binary.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,7 +8,7 @@
 #include <memory>
 
 #include "broker/broker.h"
-#include "tests/testutil/memory_store.h"
+#include "tests/testutil/temp_dir.h"
 
 namespace rokka::testutil {
 
@@ -17,12 +18,12 @@ class InProcessBroker {
   InProcessBroker() : InProcessBroker(Overrides{}) {}
   explicit InProcessBroker(Overrides overrides) {
     overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
+    overrides.insert(overrides.begin(), {"log.dirs", dir_.path().string()});
+    overrides.insert(overrides.begin(), {"log.segment.bytes", std::to_string(64 << 20)});
     auto config = broker::load_config("", overrides);
     if (!config.ok()) throw std::runtime_error(config.status().to_string());
     config_ = std::move(config).value();
-    auto store = std::make_unique<MemoryStore>();
-    store_ = store.get();
-    auto b = broker::Broker::open(config_, std::move(store));
+    auto b = broker::Broker::open(config_);
     if (!b.ok()) throw std::runtime_error(b.status().to_string());
     broker_ = std::move(b).value();
     if (auto s = broker_->start(); !s.ok()) throw std::runtime_error(s.to_string());
@@ -33,11 +34,10 @@ class InProcessBroker {
   uint16_t port() const { return port_; }
   std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
   broker::Broker& broker() { return *broker_; }
-  MemoryStore& store() { return *store_; }
 
  private:
+  TempDir dir_;
   broker::BrokerConfig config_;
-  MemoryStore* store_ = nullptr;
   std::unique_ptr<broker::Broker> broker_;
   uint16_t port_ = 0;
 };

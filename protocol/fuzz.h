@@ -1,0 +1,24 @@
+// Entry points for fuzzers: each takes arbitrary bytes, decodes them with the real
+// code paths and returns whether they were accepted. Rejection is the normal answer;
+// a crash, a sanitizer report, an allocation beyond the input's means, or an abort()
+// from a failed self-check is a bug. A libFuzzer target is one line around each.
+#pragma once
+
+#include "protocol/api_keys.h"
+#include "protocol/codec.h"
+
+namespace rokka::protocol {
+
+// A request frame (header then body, no size prefix) of any API and version with a
+// codec. Accepted requests are re-encoded, decoded again and re-encoded again; the
+// two encodings must be identical.
+bool fuzz_decode_request(Bytes frame);
+
+// A response body of `key` at `version`, with the same self-check.
+bool fuzz_decode_response(ApiKey key, int16_t version, Bytes body);
+
+// A `records` blob as found in Produce: split into batches, validated, decompressed
+// (bounded) and every record iterated.
+bool fuzz_records(Bytes records);
+
+}  // namespace rokka::protocol

@@ -1,0 +1,135 @@
+#include "protocol/record_batch.h"
+
+namespace rokka::protocol {
+namespace {
+
+template <typename U>
+U load_be(Bytes data, size_t at) {
+  U v = 0;
+  for (size_t i = 0; i < sizeof(U); ++i) v = static_cast<U>((v << 8) | std::to_integer<U>(data[at + i]));
+  return v;
+}
+
+template <typename U>
+void store_be(std::span<std::byte> data, size_t at, U v) {
+  for (size_t i = 0; i < sizeof(U); ++i) data[at + i] = static_cast<std::byte>(v >> (8 * (sizeof(U) - 1 - i)));
+}
+
+}  // namespace
+
+const char* batch_check_name(BatchCheck c) {
+  switch (c) {
+    case BatchCheck::kOk: return "ok";
+    case BatchCheck::kTruncatedHeader: return "truncated header";
+    case BatchCheck::kLengthBelowHeader: return "batch length below the header size";
+    case BatchCheck::kLengthBeyondData: return "batch length beyond the bytes present";
+    case BatchCheck::kOldMagic: return "magic 0/1 (old message format)";
+    case BatchCheck::kUnknownMagic: return "unknown magic";
+    case BatchCheck::kBadRecordCount: return "impossible record count";
+    case BatchCheck::kUnknownCompression: return "unknown compression codec";
+    case BatchCheck::kZstdBeforeProduceV7: return "zstd before Produce v7";
+    case BatchCheck::kOffsetCountMismatch: return "record count does not match the offset range";
+    case BatchCheck::kControlBatchFromClient: return "control batch from a client";
+    case BatchCheck::kLogAppendTimeFromClient: return "LogAppendTime set by a client";
+    case BatchCheck::kMissingSequence: return "producer id without a sequence";
+    case BatchCheck::kNoBatch: return "no record batch";
+    case BatchCheck::kMoreThanOneBatch: return "more than one record batch";
+  }
+  return "unknown";
+}
+
+ErrorCode kafka_error(BatchCheck c) {
+  switch (c) {
+    case BatchCheck::kOk: return ErrorCode::kNone;
+    case BatchCheck::kTruncatedHeader:
+    case BatchCheck::kLengthBelowHeader:
+    case BatchCheck::kLengthBeyondData:
+    case BatchCheck::kUnknownMagic:
+    case BatchCheck::kBadRecordCount:
+    case BatchCheck::kUnknownCompression: return ErrorCode::kCorruptMessage;
+    case BatchCheck::kZstdBeforeProduceV7: return ErrorCode::kUnsupportedCompressionType;
+    case BatchCheck::kLogAppendTimeFromClient: return ErrorCode::kInvalidTimestamp;
+    case BatchCheck::kOldMagic:
+    case BatchCheck::kOffsetCountMismatch:
+    case BatchCheck::kControlBatchFromClient:
+    case BatchCheck::kMissingSequence:
+    case BatchCheck::kNoBatch:
+    case BatchCheck::kMoreThanOneBatch: return ErrorCode::kInvalidRecord;
+  }
+  return ErrorCode::kCorruptMessage;
+}
+
+BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
+  if (data.size() <= batch_field::kMagic) return BatchCheck::kTruncatedHeader;
+  const auto magic = static_cast<int8_t>(data[batch_field::kMagic]);
+  if (magic == 0 || magic == 1) return BatchCheck::kOldMagic;
+  if (magic != kMagicV2) return BatchCheck::kUnknownMagic;
+  const int64_t length = static_cast<int32_t>(load_be<uint32_t>(data, batch_field::kLength));
+  if (length < static_cast<int64_t>(kBatchHeaderSize - kBatchLengthPrefix)) return BatchCheck::kLengthBelowHeader;
+  if (length > static_cast<int64_t>(data.size() - kBatchLengthPrefix)) return BatchCheck::kLengthBeyondData;
+
+  const RecordBatchView view(data.first(kBatchLengthPrefix + static_cast<size_t>(length)));
+  if ((view.attributes() & kCompressionMask) > kMaxCompressionId) return BatchCheck::kUnknownCompression;
+  const int32_t count = view.records_count();
+  if (count < 0) return BatchCheck::kBadRecordCount;
+  if (view.compression() == Compression::kNone &&
+      static_cast<uint64_t>(count) * kMinRecordSize > view.records_section().size()) {
+    return BatchCheck::kBadRecordCount;
+  }
+  *out = view;
+  return BatchCheck::kOk;
+}
+
+BatchCheck RecordBatchView::check_produced(int16_t produce_version) const {
+  if (compression() == Compression::kZstd && produce_version < 7) return BatchCheck::kZstdBeforeProduceV7;
+  const int64_t count = records_count();
+  if (count < 1 || static_cast<int64_t>(last_offset_delta()) + 1 != count) return BatchCheck::kOffsetCountMismatch;
+  if (is_control()) return BatchCheck::kControlBatchFromClient;
+  if (has_producer_id() && base_sequence() < 0) return BatchCheck::kMissingSequence;
+  if (timestamp_type() == TimestampType::kLogAppendTime) return BatchCheck::kLogAppendTimeFromClient;
+  return BatchCheck::kOk;
+}
+
+int16_t RecordBatchView::i16(size_t at) const { return static_cast<int16_t>(load_be<uint16_t>(data_, at)); }
+int32_t RecordBatchView::i32(size_t at) const { return static_cast<int32_t>(load_be<uint32_t>(data_, at)); }
+int64_t RecordBatchView::i64(size_t at) const { return static_cast<int64_t>(load_be<uint64_t>(data_, at)); }
+
+BatchCheck split_batches(Bytes records, std::vector<RecordBatchView>& out) {
+  out.clear();
+  while (!records.empty()) {
+    RecordBatchView batch;
+    const BatchCheck c = RecordBatchView::parse(records, &batch);
+    if (c != BatchCheck::kOk) return c;
+    out.push_back(batch);
+    records = records.subspan(batch.size());
+  }
+  return BatchCheck::kOk;
+}
+
+BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordBatchView* out) {
+  if (records.empty()) return BatchCheck::kNoBatch;
+  RecordBatchView batch;
+  if (const BatchCheck c = RecordBatchView::parse(records, &batch); c != BatchCheck::kOk) return c;
+  if (batch.size() != records.size()) return BatchCheck::kMoreThanOneBatch;
+  if (const BatchCheck c = batch.check_produced(produce_version); c != BatchCheck::kOk) return c;
+  *out = batch;
+  return BatchCheck::kOk;
+}
+
+void set_base_offset(std::span<std::byte> batch, int64_t base_offset) {
+  store_be<uint64_t>(batch, batch_field::kBaseOffset, static_cast<uint64_t>(base_offset));
+}
+
+void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) {
+  store_be<uint32_t>(batch, batch_field::kPartitionLeaderEpoch, static_cast<uint32_t>(epoch));
+}
+
+void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms) {
+  const auto attributes = static_cast<uint16_t>(load_be<uint16_t>(batch, batch_field::kAttributes) | kTimestampTypeBit);
+  store_be<uint16_t>(batch, batch_field::kAttributes, attributes);
+  store_be<uint64_t>(batch, batch_field::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
+}
+
+void set_crc(std::span<std::byte> batch, uint32_t crc) { store_be<uint32_t>(batch, batch_field::kCrc, crc); }
+
+}  // namespace rokka::protocol

@@ -1,0 +1,160 @@
+// RecordBatch v2 (magic 2): a view over one batch, the framing checks, the rules
+// Kafka applies to a batch a client produces, and a splitter for a `records` blob.
+//
+// Layout (all big-endian; the CRC-32C covers Attributes to the end):
+//   0 BaseOffset int64      8 Length int32 (bytes after this field)   12 PartitionLeaderEpoch int32
+//  16 Magic int8           17 CRC uint32    21 Attributes int16        23 LastOffsetDelta int32
+//  27 BaseTimestamp int64  35 MaxTimestamp int64   43 ProducerId int64   51 ProducerEpoch int16
+//  53 BaseSequence int32   57 RecordsCount int32   61 Records (compressed as a whole if a codec is set)
+//
+// Nothing here computes the CRC (protocol/ depends on nothing of ours): the broker,
+// which links storage/crc32c.h, compares crc32c(crc_covered_bytes()) with stored_crc().
+// Nothing here decompresses either: see protocol/compression.h and protocol/record.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "protocol/codec.h"
+#include "protocol/compression.h"
+#include "protocol/error_code.h"
+
+namespace rokka::protocol {
+
+// Byte offsets of the header fields.
+namespace batch_field {
+inline constexpr size_t kBaseOffset = 0;
+inline constexpr size_t kLength = 8;
+inline constexpr size_t kPartitionLeaderEpoch = 12;
+inline constexpr size_t kMagic = 16;
+inline constexpr size_t kCrc = 17;
+inline constexpr size_t kAttributes = 21;
+inline constexpr size_t kLastOffsetDelta = 23;
+inline constexpr size_t kBaseTimestamp = 27;
+inline constexpr size_t kMaxTimestamp = 35;
+inline constexpr size_t kProducerId = 43;
+inline constexpr size_t kProducerEpoch = 51;
+inline constexpr size_t kBaseSequence = 53;
+inline constexpr size_t kRecordsCount = 57;
+inline constexpr size_t kRecords = 61;
+}  // namespace batch_field
+
+inline constexpr size_t kBatchHeaderSize = batch_field::kRecords;  // 61
+inline constexpr size_t kBatchLengthPrefix = batch_field::kPartitionLeaderEpoch;  // BaseOffset + Length: 12
+inline constexpr int8_t kMagicV2 = 2;
+// The smallest record: length, attributes, timestamp delta, offset delta, key length,
+// value length and header count, one byte each.
+inline constexpr size_t kMinRecordSize = 7;
+
+enum class TimestampType : int8_t { kCreateTime = 0, kLogAppendTime = 1 };
+
+// Attribute bits.
+inline constexpr int16_t kCompressionMask = 0x07;
+inline constexpr int16_t kTimestampTypeBit = 0x08;
+inline constexpr int16_t kTransactionalBit = 0x10;
+inline constexpr int16_t kControlBit = 0x20;
+inline constexpr int16_t kDeleteHorizonBit = 0x40;
+
+// Why a batch (or a Produce partition's records) was refused; kafka_error() gives
+// the code Kafka answers with for each.
+enum class BatchCheck : uint8_t {
+  kOk,
+  kTruncatedHeader,          // fewer bytes than the header (or than BaseOffset..Magic)
+  kLengthBelowHeader,        // Length leaves no room for the 61-byte header
+  kLengthBeyondData,         // Length says more bytes than are present
+  kOldMagic,                 // magic 0 or 1: the pre-0.11 message format
+  kUnknownMagic,             // magic other than 0, 1 or 2
+  kBadRecordCount,           // negative, or more than an uncompressed section can hold
+  kUnknownCompression,       // codec id 5-7
+  kZstdBeforeProduceV7,      // zstd needs Produce v7+
+  kOffsetCountMismatch,      // produced batch: count < 1, or != LastOffsetDelta + 1
+  kControlBatchFromClient,   // produced batch with the control bit
+  kLogAppendTimeFromClient,  // produced batch with the LogAppendTime bit
+  kMissingSequence,          // produced batch with a producer id but BaseSequence < 0
+  kNoBatch,                  // a Produce partition with empty or null records
+  kMoreThanOneBatch,         // a Produce partition holding several batches
+};
+
+const char* batch_check_name(BatchCheck c);
+
+// Kafka's answer: CORRUPT_MESSAGE for broken framing and unknown codecs,
+// INVALID_RECORD for produce-rule violations and old magic (Produce v3+ must carry
+// magic 2), UNSUPPORTED_COMPRESSION_TYPE for zstd before v7, INVALID_TIMESTAMP for a
+// client-set LogAppendTime.
+ErrorCode kafka_error(BatchCheck c);
+
+class RecordBatchView {
+ public:
+  RecordBatchView() = default;
+
+  // Checks the framing of the batch at the front of `data` (header present, Length
+  // within bounds, magic 2, codec id, record count) and views its 12 + Length bytes,
+  // which may be fewer than data.size(). `out` is set only on kOk.
+  static BatchCheck parse(Bytes data, RecordBatchView* out);
+
+  Bytes bytes() const { return data_; }
+  size_t size() const { return data_.size(); }
+
+  int64_t base_offset() const { return i64(batch_field::kBaseOffset); }
+  int32_t batch_length() const { return i32(batch_field::kLength); }
+  int32_t partition_leader_epoch() const { return i32(batch_field::kPartitionLeaderEpoch); }
+  int8_t magic() const { return static_cast<int8_t>(data_[batch_field::kMagic]); }
+  uint32_t stored_crc() const { return static_cast<uint32_t>(i32(batch_field::kCrc)); }
+  int16_t attributes() const { return i16(batch_field::kAttributes); }
+  int32_t last_offset_delta() const { return i32(batch_field::kLastOffsetDelta); }
+  int64_t base_timestamp() const { return i64(batch_field::kBaseTimestamp); }
+  int64_t max_timestamp() const { return i64(batch_field::kMaxTimestamp); }
+  int64_t producer_id() const { return i64(batch_field::kProducerId); }
+  int16_t producer_epoch() const { return i16(batch_field::kProducerEpoch); }
+  int32_t base_sequence() const { return i32(batch_field::kBaseSequence); }
+  int32_t records_count() const { return i32(batch_field::kRecordsCount); }
+
+  Compression compression() const { return static_cast<Compression>(attributes() & kCompressionMask); }
+  TimestampType timestamp_type() const {
+    return (attributes() & kTimestampTypeBit) ? TimestampType::kLogAppendTime : TimestampType::kCreateTime;
+  }
+  bool is_transactional() const { return attributes() & kTransactionalBit; }
+  bool is_control() const { return attributes() & kControlBit; }
+  bool has_delete_horizon() const { return attributes() & kDeleteHorizonBit; }
+  bool has_producer_id() const { return producer_id() >= 0; }
+  int64_t last_offset() const { return base_offset() + last_offset_delta(); }
+
+  // The bytes the CRC-32C covers: Attributes to the end of the batch.
+  Bytes crc_covered_bytes() const { return data_.subspan(batch_field::kAttributes); }
+  // The records section (compressed when compression() != kNone).
+  Bytes records_section() const { return data_.subspan(kBatchHeaderSize); }
+
+  // The rules Kafka applies to a batch a client produces, beyond parse(): zstd only
+  // from Produce v7, a dense offset range matching a positive count, no control
+  // batch, no LogAppendTime, a sequence whenever there is a producer id.
+  BatchCheck check_produced(int16_t produce_version) const;
+
+ private:
+  explicit RecordBatchView(Bytes data) : data_(data) {}
+  int16_t i16(size_t at) const;
+  int32_t i32(size_t at) const;
+  int64_t i64(size_t at) const;
+
+  Bytes data_;
+};
+
+// Splits a `records` blob into its batches, each parsed. Stops at the first batch
+// that fails and returns its check; `out` then holds the batches before it.
+BatchCheck split_batches(Bytes records, std::vector<RecordBatchView>& out);
+
+// A Produce partition's records: exactly one batch (Kafka refuses more), framed
+// correctly and passing check_produced(). `out` is set only on kOk.
+BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordBatchView* out);
+
+// In-place edits of a batch the broker owns. set_base_offset and
+// set_partition_leader_epoch leave the CRC valid; set_log_append_time changes
+// covered bytes (the timestamp-type bit and MaxTimestamp), so the caller must then
+// store a recomputed CRC with set_crc.
+void set_base_offset(std::span<std::byte> batch, int64_t base_offset);
+void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch);
+void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms);
+void set_crc(std::span<std::byte> batch, uint32_t crc);
+
+}  // namespace rokka::protocol

@@ -1,0 +1,166 @@
+// Produce: every Kafka error code a bad request earns, sent as raw bytes.
+#include <gtest/gtest.h>
+
+#include "protocol/error_code.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
+#include "storage/format.h"
+#include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using protocol::ErrorCode;
+using testutil::InProcessBroker;
+using testutil::WireClient;
+namespace fb = storage::format::batch;
+
+int16_t metadata_error(WireClient& c, std::string_view topic, int32_t cid) {
+  protocol::MetadataRequest md;
+  md.topics.emplace();
+  md.topics->push_back({protocol::Uuid{}, topic});
+  c.send(md, 9, cid);
+  auto r = c.receive<protocol::MetadataResponse>(9, cid);
+  EXPECT_TRUE(r);
+  return r ? r->topics.at(0).error_code : -999;
+}
+
+protocol::ProduceRequest one_batch(std::string_view topic, const std::vector<std::byte>& batch, int16_t acks = -1) {
+  protocol::ProduceRequest req;
+  req.acks = acks;
+  req.timeout_ms = 5000;
+  auto& t = req.topic_data.emplace_back();
+  t.name = topic;
+  auto& p = t.partition_data.emplace_back();
+  p.index = 0;
+  p.records.data = protocol::Bytes(batch);
+  return req;
+}
+
+struct Answer {
+  int16_t error = -999;
+  int64_t base_offset = -2;
+};
+
+Answer produce(WireClient& c, const protocol::ProduceRequest& req, int16_t v, int32_t cid) {
+  c.send(req, v, cid);
+  auto r = c.receive<protocol::ProduceResponse>(v, cid);
+  if (!r) return {};
+  const auto& p = r->responses.at(0).partition_responses.at(0);
+  return {p.error_code, p.base_offset};
+}
+
+class ProduceErrors : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(metadata_error(c_, "p", 1), 0); }
+  InProcessBroker b_{InProcessBroker::Overrides{{"message.max.bytes", "10000"}}};
+  WireClient c_{b_.port()};
+};
+
+TEST_F(ProduceErrors, ValidBatchesGetDenseOffsets) {
+  auto batch = testutil::make_batch({.records = 3});
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).base_offset, 0);
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 3, 3).base_offset, 3);
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 7, 4).base_offset, 6);
+}
+
+TEST_F(ProduceErrors, CrcMismatchIsCorruptMessage) {
+  auto batch = testutil::make_batch({.records = 2});
+  batch.back() ^= std::byte{0x01};
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).error, protocol::to_int(ErrorCode::kCorruptMessage));
+}
+
+TEST_F(ProduceErrors, TruncatedBatchIsCorruptMessage) {
+  auto batch = testutil::make_batch({.records = 2});
+  batch.resize(batch.size() - 5);
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).error, protocol::to_int(ErrorCode::kCorruptMessage));
+  std::vector<std::byte> tiny(30);
+  EXPECT_EQ(produce(c_, one_batch("p", tiny), 9, 3).error, protocol::to_int(ErrorCode::kCorruptMessage));
+}
+
+TEST_F(ProduceErrors, BatchAboveMaxMessageBytesIsMessageTooLarge) {
+  auto batch = testutil::make_batch({.records = 1, .value_bytes = 20000});
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).error, protocol::to_int(ErrorCode::kMessageTooLarge));
+}
+
+TEST_F(ProduceErrors, BadAcksIsInvalidRequiredAcks) {
+  auto batch = testutil::make_batch({});
+  EXPECT_EQ(produce(c_, one_batch("p", batch, 2), 9, 2).error, protocol::to_int(ErrorCode::kInvalidRequiredAcks));
+  EXPECT_EQ(produce(c_, one_batch("p", batch, -2), 9, 3).error, protocol::to_int(ErrorCode::kInvalidRequiredAcks));
+}
+
+TEST_F(ProduceErrors, TwoBatchesInOnePartitionAreInvalidRecord) {
+  auto batch = testutil::make_batch({});
+  auto two = batch;
+  two.insert(two.end(), batch.begin(), batch.end());
+  EXPECT_EQ(produce(c_, one_batch("p", two), 9, 2).error, protocol::to_int(ErrorCode::kInvalidRecord));
+}
+
+TEST_F(ProduceErrors, OldMagicAndControlBatchesAreInvalidRecord) {
+  auto magic1 = testutil::make_batch({});
+  magic1[fb::kMagic] = std::byte{1};
+  EXPECT_EQ(produce(c_, one_batch("p", magic1), 9, 2).error, protocol::to_int(ErrorCode::kInvalidRecord));
+  auto control = testutil::make_batch({});
+  storage::format::put_be(control.data() + fb::kAttributes, 0x20, 2);
+  fb::set_crc(control);
+  EXPECT_EQ(produce(c_, one_batch("p", control), 9, 3).error, protocol::to_int(ErrorCode::kInvalidRecord));
+}
+
+TEST_F(ProduceErrors, ZstdBeforeVersion7IsUnsupportedCompressionType) {
+  auto zstd = testutil::make_batch({});
+  storage::format::put_be(zstd.data() + fb::kAttributes, 4, 2);
+  fb::set_crc(zstd);
+  EXPECT_EQ(produce(c_, one_batch("p", zstd), 6, 2).error, protocol::to_int(ErrorCode::kUnsupportedCompressionType));
+  EXPECT_EQ(produce(c_, one_batch("p", zstd), 7, 3).error, 0);  // stored as sent (never decompressed)
+}
+
+TEST_F(ProduceErrors, UnknownTopicOrPartitionIsNotCreatedByProduce) {
+  auto batch = testutil::make_batch({});
+  EXPECT_EQ(produce(c_, one_batch("nosuch", batch), 9, 2).error,
+            protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  auto req = one_batch("p", batch);
+  req.topic_data[0].partition_data[0].index = 7;
+  EXPECT_EQ(produce(c_, req, 9, 3).error, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+}
+
+TEST_F(ProduceErrors, OneBadPartitionDoesNotFailTheOthers) {
+  auto good = testutil::make_batch({.records = 2});
+  auto bad = good;
+  bad.back() ^= std::byte{1};
+  protocol::ProduceRequest req = one_batch("p", good);
+  auto& t = req.topic_data.emplace_back();
+  t.name = "nosuch";
+  t.partition_data.push_back({0, {}});
+  t.partition_data[0].records.data = protocol::Bytes(bad);
+  c_.send(req, 9, 2);
+  auto r = c_.receive<protocol::ProduceResponse>(9, 2);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].partition_responses[0].base_offset, 0);
+  EXPECT_EQ(r->responses[1].partition_responses[0].error_code,
+            protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+}
+
+TEST_F(ProduceErrors, AcksZeroSendsNothingAndClosesOnError) {
+  auto batch = testutil::make_batch({});
+  c_.send(one_batch("p", batch, 0), 9, 2);
+  EXPECT_FALSE(c_.read_frame(std::chrono::milliseconds(300)).has_value()) << "acks=0 must not be answered";
+  auto bad = batch;
+  bad.back() ^= std::byte{1};
+  c_.send(one_batch("p", bad, 0), 9, 3);
+  EXPECT_TRUE(c_.closed_by_peer());
+}
+
+TEST(ProduceTopicRules, InvalidTopicNameAndAutoCreateOff) {
+  InProcessBroker b(InProcessBroker::Overrides{{"auto.create.topics.enable", "false"}});
+  WireClient c(b.port());
+  EXPECT_EQ(metadata_error(c, "bad name!", 1), protocol::to_int(ErrorCode::kInvalidTopicException));
+  EXPECT_EQ(metadata_error(c, std::string(250, 'a'), 2), protocol::to_int(ErrorCode::kInvalidTopicException));
+  EXPECT_EQ(metadata_error(c, "..", 3), protocol::to_int(ErrorCode::kInvalidTopicException));
+  EXPECT_EQ(metadata_error(c, "fine", 4), protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+}
+
+}  // namespace
+}  // namespace rokka
