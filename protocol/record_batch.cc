@@ -59,12 +59,20 @@ ErrorCode kafka_error(BatchCheck c) {
   return ErrorCode::kCorruptMessage;
 }
 
+namespace {
+// A v0 message: CRC, magic, attributes, key and value lengths.
+constexpr int64_t kMinLegacyMessageLength = 14;
+}  // namespace
+
 BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
   if (data.size() <= batch_field::kMagic) return BatchCheck::kTruncatedHeader;
+  const int64_t length = static_cast<int32_t>(load_be<uint32_t>(data, batch_field::kLength));
+  // As Kafka, a Length below the smallest message of any format is corrupt framing
+  // before the magic byte is even looked at.
+  if (length < kMinLegacyMessageLength) return BatchCheck::kLengthBelowHeader;
   const auto magic = static_cast<int8_t>(data[batch_field::kMagic]);
   if (magic == 0 || magic == 1) return BatchCheck::kOldMagic;
   if (magic != kMagicV2) return BatchCheck::kUnknownMagic;
-  const int64_t length = static_cast<int32_t>(load_be<uint32_t>(data, batch_field::kLength));
   if (length < static_cast<int64_t>(kBatchHeaderSize - kBatchLengthPrefix)) return BatchCheck::kLengthBelowHeader;
   if (length > static_cast<int64_t>(data.size() - kBatchLengthPrefix)) return BatchCheck::kLengthBeyondData;
 

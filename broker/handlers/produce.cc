@@ -5,7 +5,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
-#include "broker/produce_validation.h"
+#include "protocol/record_batch.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -59,13 +59,24 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
         fail(ref.error, "unknown topic or partition");
         continue;
       }
-      BatchCheck check = check_produce_batch(p.records, v, topic->settings.max_message_bytes);
-      if (check.error != ErrorCode::kNone) {
-        fail(check.error, check.message);
+      protocol::RecordBatchView batch;
+      const auto check = protocol::check_produce_records(p.records.data.value_or(protocol::Bytes{}), v, &batch);
+      if (check != protocol::BatchCheck::kOk) {
+        fail(protocol::kafka_error(check), protocol::batch_check_name(check));
         continue;
       }
-      stamp_leader_epoch(check.batch, kLeaderEpoch);
-      appends.push_back({ref.pid, check.batch, topic->settings.timestamp_type});
+      if (batch.size() > static_cast<size_t>(topic->settings.max_message_bytes)) {
+        fail(ErrorCode::kMessageTooLarge, "record batch of " + std::to_string(batch.size()) +
+                                              " bytes exceeds max.message.bytes=" +
+                                              std::to_string(topic->settings.max_message_bytes));
+        continue;
+      }
+      // The batch lives in the request frame this handler owns: stamp our leader
+      // epoch in place (outside the CRC, as Kafka does). The CRC itself is checked
+      // by Store::append on this thread.
+      const protocol::Bytes bytes = batch.bytes();
+      protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
+      appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});
       append_outs.push_back(&out);
     }
   }

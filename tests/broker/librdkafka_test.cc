@@ -36,5 +36,40 @@ TEST(LibrdkafkaTest, ProduceThenConsumeReturnsIdenticalBytesAndDenseOffsets) {
   }
 }
 
+
+class OffsetsForTimesTest : public ::testing::TestWithParam<std::string> {};
+
+// One batch holds ten records stamped 1000, 1010, ..., 1090: a lookup by time
+// answers the exact record inside the batch, not the batch's first offset,
+// compressed or not.
+TEST_P(OffsetsForTimesTest, AnswersTheFirstRecordAtOrAfterTheTimestampInsideABatch) {
+  InProcessBroker b;
+  const std::string topic = "times";
+  {
+    testutil::TestProducer p(b.bootstrap(), {{"linger.ms", "200"}, {"compression.codec", GetParam()}});
+    for (int i = 0; i < 10; ++i) {
+      ASSERT_EQ(p.produce(topic, 0, std::nullopt, "v" + std::to_string(i), nullptr, 1000 + 10 * i),
+                RdKafka::ERR_NO_ERROR);
+    }
+    for (auto& d : p.flush()) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
+  }
+  testutil::TestProducer q(b.bootstrap(), {});
+  auto ask = [&](int64_t ts) {
+    std::vector<RdKafka::TopicPartition*> parts{RdKafka::TopicPartition::create(topic, 0, ts)};
+    EXPECT_EQ(q.handle().offsetsForTimes(parts, 5000), RdKafka::ERR_NO_ERROR);
+    const int64_t offset = parts[0]->offset();
+    RdKafka::TopicPartition::destroy(parts);
+    return offset;
+  };
+  EXPECT_EQ(ask(0), 0);
+  EXPECT_EQ(ask(1000), 0);
+  EXPECT_EQ(ask(1001), 1);
+  EXPECT_EQ(ask(1035), 4);
+  EXPECT_EQ(ask(1090), 9);
+  EXPECT_EQ(ask(1091), RdKafka::Topic::OFFSET_END);  // none at or after: -1
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, OffsetsForTimesTest, ::testing::Values("none", "lz4", "zstd"));
+
 }  // namespace
 }  // namespace rokka

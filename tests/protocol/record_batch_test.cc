@@ -100,6 +100,11 @@ TEST(RecordBatchTest, LengthMustCoverTheHeaderAndFitTheBytes) {
     put_i32(bytes, batch_field::kLength, length);
     EXPECT_EQ(parse(bytes), BatchCheck::kLengthBelowHeader) << length;
   }
+  // Zeroed bytes (magic 0, Length 0) are corrupt framing, not an old-format message.
+  bytes[16] = std::byte{0};
+  put_i32(bytes, batch_field::kLength, 0);
+  EXPECT_EQ(parse(bytes), BatchCheck::kLengthBelowHeader);
+  bytes[16] = std::byte{2};
   put_i32(bytes, batch_field::kLength, static_cast<int32_t>(bytes.size() - 11));
   EXPECT_EQ(parse(bytes), BatchCheck::kLengthBeyondData);
   put_i32(bytes, batch_field::kLength, INT32_MAX);
