@@ -59,7 +59,7 @@ struct ApiCodec {
 };
 
 using ApiCodecs = std::tuple<
-    ApiCodec<ProduceRequest, ProduceResponse, 3, 9>,
+    ApiCodec<ProduceRequest, ProduceResponse, 0, 9>,
     ApiCodec<FetchRequest, FetchResponse, 4, 12>,
     ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 7>,
     ApiCodec<MetadataRequest, MetadataResponse, 0, 12>,

@@ -34,6 +34,8 @@ const char* batch_check_name(BatchCheck c) {
     case BatchCheck::kMissingSequence: return "producer id without a sequence";
     case BatchCheck::kNoBatch: return "no record batch";
     case BatchCheck::kMoreThanOneBatch: return "more than one record batch";
+    case BatchCheck::kLegacyCrcMismatch: return "message CRC mismatch";
+    case BatchCheck::kRecordBatchBeforeProduceV3: return "record batch (magic 2) before Produce v3";
   }
   return "unknown";
 }
@@ -46,7 +48,8 @@ ErrorCode kafka_error(BatchCheck c) {
     case BatchCheck::kLengthBeyondData:
     case BatchCheck::kUnknownMagic:
     case BatchCheck::kBadRecordCount:
-    case BatchCheck::kUnknownCompression: return ErrorCode::kCorruptMessage;
+    case BatchCheck::kUnknownCompression:
+    case BatchCheck::kLegacyCrcMismatch: return ErrorCode::kCorruptMessage;
     case BatchCheck::kZstdBeforeProduceV7: return ErrorCode::kUnsupportedCompressionType;
     case BatchCheck::kLogAppendTimeFromClient: return ErrorCode::kInvalidTimestamp;
     case BatchCheck::kOldMagic:
@@ -54,7 +57,8 @@ ErrorCode kafka_error(BatchCheck c) {
     case BatchCheck::kControlBatchFromClient:
     case BatchCheck::kMissingSequence:
     case BatchCheck::kNoBatch:
-    case BatchCheck::kMoreThanOneBatch: return ErrorCode::kInvalidRecord;
+    case BatchCheck::kMoreThanOneBatch:
+    case BatchCheck::kRecordBatchBeforeProduceV3: return ErrorCode::kInvalidRecord;
   }
   return ErrorCode::kCorruptMessage;
 }

@@ -75,6 +75,8 @@ enum class BatchCheck : uint8_t {
   kMissingSequence,          // produced batch with a producer id but BaseSequence < 0
   kNoBatch,                  // a Produce partition with empty or null records
   kMoreThanOneBatch,         // a Produce partition holding several batches
+  kLegacyCrcMismatch,        // Produce v0-v2: a magic 0/1 message whose CRC-32 does not match
+  kRecordBatchBeforeProduceV3,  // Produce v0-v2 carrying a magic 2 batch
 };
 
 const char* batch_check_name(BatchCheck c);

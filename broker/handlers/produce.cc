@@ -1,11 +1,15 @@
 #include "protocol/messages/produce.h"
 
+#include <deque>
+
 #include "broker/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
+#include "protocol/legacy_records.h"
 #include "protocol/record_batch.h"
+#include "storage/crc32c.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -13,6 +17,32 @@ namespace rokka::broker {
 using protocol::ErrorCode;
 using protocol::ProduceRequest;
 using protocol::ProduceResponse;
+
+namespace {
+
+// Decompressed legacy messages one Produce partition may expand to.
+constexpr size_t kMaxUpconvertedBytes = 64u << 20;
+
+// The batch to store for one partition's records: checked as they are (v3+), or
+// converted from the pre-0.11 message format into a v2 batch kept in `converted`
+// (v0-v2; Kafka 3.x up-converts the same way, its log holding only v2 batches).
+protocol::BatchCheck batch_to_store(const protocol::Records& records, int16_t v,
+                                    std::deque<std::vector<std::byte>>& converted, protocol::RecordBatchView* out) {
+  const protocol::Bytes bytes = records.data.value_or(protocol::Bytes{});
+  if (v >= 3) return protocol::check_produce_records(bytes, v, out);
+  auto& batch = converted.emplace_back();
+  const auto check = protocol::upconvert_message_set(bytes, kMaxUpconvertedBytes, batch);
+  if (check != protocol::BatchCheck::kOk) return check;
+  protocol::RecordBatchView view;
+  if (protocol::RecordBatchView::parse(batch, &view) != protocol::BatchCheck::kOk) {
+    return protocol::BatchCheck::kLengthBeyondData;  // cannot happen: we built it
+  }
+  protocol::set_crc(batch, storage::crc32c(view.crc_covered_bytes()));
+  *out = view;
+  return check;
+}
+
+}  // namespace
 
 // Validates every partition's batch, queues the valid ones as ONE store append,
 // lets the connection start its next request (appends from later requests queue
@@ -27,6 +57,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
   ProduceResponse resp;
   std::vector<storage::AppendRequest> appends;
   std::vector<ProduceResponse::PartitionProduceResponse*> append_outs;
+  std::deque<std::vector<std::byte>> converted;  // v0-v2 batches, alive until appended
   bool any_error = false;
   const bool bad_acks = req.acks != 0 && req.acks != 1 && req.acks != -1;
   const bool transactional = req.transactional_id.has_value();
@@ -60,7 +91,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
         continue;
       }
       protocol::RecordBatchView batch;
-      const auto check = protocol::check_produce_records(p.records.data.value_or(protocol::Bytes{}), v, &batch);
+      const auto check = batch_to_store(p.records, v, converted, &batch);
       if (check != protocol::BatchCheck::kOk) {
         fail(protocol::kafka_error(check), protocol::batch_check_name(check));
         continue;
@@ -71,9 +102,9 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
                                               std::to_string(topic->settings.max_message_bytes));
         continue;
       }
-      // The batch lives in the request frame this handler owns: stamp our leader
-      // epoch in place (outside the CRC, as Kafka does). The CRC itself is checked
-      // by Store::append on this thread.
+      // The batch lives in the request frame (or `converted`) this handler owns: stamp
+      // our leader epoch in place (outside the CRC, as Kafka does). The CRC itself is
+      // checked by Store::append on this thread.
       const protocol::Bytes bytes = batch.bytes();
       protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
       appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});

@@ -1,4 +1,5 @@
-// Produce (key 0), v3-v9: appends record batches to partitions.
+// Produce (key 0), v0-v9: appends records to partitions (v0-v2 carry the pre-0.11
+// message format, see protocol/legacy_records.h; v3+ record batches).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ struct ProduceRequest {
 
   template <class M, class S>
   static void fields(M& m, S& s) {
-    s.nstr(m.transactional_id);
+    if (s.version >= 3) s.nstr(m.transactional_id);
     s.i16(m.acks);
     s.i32(m.timeout_ms);
     s.array(m.topic_data, [&](auto& topic) {
@@ -74,7 +75,7 @@ struct ProduceResponse {
         s.i32(partition.index);
         s.i16(partition.error_code);
         s.i64(partition.base_offset);
-        s.i64(partition.log_append_time_ms);
+        if (s.version >= 2) s.i64(partition.log_append_time_ms);
         if (s.version >= 5) s.i64(partition.log_start_offset);
         if (s.version >= 8) {
           s.array(partition.record_errors, [&](auto& error) {
@@ -88,7 +89,7 @@ struct ProduceResponse {
       });
       s.tags();
     });
-    s.i32(m.throttle_time_ms);
+    if (s.version >= 1) s.i32(m.throttle_time_ms);
     s.tags();
   }
 };

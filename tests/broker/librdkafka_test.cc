@@ -71,5 +71,54 @@ TEST_P(OffsetsForTimesTest, AnswersTheFirstRecordAtOrAfterTheTimestampInsideABat
 
 INSTANTIATE_TEST_SUITE_P(Codecs, OffsetsForTimesTest, ::testing::Values("none", "lz4", "zstd"));
 
+struct LegacyCase {
+  std::string fallback;  // broker.version.fallback: 0.9.0.0 writes magic 0, 0.10.0.0 magic 1
+  std::string codec;
+};
+
+class LegacyProducerTest : public ::testing::TestWithParam<LegacyCase> {};
+
+// A producer that believes the broker is 0.9/0.10 (no ApiVersions, Produce v1/v2,
+// the pre-0.11 message format) is served as Kafka 3.x serves it: its messages come
+// back identical to a modern consumer, with offsets dense; magic 1 keeps the
+// producer's timestamps, magic 0 has none (-1).
+TEST_P(LegacyProducerTest, MessagesComeBackIdenticalToAModernConsumer) {
+  InProcessBroker b;
+  const std::string topic = "legacy";
+  const int n = 500;
+  const int64_t ts = 1700000000000;
+  {
+    testutil::TestProducer p(b.bootstrap(), {{"api.version.request", "false"},
+                                            {"broker.version.fallback", GetParam().fallback},
+                                            {"enable.idempotence", "false"},
+                                            {"compression.codec", GetParam().codec},
+                                            {"batch.num.messages", "50"},
+                                            {"linger.ms", "5"}});
+    for (int i = 0; i < n; ++i) {
+      std::optional<std::string> key;
+      if (i % 3) key = "k" + std::to_string(i);
+      ASSERT_EQ(p.produce(topic, 0, key, "value-" + std::to_string(i) + std::string(i % 50, 'v'), nullptr, ts + i),
+                RdKafka::ERR_NO_ERROR);
+    }
+    auto& d = p.flush();
+    ASSERT_EQ(d.size(), static_cast<size_t>(n));
+    for (auto& r : d) ASSERT_EQ(r.error, RdKafka::ERR_NO_ERROR) << RdKafka::err2str(r.error);
+  }
+  auto got = testutil::consume_assigned(b.bootstrap(), topic, {0}, 0, n);
+  ASSERT_EQ(got.size(), static_cast<size_t>(n));
+  const bool magic0 = GetParam().fallback.starts_with("0.9");
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(got[i].offset, i);
+    EXPECT_EQ(got[i].key, i % 3 ? std::optional<std::string>("k" + std::to_string(i)) : std::nullopt);
+    EXPECT_EQ(got[i].value, "value-" + std::to_string(i) + std::string(i % 50, 'v'));
+    EXPECT_EQ(got[i].timestamp, magic0 ? -1 : ts + i) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fallbacks, LegacyProducerTest,
+                         ::testing::Values(LegacyCase{"0.9.0.0", "none"}, LegacyCase{"0.9.0.0", "gzip"},
+                                           LegacyCase{"0.10.0.0", "none"}, LegacyCase{"0.10.0.0", "snappy"},
+                                           LegacyCase{"0.10.0.0", "lz4"}));
+
 }  // namespace
 }  // namespace rokka
