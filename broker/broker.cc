@@ -83,6 +83,11 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->groups_ = std::make_unique<coordinator::GroupService>(b->server_->context(0).get_executor(), b->store_->meta(),
                                                            coordinator_options(b->config_));
   b->services_.groups = b->groups_.get();
+  // A deleted topic takes its committed offsets with it (answered once that is durable).
+  b->topics_->set_removal_listener([groups = b->groups_.get()](const std::string& topic, std::function<void()> done) {
+    groups->remove_topic_offsets(topic, std::move(done));
+  });
+  b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
   return b;
 }
 

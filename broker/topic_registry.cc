@@ -372,7 +372,8 @@ void TopicRegistry::remove(std::string_view name, DoneCallback done) {
     if (!s.ok()) return done(error(ErrorCode::kKafkaStorageError, s.to_string()));
     for (auto pid : t->partitions) store_.delete_partition(pid, [](storage::Status) {});
     broker_log().info("deleted topic: name={} partitions={}", t->name, t->partitions.size());
-    done({});
+    if (!removal_listener_) return done({});
+    removal_listener_(t->name, [done] { done({}); });
   });
 }
 

@@ -95,6 +95,12 @@ class TopicRegistry {
   void alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
                      bool incremental, bool validate_only, DoneCallback done);
 
+  // Runs after a topic's deletion is durable and before remove()'s callback, which waits
+  // for `done` (the group coordinator drops the topic's committed offsets here). Set it
+  // before serving; it may run on any thread.
+  using RemovalListener = std::function<void(const std::string& topic, std::function<void()> done)>;
+  void set_removal_listener(RemovalListener listener) { removal_listener_ = std::move(listener); }
+
   // True while a create of `name` is in flight (auto-create answers LEADER_NOT_AVAILABLE).
   bool creating(std::string_view name) const;
 
@@ -110,6 +116,7 @@ class TopicRegistry {
   std::unordered_map<std::string, TopicPtr> by_name_;
   std::map<protocol::Uuid, TopicPtr> by_id_;
   std::set<std::string, std::less<>> creating_;
+  RemovalListener removal_listener_;
 };
 
 }  // namespace rokka::broker

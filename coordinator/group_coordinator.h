@@ -72,6 +72,14 @@ class GroupCoordinator {
   void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);
   OffsetFetchResult fetch_offsets(const OffsetFetchArgs& args) const;
   void delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done);
+  // A topic was deleted: every group forgets its offsets of it (Kafka does the same), and
+  // groups left Empty with no offsets go. `done` runs once that is durable. Before
+  // install() the removal is remembered and applied to the loaded offsets.
+  void remove_topic_offsets(const std::string& topic, DurableCallback done);
+  // Tells install() which topics exist: loaded offsets of any other topic are removed
+  // durably (a crash after a topic's deletion but before its offsets' left them behind).
+  // Unset, every topic counts as existing. Set before install().
+  void set_topic_exists(std::function<bool(const std::string& topic)> exists) { topic_exists_ = std::move(exists); }
 
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
@@ -166,6 +174,8 @@ class GroupCoordinator {
   bool loaded_ = false;
   bool shut_down_ = false;
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
+  std::vector<std::string> topics_deleted_while_loading_;
+  std::function<bool(const std::string&)> topic_exists_;
 };
 
 }  // namespace rokka::coordinator

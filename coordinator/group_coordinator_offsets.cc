@@ -2,6 +2,7 @@
 // expiry and the administrative APIs. Membership: group_coordinator.cc.
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <utility>
 
 #include "coordinator/group_coordinator.h"
@@ -59,13 +60,22 @@ PartitionOffset to_partition_offset(int32_t partition, const CommittedOffset* co
 void GroupCoordinator::install(LoadedState state) {
   const auto started = std::chrono::steady_clock::now();
   for (const StoredGroup& stored : state.groups) restore_group(stored);
+  std::set<std::string> deleted_topics(topics_deleted_while_loading_.begin(), topics_deleted_while_loading_.end());
+  topics_deleted_while_loading_.clear();
   for (auto& [key, offset] : state.offsets) {
+    if (topic_exists_ && !deleted_topics.count(key.tp.topic) && !topic_exists_(key.tp.topic))
+      deleted_topics.insert(key.tp.topic);
     if (mutable_group(key.group_id) == nullptr) create_group(key.group_id, GroupState::kEmpty);
     offsets_.restore(key.group_id, std::move(key.tp), std::move(offset));
   }
   // A group known only by its offsets has no protocol type: it is a simple group, whose
   // offsets expire by commit time.
   loaded_ = true;
+  for (const std::string& topic : deleted_topics) {
+    remove_topic_offsets(topic, [topic](storage::Status status) {
+      if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+    });
+  }
   schedule_offset_expiry();
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log().info("coordinator state installed: groups={} offsets={} skipped_records={} install_ms={}", groups_.size(),
@@ -315,6 +325,27 @@ void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(
     }
     done(std::move(result));
   });
+}
+
+void GroupCoordinator::remove_topic_offsets(const std::string& topic, DurableCallback done) {
+  if (shut_down_) return done(storage::Status());
+  if (!loaded_) {
+    topics_deleted_while_loading_.push_back(topic);
+    return done(storage::Status());
+  }
+  OffsetStore::Mutations batch;
+  size_t removed = 0;
+  std::vector<Group*> all;
+  all.reserve(groups_.size());
+  for (auto& [id, group] : groups_) all.push_back(group.get());
+  for (Group* group : all) {
+    const size_t n = offsets_.remove_topic(group->group_id(), topic, batch);
+    if (n != 0) maybe_remove_empty_group(*group, batch);  // may erase the group
+    removed += n;
+  }
+  log().info("offsets of deleted topic removed: topic={} offsets={}", topic, removed);
+  if (batch.empty()) return done(storage::Status());
+  writer_.write(std::move(batch), std::move(done));
 }
 
 // ---------------------------------------------------------------------------------------

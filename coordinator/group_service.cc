@@ -146,4 +146,14 @@ asio::awaitable<DeleteGroupsResult> GroupService::delete_groups(std::vector<std:
       });
 }
 
+void GroupService::remove_topic_offsets(std::string topic, std::function<void()> done) {
+  post_to_strand([this, topic = std::move(topic), done = std::move(done)] {
+    if (stopped_) return done();
+    core_.remove_topic_offsets(topic, [topic, done](storage::Status status) {
+      if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+      done();
+    });
+  });
+}
+
 }  // namespace rokka::coordinator

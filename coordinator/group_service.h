@@ -75,6 +75,15 @@ class GroupService {
   asio::awaitable<ListGroupsResult> list_groups(ListGroupsArgs args);
   asio::awaitable<DeleteGroupsResult> delete_groups(std::vector<std::string> group_ids);
 
+  // A topic was deleted: drops its committed offsets from every group (see
+  // GroupCoordinator::remove_topic_offsets). Callable from any thread; `done` runs on the
+  // strand once the removal is durable (or failed, which is logged).
+  void remove_topic_offsets(std::string topic, std::function<void()> done);
+  // See GroupCoordinator::set_topic_exists; call before start(). `exists` runs on the strand.
+  void set_topic_exists(std::function<bool(const std::string& topic)> exists) {
+    core_.set_topic_exists(std::move(exists));
+  }
+
  private:
   // Runs `op(coordinator, done)` on the strand; the awaiting coroutine resumes on its own
   // executor with the value passed to `done` (which `op` calls exactly once, now or later).

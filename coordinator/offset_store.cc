@@ -93,12 +93,23 @@ size_t OffsetStore::remove(const std::string& group_id, const std::vector<TopicP
 }
 
 size_t OffsetStore::remove_group(const std::string& group_id, Mutations& out) {
+  return remove_matching(group_id, [](const TopicPartition&) { return true; }, out);
+}
+
+size_t OffsetStore::remove_topic(const std::string& group_id, const std::string& topic, Mutations& out) {
+  return remove_matching(group_id, [&topic](const TopicPartition& tp) { return tp.topic == topic; }, out);
+}
+
+size_t OffsetStore::remove_matching(const std::string& group_id, const std::function<bool(const TopicPartition&)>& match,
+                                    Mutations& out) {
   auto git = groups_.find(group_id);
   if (git == groups_.end()) return 0;
   std::vector<TopicPartition> tps;
-  for (const auto& [tp, offset] : git->second.committed) tps.push_back(tp);
+  for (const auto& [tp, offset] : git->second.committed) {
+    if (match(tp)) tps.push_back(tp);
+  }
   for (const auto& [tp, pending] : git->second.pending) {
-    if (git->second.committed.count(tp) == 0) tps.push_back(tp);
+    if (match(tp) && git->second.committed.count(tp) == 0) tps.push_back(tp);
   }
   return remove(group_id, tps, out);
 }

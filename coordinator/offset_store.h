@@ -5,7 +5,7 @@
 // it durable; `done` fires after that, so an acknowledged commit survives a crash and an
 // unacknowledged one is never served. While a commit of a partition is in flight,
 // has_pending() is true (OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT).
-// Removing offsets (OffsetDelete, DeleteGroups, expiry) takes effect in memory at once
+// Removing offsets (OffsetDelete, DeleteGroups, topic deletion, expiry) takes effect in memory at once
 // and returns the erase mutations for the caller to write; a commit still in flight for
 // a removed partition is then not applied when it completes (its record is erased after
 // it, in MetaStore order).
@@ -50,6 +50,8 @@ class OffsetStore {
   // Returns how many committed offsets were removed.
   size_t remove(const std::string& group_id, const std::vector<TopicPartition>& tps, Mutations& out);
   size_t remove_group(const std::string& group_id, Mutations& out);
+  // Every offset of the group for `topic`, committed or in flight (a deleted topic).
+  size_t remove_topic(const std::string& group_id, const std::string& topic, Mutations& out);
   // Removes every committed offset of the group for which `expired` is true, except
   // partitions with a commit in flight.
   size_t remove_if(const std::string& group_id, const std::function<bool(const TopicPartition&, const CommittedOffset&)>& expired,
@@ -74,6 +76,9 @@ class OffsetStore {
   void erase_committed(GroupOffsets& g, const std::string& group_id, const TopicPartition& tp, Mutations& out,
                        size_t& removed);
   void drop_if_unused(const std::string& group_id);
+  // Removes the group's offsets, committed or in flight, of every partition `match` accepts.
+  size_t remove_matching(const std::string& group_id, const std::function<bool(const TopicPartition&)>& match,
+                         Mutations& out);
 
   DurableWriter& writer_;
   std::unordered_map<std::string, GroupOffsets> groups_;

@@ -1,6 +1,6 @@
 // Committed offsets: durable before acknowledged, -1 when never committed, simple
 // (non-group) commits, expiry after offsets.retention.minutes, reload after a restart,
-// OffsetDelete and DeleteGroups.
+// OffsetDelete, DeleteGroups and deleted topics.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -306,6 +306,83 @@ TEST(OffsetsTest, CommitInFlightWhenItsGroupIsDeletedStaysDeleted) {
   EXPECT_EQ(h.fetch("g", "t", 0).offset, -1);
   h.restart();
   EXPECT_EQ(h.fetch("g", "t", 0).offset, -1) << "the erase was written after the commit";
+}
+
+Answer<storage::Status> remove_topic(H& h, const std::string& topic) {
+  auto done = std::make_shared<std::optional<storage::Status>>();
+  h.coord().remove_topic_offsets(topic, [done](storage::Status s) { *done = std::move(s); });
+  return done;
+}
+
+TEST(OffsetsTest, DeletedTopicLeavesNoOffsetInAnyGroup) {
+  H h;
+  H::StableGroup g = h.form_group("live", 1, {"doomed", "kept"});
+  h.commit("live", g.generation, g.members[0], "doomed", 0, 10);
+  h.commit("live", g.generation, g.members[0], "kept", 0, 11);
+  h.commit("simple", -1, "", "doomed", 3, 12);
+  h.settle();
+  auto done = remove_topic(h, "doomed");
+  EXPECT_FALSE(*done) << "answered once the removal is durable";
+  EXPECT_EQ(h.fetch("live", "doomed", 0).offset, -1) << "gone from memory at once";
+  h.settle();
+  ASSERT_TRUE(*done);
+  EXPECT_TRUE((*done)->ok());
+  EXPECT_EQ(h.fetch("simple", "doomed", 3).offset, -1);
+  EXPECT_EQ(h.fetch("live", "kept", 0).offset, 11);
+  // The simple group had nothing else: it is gone. The live group carries on.
+  EXPECT_EQ(h.coord().find_group("simple"), nullptr);
+  EXPECT_EQ(h.heartbeat("live", g.generation, g.members[0]), GroupError::kNone);
+  h.restart();
+  EXPECT_EQ(h.fetch("live", "doomed", 0).offset, -1);
+  EXPECT_EQ(h.fetch("simple", "doomed", 3).offset, -1);
+  EXPECT_EQ(h.fetch("live", "kept", 0).offset, 11);
+}
+
+TEST(OffsetsTest, CommitInFlightWhenItsTopicIsDeletedStaysDeleted) {
+  H h;
+  auto in_flight = h.commit("g", -1, "", "doomed", 0, 2);
+  auto done = remove_topic(h, "doomed");
+  EXPECT_FALSE(*done) << "the in-flight commit's record must be erased behind it";
+  h.settle();
+  ASSERT_TRUE(*in_flight && *done);
+  EXPECT_EQ(h.fetch("g", "doomed", 0).offset, -1);
+  h.restart();
+  EXPECT_EQ(h.fetch("g", "doomed", 0).offset, -1);
+}
+
+TEST(OffsetsTest, TopicDeletedWhileLoadingIsPurgedFromTheLoadedOffsets) {
+  H h(test_options(), /*load=*/false);
+  h.meta.put(encode_offset_key("g", {"doomed", 0}), encode_offset_value(CommittedOffset{5, -1, "", 0, -1}));
+  h.meta.put(encode_offset_key("g", {"kept", 0}), encode_offset_value(CommittedOffset{6, -1, "", 0, -1}));
+  auto done = remove_topic(h, "doomed");
+  ASSERT_TRUE(*done) << "nothing to wait for before the offsets are loaded";
+  h.coord().install(load_coordinator_state(h.meta));
+  EXPECT_EQ(h.fetch("g", "doomed", 0).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
+  h.settle();
+  h.restart();
+  EXPECT_EQ(h.fetch("g", "doomed", 0).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
+}
+
+// A crash between a topic's deletion and its offsets' removal leaves offsets of a topic
+// that no longer exists: they go at the next load, durably.
+TEST(OffsetsTest, OffsetsOfTopicsThatNoLongerExistAreRemovedAtLoad) {
+  H h(test_options(), /*load=*/false);
+  h.meta.put(encode_offset_key("g", {"gone", 0}), encode_offset_value(CommittedOffset{5, -1, "", 0, -1}));
+  h.meta.put(encode_offset_key("g", {"kept", 0}), encode_offset_value(CommittedOffset{6, -1, "", 0, -1}));
+  h.meta.put(encode_offset_key("only-gone", {"gone", 1}), encode_offset_value(CommittedOffset{7, -1, "", 0, -1}));
+  h.coord().set_topic_exists([](const std::string& topic) { return topic == "kept"; });
+  h.coord().install(load_coordinator_state(h.meta));
+  EXPECT_EQ(h.fetch("g", "gone", 0).offset, -1);
+  EXPECT_EQ(h.fetch("only-gone", "gone", 1).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
+  EXPECT_EQ(h.coord().find_group("only-gone"), nullptr) << "a group left with no offsets goes too";
+  h.settle();
+  h.restart();  // no topic filter now: only what was erased durably is gone
+  EXPECT_EQ(h.fetch("g", "gone", 0).offset, -1);
+  EXPECT_EQ(h.fetch("only-gone", "gone", 1).offset, -1);
+  EXPECT_EQ(h.fetch("g", "kept", 0).offset, 6);
 }
 
 TEST(OffsetsTest, UndecodableRecordsAreSkippedAtLoad) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 
 #include "broker/broker.h"
@@ -16,14 +17,16 @@ class InProcessBroker {
  public:
   using Overrides = std::vector<std::pair<std::string, std::string>>;
   InProcessBroker() : InProcessBroker(Overrides{}) {}
-  explicit InProcessBroker(Overrides overrides) {
+  // Wraps the opened store before the broker gets it (test doubles that delay or fail calls).
+  using StoreWrapper = std::function<std::unique_ptr<storage::Store>(std::unique_ptr<storage::Store>)>;
+  explicit InProcessBroker(Overrides overrides, const StoreWrapper& wrap = {}) {
     overrides.insert(overrides.begin(), {"listeners", "PLAINTEXT://127.0.0.1:0"});
     overrides.insert(overrides.begin(), {"log.dirs", dir_.path().string()});
     overrides.insert(overrides.begin(), {"log.segment.bytes", std::to_string(64 << 20)});
     auto config = broker::load_config("", overrides);
     if (!config.ok()) throw std::runtime_error(config.status().to_string());
     config_ = std::move(config).value();
-    auto b = broker::Broker::open(config_);
+    auto b = open(wrap);
     if (!b.ok()) throw std::runtime_error(b.status().to_string());
     broker_ = std::move(b).value();
     if (auto s = broker_->start(); !s.ok()) throw std::runtime_error(s.to_string());
@@ -36,6 +39,13 @@ class InProcessBroker {
   broker::Broker& broker() { return *broker_; }
 
  private:
+  storage::Result<std::unique_ptr<broker::Broker>> open(const StoreWrapper& wrap) {
+    if (!wrap) return broker::Broker::open(config_);
+    auto store = storage::Store::open(broker::Broker::store_options(config_));
+    if (!store.ok()) return store.status();
+    return broker::Broker::open(config_, wrap(std::move(store).value()));
+  }
+
   TempDir dir_;
   broker::BrokerConfig config_;
   std::unique_ptr<broker::Broker> broker_;
