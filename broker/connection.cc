@@ -201,7 +201,7 @@ asio::awaitable<bool> Connection::admit(int64_t bytes, RequestMemory::Grant& gra
 // most doubling what came so far), each growth first granted by the request memory
 // into `memory`: a client that announces a large frame and then sends little or
 // nothing holds about as much memory, and as much of the budget, as it sent.
-asio::awaitable<bool> Connection::read_body(std::vector<std::byte>& frame, size_t size, RequestMemory::Grant& memory) {
+asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, RequestMemory::Grant& memory) {
   constexpr size_t kFirstChunk = 16 << 10;
   size_t got = 0;
   while (got < size) {
@@ -212,7 +212,7 @@ asio::awaitable<bool> Connection::read_body(std::vector<std::byte>& frame, size_
     const bool admitted = co_await admit(static_cast<int64_t>(want), more);
     if (!admitted) co_return false;
     memory.absorb(std::move(more));
-    frame.resize(got + want);
+    frame.grow(got + want);
     auto [read_ec, n] = co_await asio::async_read(socket_, asio::buffer(frame.data() + got, want), kTuple);
     if (read_ec) co_return false;
     got += n;

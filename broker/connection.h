@@ -53,7 +53,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<void> idle_watch();
   boost::asio::awaitable<bool> read_request();  // false: stop reading
   boost::asio::awaitable<bool> admit(int64_t bytes, RequestMemory::Grant& grant);
-  boost::asio::awaitable<bool> read_body(std::vector<std::byte>& frame, size_t size, RequestMemory::Grant& memory);
+  boost::asio::awaitable<bool> read_body(FrameBuffer& frame, size_t size, RequestMemory::Grant& memory);
   std::chrono::milliseconds watch_tick() const;
   static boost::asio::awaitable<void> serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                             Handler handle, RequestContext ctx);

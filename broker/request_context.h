@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/frame_buffer.h"
 #include "protocol/codec.h"
 #include "protocol/header.h"
 #include "storage/status.h"
@@ -19,7 +20,7 @@ struct Services;
 // string_view a decoder returns stays valid for the handler's whole life.
 struct RequestContext {
   protocol::RequestHeader header;  // client_id points into `frame`
-  std::vector<std::byte> frame;    // the request after its size prefix
+  FrameBuffer frame;               // the request after its size prefix
   size_t body_offset = 0;
   Services* services = nullptr;
   std::string client_host;  // the peer's address, as Kafka shows it ("/127.0.0.1")
