@@ -4,6 +4,7 @@
 
 #include "protocol/api_codecs.h"
 #include "protocol/header.h"
+#include "protocol/legacy_records.h"
 #include "protocol/record.h"
 #include "protocol/record_batch.h"
 
@@ -52,6 +53,12 @@ bool fuzz_records(Bytes records) {
   for (int16_t version = 3; version <= 9; ++version) {
     RecordBatchView batch;
     (void)check_produce_records(records, version, &batch);
+  }
+  // Produce v0-v2: the same bytes as a pre-0.11 message set, up-converted.
+  std::vector<std::byte> converted;
+  if (upconvert_message_set(records, kMaxDecompressed, converted) == BatchCheck::kOk) {
+    RecordBatchView batch;
+    if (RecordBatchView::parse(converted, &batch) != BatchCheck::kOk) std::abort();  // we built it
   }
   std::vector<RecordBatchView> batches;
   const bool framed = split_batches(records, batches) == BatchCheck::kOk;

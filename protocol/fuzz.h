@@ -17,8 +17,8 @@ bool fuzz_decode_request(Bytes frame);
 // A response body of `key` at `version`, with the same self-check.
 bool fuzz_decode_response(ApiKey key, int16_t version, Bytes body);
 
-// A `records` blob as found in Produce: split into batches, validated, decompressed
-// (bounded) and every record iterated.
+// A `records` blob as found in Produce: split into batches, validated (and up-converted
+// as a v0-v2 message set), decompressed (bounded) and every record iterated.
 bool fuzz_records(Bytes records);
 
 }  // namespace rokka::protocol
