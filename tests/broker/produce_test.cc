@@ -1,5 +1,6 @@
 // Produce: every Kafka error code a bad request earns, sent as raw bytes.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "protocol/error_code.h"
 #include "protocol/messages/metadata.h"
@@ -64,6 +65,50 @@ TEST_F(ProduceErrors, ValidBatchesGetDenseOffsets) {
   EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).base_offset, 0);
   EXPECT_EQ(produce(c_, one_batch("p", batch), 3, 3).base_offset, 3);
   EXPECT_EQ(produce(c_, one_batch("p", batch), 7, 4).base_offset, 6);
+}
+
+// One magic 0 message-set entry (Produce v0-v2): Offset, MessageSize, Crc, Magic,
+// Attributes, Key (null), Value.
+std::vector<std::byte> legacy_entry(std::string_view value) {
+  std::vector<std::byte> body{std::byte{0}, std::byte{0}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff},
+                              std::byte{0xff}};
+  auto put32 = [](std::vector<std::byte>& out, uint32_t v) {
+    for (int i = 3; i >= 0; --i) out.push_back(static_cast<std::byte>(v >> (8 * i)));
+  };
+  put32(body, static_cast<uint32_t>(value.size()));
+  for (char ch : value) body.push_back(static_cast<std::byte>(ch));
+  std::vector<std::byte> out(8, std::byte{0});
+  put32(out, static_cast<uint32_t>(body.size() + 4));
+  put32(out, static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(body.data()), body.size())));
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+TEST_F(ProduceErrors, OldMessageFormatIsStoredAndItsBrokenFormsAreRefused) {
+  const auto good = legacy_entry("hello");
+  EXPECT_EQ(produce(c_, one_batch("p", good), 1, 2).base_offset, 0);
+  EXPECT_EQ(produce(c_, one_batch("p", good), 2, 3).base_offset, 1);
+
+  auto flipped = good;
+  flipped.back() ^= std::byte{0x01};
+  EXPECT_EQ(produce(c_, one_batch("p", flipped), 1, 4).error, protocol::to_int(ErrorCode::kCorruptMessage));
+
+  const std::vector<std::byte> truncated(good.begin(), good.end() - 3);
+  EXPECT_EQ(produce(c_, one_batch("p", truncated), 1, 5).error, protocol::to_int(ErrorCode::kCorruptMessage));
+
+  auto negative = good;  // MessageSize -1
+  std::fill(negative.begin() + 8, negative.begin() + 12, std::byte{0xff});
+  EXPECT_EQ(produce(c_, one_batch("p", negative), 1, 6).error, protocol::to_int(ErrorCode::kCorruptMessage));
+
+  auto oversized = good;  // MessageSize 2^31-1 over a few bytes
+  oversized[8] = std::byte{0x7f};
+  EXPECT_EQ(produce(c_, one_batch("p", oversized), 1, 7).error, protocol::to_int(ErrorCode::kCorruptMessage));
+
+  // A v2 batch needs Produce v3+.
+  EXPECT_EQ(produce(c_, one_batch("p", testutil::make_batch({})), 2, 8).error,
+            protocol::to_int(ErrorCode::kInvalidRecord));
+  // Nothing refused was stored: the next good message continues the offsets.
+  EXPECT_EQ(produce(c_, one_batch("p", good), 1, 9).base_offset, 2);
 }
 
 TEST_F(ProduceErrors, CrcMismatchIsCorruptMessage) {
