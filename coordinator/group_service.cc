@@ -1,6 +1,5 @@
 #include "coordinator/group_service.h"
 
-#include <algorithm>
 #include <chrono>
 
 #include "coordinator/log.h"
@@ -19,65 +18,26 @@ int64_t system_clock_ms() {
 
 GroupService::GroupService(asio::any_io_executor executor, storage::MetaStore& meta, CoordinatorOptions options,
                            GroupCoordinator::Clock clock_ms)
-    : strand_(asio::make_strand(executor)),
-      meta_(meta),
+    : meta_(meta),
       clock_(clock_ms ? std::move(clock_ms) : GroupCoordinator::Clock(system_clock_ms)),
-      core_(options, meta, clock_, [this](std::function<void()> fn) { post_to_strand(std::move(fn)); }),
-      timer_(strand_) {}
+      core_(options, meta, clock_, [this](std::function<void()> fn) { host_.post(std::move(fn)); }),
+      host_(asio::make_strand(executor), clock_, core_) {}
 
-GroupService::~GroupService() {
-  if (loader_.joinable()) loader_.join();
-}
+GroupService::~GroupService() = default;
 
 void GroupService::start() {
-  loading_.emplace(strand_.get_inner_executor());
-  loader_ = std::thread([this] {
+  host_.start([this] {
     const auto started = std::chrono::steady_clock::now();
     LoadedState state = load_coordinator_state(meta_);
     const auto read_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
     log().info("coordinator state read: groups={} offsets={} read_ms={}", state.groups.size(), state.offsets.size(),
                read_ms);
-    asio::post(strand_, [this, state = std::move(state)]() mutable {
-      if (!stopped_) core_.install(std::move(state));
-      loading_.reset();
-      rearm();
-    });
+    return state;
   });
 }
 
-void GroupService::stop() {
-  asio::post(strand_, [this] {
-    stopped_ = true;
-    core_.shutdown();
-    timer_.cancel();
-    armed_deadline_.reset();
-  });
-  if (loader_.joinable() && loader_.get_id() != std::this_thread::get_id()) loader_.join();
-}
-
-void GroupService::post_to_strand(std::function<void()> fn) {
-  asio::post(strand_, [this, fn = std::move(fn)] {
-    fn();
-    rearm();
-  });
-}
-
-void GroupService::rearm() {
-  if (stopped_) return;
-  core_.run_due_timers();
-  const std::optional<int64_t> next = core_.next_deadline();
-  // Re-aim only for an earlier deadline. A heartbeat moves the earliest deadline later
-  // all the time; the armed timer then fires early once, finds nothing due and re-aims.
-  if (!next || (armed_deadline_ && *armed_deadline_ <= *next)) return;
-  armed_deadline_ = next;
-  timer_.expires_after(std::chrono::milliseconds(std::max<int64_t>(0, *next - clock_())));
-  timer_.async_wait(asio::bind_executor(strand_, [this, deadline = *next](const boost::system::error_code& ec) {
-    if (ec || armed_deadline_ != deadline) return;  // cancelled, or re-aimed earlier since
-    armed_deadline_.reset();
-    rearm();
-  }));
-}
+void GroupService::stop() { host_.stop(); }
 
 asio::awaitable<JoinGroupResult> GroupService::join_group(JoinGroupArgs args) {
   return run<JoinGroupResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(JoinGroupResult)> done) mutable {
@@ -147,8 +107,8 @@ asio::awaitable<DeleteGroupsResult> GroupService::delete_groups(std::vector<std:
 }
 
 void GroupService::remove_topic_offsets(std::string topic, std::function<void()> done) {
-  post_to_strand([this, topic = std::move(topic), done = std::move(done)] {
-    if (stopped_) return done();
+  host_.post([this, topic = std::move(topic), done = std::move(done)] {
+    if (host_.stopped()) return done();
     core_.remove_topic_offsets(topic, [topic, done](storage::Status status) {
       if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
       done();

@@ -35,16 +35,14 @@
 #include <boost/asio.hpp>
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "coordinator/coordinator_options.h"
 #include "coordinator/group_coordinator.h"
 #include "coordinator/group_types.h"
+#include "coordinator/strand_host.h"
 #include "storage/store.h"
 
 namespace rokka::coordinator {
@@ -85,47 +83,19 @@ class GroupService {
   }
   // For the TransactionService, which runs on the same strand so that it can call the
   // coordinator's transactional-offset hooks directly. coordinator() only on the strand.
-  asio::strand<asio::any_io_executor> strand() const { return strand_; }
+  asio::strand<asio::any_io_executor> strand() const { return host_.strand(); }
   GroupCoordinator& coordinator() { return core_; }
 
  private:
-  // Runs `op(coordinator, done)` on the strand; the awaiting coroutine resumes on its own
-  // executor with the value passed to `done` (which `op` calls exactly once, now or later).
   template <typename R, typename Op>
-  asio::awaitable<R> run(Op op);
-  void post_to_strand(std::function<void()> fn);
-  void rearm();  // strand only: fire due timers, then make sure the system timer wakes us in time
+  asio::awaitable<R> run(Op op) {
+    return host_.template run<R>(std::move(op));
+  }
 
-  using Strand = asio::strand<asio::any_io_executor>;
-  Strand strand_;
   storage::MetaStore& meta_;
   GroupCoordinator::Clock clock_;
   GroupCoordinator core_;
-  asio::steady_timer timer_;
-  std::optional<int64_t> armed_deadline_;
-  bool stopped_ = false;  // strand only
-  std::optional<asio::executor_work_guard<asio::any_io_executor>> loading_;  // keeps the executor busy while loading
-  std::thread loader_;
+  StrandHost<GroupCoordinator> host_;  // after core_: destroyed first
 };
-
-template <typename R, typename Op>
-asio::awaitable<R> GroupService::run(Op op) {
-  return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
-      [this](auto handler, Op op) {
-        // The coordinator's callbacks are copyable std::functions; the handler is move-only.
-        auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-        asio::post(strand_, [this, shared, op = std::move(op)]() mutable {
-          rearm();  // timers due by now fire before the operation sees the group
-          op(core_, std::function<void(R)>([shared](R result) {
-               auto caller = asio::get_associated_executor(*shared);
-               asio::post(caller, [shared, result = std::move(result)]() mutable {
-                 std::move (*shared)(std::move(result));
-               });
-             }));
-          rearm();
-        });
-      },
-      asio::use_awaitable, std::move(op));
-}
 
 }  // namespace rokka::coordinator

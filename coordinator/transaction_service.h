@@ -21,13 +21,11 @@
 
 #include <boost/asio.hpp>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "coordinator/group_service.h"
+#include "coordinator/strand_host.h"
 #include "coordinator/transaction_coordinator.h"
 #include "coordinator/txn_types.h"
 #include "storage/store.h"
@@ -62,38 +60,14 @@ class TransactionService {
 
  private:
   template <typename R, typename Op>
-  asio::awaitable<R> run(Op op);
-  void post_to_strand(std::function<void()> fn);
-  void rearm();  // strand only
+  asio::awaitable<R> run(Op op) {
+    return host_.template run<R>(std::move(op));
+  }
 
-  asio::strand<asio::any_io_executor> strand_;
   storage::MetaStore& meta_;
   TransactionCoordinator::Clock clock_;
   TransactionCoordinator core_;
-  asio::steady_timer timer_;
-  std::optional<int64_t> armed_deadline_;
-  bool stopped_ = false;  // strand only
-  std::optional<asio::executor_work_guard<asio::any_io_executor>> loading_;
-  std::thread loader_;
+  StrandHost<TransactionCoordinator> host_;  // after core_: destroyed first
 };
-
-template <typename R, typename Op>
-asio::awaitable<R> TransactionService::run(Op op) {
-  return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
-      [this](auto handler, Op op) {
-        auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-        asio::post(strand_, [this, shared, op = std::move(op)]() mutable {
-          rearm();
-          op(core_, std::function<void(R)>([shared](R result) {
-               auto caller = asio::get_associated_executor(*shared);
-               asio::post(caller, [shared, result = std::move(result)]() mutable {
-                 std::move (*shared)(std::move(result));
-               });
-             }));
-          rearm();
-        });
-      },
-      asio::use_awaitable, std::move(op));
-}
 
 }  // namespace rokka::coordinator
