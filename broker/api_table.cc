@@ -40,6 +40,8 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kDeleteGroups, 0, 2, &handle_delete_groups},
     {ApiKey::kOffsetDelete, 0, 0, &handle_offset_delete},
     {ApiKey::kDescribeCluster, 0, 1, &handle_describe_cluster},
+    {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
+    {ApiKey::kListTransactions, 0, 1, &handle_list_transactions},
 };
 
 }  // namespace

@@ -78,6 +78,7 @@ constexpr protocol::ErrorCode to_kafka(coordinator::TxnError e, bool fenced_supp
       return fenced_supported ? ErrorCode::kProducerFenced : ErrorCode::kInvalidProducerEpoch;
     case TxnError::kInvalidProducerIdMapping: return ErrorCode::kInvalidProducerIdMapping;
     case TxnError::kInvalidTxnState: return ErrorCode::kInvalidTxnState;
+    case TxnError::kTransactionalIdNotFound: return ErrorCode::kTransactionalIdNotFound;
   }
   return ErrorCode::kUnknownServerError;
 }

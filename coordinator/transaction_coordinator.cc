@@ -95,6 +95,41 @@ const TxnMetadata* TransactionCoordinator::find(std::string_view transactional_i
   return it == txns_.end() ? nullptr : &it->second->meta;
 }
 
+TxnDescription TransactionCoordinator::describe(std::string_view transactional_id) const {
+  TxnDescription out;
+  out.meta.transactional_id = std::string(transactional_id);
+  out.error = serving();
+  if (out.error != TxnError::kNone) return out;
+  const TxnMetadata* meta = find(transactional_id);
+  if (meta == nullptr || meta->state == TxnState::kDead) {
+    out.error = TxnError::kTransactionalIdNotFound;
+    return out;
+  }
+  out.meta = *meta;
+  return out;
+}
+
+TxnListResult TransactionCoordinator::list(const TxnListFilter& filter) const {
+  TxnListResult out;
+  out.error = serving();
+  if (out.error != TxnError::kNone) return out;
+  const int64_t now = clock_();
+  for (const auto& [id, e] : txns_) {
+    const TxnMetadata& m = e->meta;
+    if (m.state == TxnState::kDead) continue;
+    if (filter.states && std::find(filter.states->begin(), filter.states->end(), m.state) == filter.states->end())
+      continue;
+    if (!filter.producer_ids.empty() &&
+        std::find(filter.producer_ids.begin(), filter.producer_ids.end(), m.producer_id) == filter.producer_ids.end())
+      continue;
+    if (filter.longer_than_ms >= 0 && (m.start_ms < 0 || now - m.start_ms <= filter.longer_than_ms)) continue;
+    out.txns.push_back(m);
+  }
+  std::sort(out.txns.begin(), out.txns.end(),
+            [](const TxnMetadata& a, const TxnMetadata& b) { return a.transactional_id < b.transactional_id; });
+  return out;
+}
+
 bool TransactionCoordinator::pending(std::string_view transactional_id) const {
   auto it = txns_.find(std::string(transactional_id));
   return it != txns_.end() && it->second->pending;

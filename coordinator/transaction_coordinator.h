@@ -95,7 +95,11 @@ class TransactionCoordinator {
   std::optional<int64_t> next_deadline() const { return timers_.next_deadline(); }
   size_t run_due_timers() { return timers_.run_due(clock_()); }
 
-  // ---- introspection (tests, DescribeTransactions) ----
+  // ---- DescribeTransactions, ListTransactions ----
+  TxnDescription describe(std::string_view transactional_id) const;  // dead ids are not found
+  TxnListResult list(const TxnListFilter& filter) const;              // dead ids are never listed
+
+  // ---- introspection (tests) ----
   const TxnMetadata* find(std::string_view transactional_id) const;
   bool pending(std::string_view transactional_id) const;
   size_t size() const { return txns_.size(); }

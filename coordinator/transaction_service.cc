@@ -69,6 +69,24 @@ asio::awaitable<TxnError> TransactionService::end_txn(ProducerRef producer, bool
   });
 }
 
+asio::awaitable<std::vector<TxnDescription>> TransactionService::describe(std::vector<std::string> transactional_ids) {
+  return run<std::vector<TxnDescription>>(
+      [ids = std::move(transactional_ids)](TransactionCoordinator& c,
+                                           std::function<void(std::vector<TxnDescription>)> done) {
+        std::vector<TxnDescription> out;
+        out.reserve(ids.size());
+        for (const std::string& id : ids) out.push_back(c.describe(id));
+        done(std::move(out));
+      });
+}
+
+asio::awaitable<TxnListResult> TransactionService::list(TxnListFilter filter) {
+  return run<TxnListResult>([filter = std::move(filter)](TransactionCoordinator& c,
+                                                         std::function<void(TxnListResult)> done) {
+    done(c.list(filter));
+  });
+}
+
 void TransactionService::check_produce(ProducerRef producer, std::vector<TopicPartition> partitions,
                                        std::function<void(TxnError)> then) {
   asio::post(host_.strand(), [this, producer = std::move(producer), partitions = std::move(partitions),

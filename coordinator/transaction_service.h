@@ -50,6 +50,9 @@ class TransactionService {
   asio::awaitable<TxnError> add_offsets(ProducerRef producer, std::string group_id);
   asio::awaitable<TxnOffsetCommitResult> txn_offset_commit(TxnOffsetCommitArgs args);
   asio::awaitable<TxnError> end_txn(ProducerRef producer, bool commit);
+  // DescribeTransactions and ListTransactions: a snapshot taken on the strand.
+  asio::awaitable<std::vector<TxnDescription>> describe(std::vector<std::string> transactional_ids);
+  asio::awaitable<TxnListResult> list(TxnListFilter filter);
 
   // Produce of transactional batches: on the strand, TransactionCoordinator::check_produce
   // and then, in the same strand turn, `then(error)` -- where the caller queues its

@@ -16,6 +16,14 @@ std::string_view txn_state_name(TxnState state) {
   return "?";
 }
 
+std::optional<TxnState> txn_state_from_name(std::string_view name) {
+  for (uint8_t i = 0; i <= static_cast<uint8_t>(TxnState::kPrepareEpochFence); ++i) {
+    const auto state = static_cast<TxnState>(i);
+    if (txn_state_name(state) == name) return state;
+  }
+  return std::nullopt;
+}
+
 std::string_view txn_error_name(TxnError error) {
   switch (error) {
     case TxnError::kNone: return "none";
@@ -28,6 +36,7 @@ std::string_view txn_error_name(TxnError error) {
     case TxnError::kProducerFenced: return "producer_fenced";
     case TxnError::kInvalidProducerIdMapping: return "invalid_producer_id_mapping";
     case TxnError::kInvalidTxnState: return "invalid_txn_state";
+    case TxnError::kTransactionalIdNotFound: return "transactional_id_not_found";
   }
   return "?";
 }

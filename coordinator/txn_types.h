@@ -33,6 +33,8 @@ enum class TxnState : uint8_t {
 
 // "Empty", "Ongoing", ...: Kafka's names (DescribeTransactions, logs).
 std::string_view txn_state_name(TxnState state);
+// The state Kafka names so (ListTransactions' filters); nullopt for an unknown name.
+std::optional<TxnState> txn_state_from_name(std::string_view name);
 
 // What the transaction coordinator answers, in its own words; broker/error_mapping.h
 // maps each to the Kafka code named beside it.
@@ -48,6 +50,7 @@ enum class TxnError : uint8_t {
                                // version predates KIP-588 (and always for TxnOffsetCommit, Produce)
   kInvalidProducerIdMapping,   // INVALID_PRODUCER_ID_MAPPING (49): unknown id, or another producer id
   kInvalidTxnState,            // INVALID_TXN_STATE (48): the request does not fit the state
+  kTransactionalIdNotFound,    // TRANSACTIONAL_ID_NOT_FOUND (105): DescribeTransactions of an unknown id
 };
 
 std::string_view txn_error_name(TxnError error);
@@ -119,6 +122,24 @@ struct MarkerRequest {
   int16_t producer_epoch = -1;
   bool commit = false;
   std::vector<TopicPartition> partitions;
+};
+
+// DescribeTransactions: one id's metadata, or why there is none.
+struct TxnDescription {
+  TxnError error = TxnError::kNone;
+  TxnMetadata meta;  // transactional_id always set
+};
+
+// ListTransactions: nullopt or an empty list matches everything; `longer_than_ms` < 0
+// matches every duration, else only transactions that started more than that long ago.
+struct TxnListFilter {
+  std::optional<std::vector<TxnState>> states;  // an empty vector matches nothing
+  std::vector<int64_t> producer_ids;
+  int64_t longer_than_ms = -1;
+};
+struct TxnListResult {
+  TxnError error = TxnError::kNone;
+  std::vector<TxnMetadata> txns;  // ordered by transactional id
 };
 
 using TxnCallback = std::function<void(TxnError)>;

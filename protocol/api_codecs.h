@@ -24,6 +24,7 @@
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_producers.h"
+#include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
@@ -34,6 +35,7 @@
 #include "protocol/messages/leave_group.h"
 #include "protocol/messages/list_groups.h"
 #include "protocol/messages/list_offsets.h"
+#include "protocol/messages/list_transactions.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
@@ -91,6 +93,8 @@ using ApiCodecs = std::tuple<
     ApiCodec<EndTxnRequest, EndTxnResponse, 0, 3>,
     ApiCodec<TxnOffsetCommitRequest, TxnOffsetCommitResponse, 0, 3>,
     ApiCodec<DescribeProducersRequest, DescribeProducersResponse, 0, 0>,
+    ApiCodec<DescribeTransactionsRequest, DescribeTransactionsResponse, 0, 0>,
+    ApiCodec<ListTransactionsRequest, ListTransactionsResponse, 0, 1>,
     ApiCodec<DescribeAclsRequest, DescribeAclsResponse, 0, 3>,
     ApiCodec<CreateAclsRequest, CreateAclsResponse, 0, 3>,
     ApiCodec<DeleteAclsRequest, DeleteAclsResponse, 0, 3>,

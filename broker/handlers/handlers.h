@@ -36,6 +36,8 @@ HandlerCoroutine handle_offset_delete(RequestContext ctx);
 HandlerCoroutine handle_add_partitions_to_txn(RequestContext ctx);
 HandlerCoroutine handle_add_offsets_to_txn(RequestContext ctx);
 HandlerCoroutine handle_end_txn(RequestContext ctx);
+HandlerCoroutine handle_describe_transactions(RequestContext ctx);
+HandlerCoroutine handle_list_transactions(RequestContext ctx);
 HandlerCoroutine handle_txn_offset_commit(RequestContext ctx);
 
 }  // namespace rokka::broker

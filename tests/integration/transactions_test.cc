@@ -11,7 +11,10 @@
 
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/rokka_process.h"
+#include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/list_transactions.h"
 #include "tests/testutil/temp_dir.h"
+#include "tests/testutil/wire_client.h"
 
 namespace rokka {
 namespace {
@@ -207,6 +210,77 @@ TEST_F(TransactionsTest, TransactionCutByKillNineIsAbortedAfterRestart) {
     const auto committed = concat(sent_to("before", 6, 2, part), sent_to("after", 4, 2, part));
     EXPECT_EQ(read_values(bootstrap(), "k", part, committed.size(), "read_committed"), committed) << part;
   }
+}
+
+// The admin view of transactions (DescribeTransactions, ListTransactions: what
+// kafka-transactions.sh shows): an open transaction with its partitions, then its
+// completion; an unknown id is TRANSACTIONAL_ID_NOT_FOUND; the filters select.
+TEST_F(TransactionsTest, DescribeAndListShowTheTransactionState) {
+  TxnProducer p(bootstrap(), "txn-describe", {{"transaction.timeout.ms", "45000"}});
+  p.init();
+  p.begin();
+  p.send("t", "open", 4, 2);
+  testutil::WireClient wire(broker_->port());
+  int32_t correlation = 0;
+  auto describe = [&] {
+    protocol::DescribeTransactionsRequest req;
+    req.transactional_ids = {"txn-describe", "nobody"};
+    wire.send(req, 0, ++correlation);
+    return wire.receive<protocol::DescribeTransactionsResponse>(0, correlation);
+  };
+  auto list = [&](std::vector<std::string_view> states, std::vector<int64_t> producer_ids, int64_t longer_than_ms) {
+    protocol::ListTransactionsRequest req;
+    req.state_filters = std::move(states);
+    req.producer_id_filters = std::move(producer_ids);
+    req.duration_filter = longer_than_ms;
+    wire.send(req, 1, ++correlation);
+    return wire.receive<protocol::ListTransactionsResponse>(1, correlation);
+  };
+
+  auto open = describe();
+  ASSERT_TRUE(open);
+  ASSERT_EQ(open->transaction_states.size(), 2u);
+  const auto& txn = open->transaction_states[0];
+  EXPECT_EQ(txn.error_code, 0);
+  EXPECT_EQ(txn.transactional_id, "txn-describe");
+  EXPECT_EQ(txn.transaction_state, "Ongoing");
+  EXPECT_EQ(txn.transaction_timeout_ms, 45000);
+  EXPECT_GT(txn.transaction_start_time_ms, 0);
+  EXPECT_GE(txn.producer_id, 0);
+  EXPECT_GE(txn.producer_epoch, 0);
+  ASSERT_EQ(txn.topics.size(), 1u);
+  EXPECT_EQ(txn.topics[0].topic, "t");
+  EXPECT_EQ(txn.topics[0].partitions, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(open->transaction_states[1].transactional_id, "nobody");
+  EXPECT_EQ(open->transaction_states[1].error_code, 105);  // TRANSACTIONAL_ID_NOT_FOUND
+
+  auto ongoing = list({"Ongoing", "Bogus"}, {}, -1);
+  ASSERT_TRUE(ongoing);
+  EXPECT_EQ(ongoing->error_code, 0);
+  EXPECT_EQ(ongoing->unknown_state_filters, std::vector<std::string>{"Bogus"});
+  ASSERT_EQ(ongoing->transaction_states.size(), 1u);
+  EXPECT_EQ(ongoing->transaction_states[0].transactional_id, "txn-describe");
+  EXPECT_EQ(ongoing->transaction_states[0].producer_id, txn.producer_id);
+  EXPECT_EQ(ongoing->transaction_states[0].transaction_state, "Ongoing");
+  auto other_producer = list({}, {txn.producer_id + 1}, -1);
+  ASSERT_TRUE(other_producer);
+  EXPECT_TRUE(other_producer->transaction_states.empty());
+  auto older_than_an_hour = list({}, {}, 3600000);
+  ASSERT_TRUE(older_than_an_hour);
+  EXPECT_TRUE(older_than_an_hour->transaction_states.empty());
+
+  p.commit();
+  auto done = describe();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->transaction_states[0].transaction_state, "CompleteCommit");
+  EXPECT_TRUE(done->transaction_states[0].topics.empty());
+  auto still_ongoing = list({"Ongoing"}, {}, -1);
+  ASSERT_TRUE(still_ongoing);
+  EXPECT_TRUE(still_ongoing->transaction_states.empty());
+  auto any = list({}, {}, -1);
+  ASSERT_TRUE(any);
+  ASSERT_EQ(any->transaction_states.size(), 1u);
+  EXPECT_EQ(any->transaction_states[0].transaction_state, "CompleteCommit");
 }
 
 }  // namespace

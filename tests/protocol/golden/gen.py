@@ -47,7 +47,7 @@ API_RANGES = {
     'OffsetCommit': (0, 9), 'OffsetFetch': (0, 8), 'ListGroups': (0, 4), 'DescribeGroups': (0, 5),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
-    'DescribeProducers': (0, 0), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
+    'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
     'DescribeLogDirs': (0, 4),
 }
 

@@ -1,0 +1,64 @@
+#include <map>
+
+#include "broker/error_mapping.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "coordinator/transaction_service.h"
+#include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/list_transactions.h"
+
+namespace rokka::broker {
+
+// DescribeTransactions: each id's state, timeout, start time, producer and the
+// partitions in its current transaction; an unknown id gets TRANSACTIONAL_ID_NOT_FOUND.
+boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext ctx) {
+  protocol::DescribeTransactionsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeTransactionsRequest");
+  std::vector<std::string> ids(req.transactional_ids.begin(), req.transactional_ids.end());
+  const std::vector<coordinator::TxnDescription> described = co_await ctx.services->txns->describe(std::move(ids));
+
+  protocol::DescribeTransactionsResponse resp;
+  resp.transaction_states.reserve(described.size());
+  for (const coordinator::TxnDescription& d : described) {
+    auto& out = resp.transaction_states.emplace_back();
+    out.error_code = code(to_kafka(d.error, true));
+    out.transactional_id = d.meta.transactional_id;
+    if (d.error != coordinator::TxnError::kNone) continue;
+    out.transaction_state = std::string(coordinator::txn_state_name(d.meta.state));
+    out.transaction_timeout_ms = d.meta.timeout_ms;
+    out.transaction_start_time_ms = d.meta.start_ms;
+    out.producer_id = d.meta.producer_id;
+    out.producer_epoch = d.meta.producer_epoch;
+    std::map<std::string_view, std::vector<int32_t>> by_topic;  // partitions are sorted by (topic, partition)
+    for (const coordinator::TopicPartition& tp : d.meta.partitions) by_topic[tp.topic].push_back(tp.partition);
+    for (auto& [topic, partitions] : by_topic) out.topics.push_back({std::string(topic), std::move(partitions)});
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+// ListTransactions: the transactional ids matching every filter given; state names
+// Kafka does not know come back in UnknownStateFilters (and match nothing).
+boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ctx) {
+  protocol::ListTransactionsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListTransactionsRequest");
+  protocol::ListTransactionsResponse resp;
+  coordinator::TxnListFilter filter;
+  if (!req.state_filters.empty()) {
+    filter.states.emplace();
+    for (std::string_view name : req.state_filters) {
+      if (auto state = coordinator::txn_state_from_name(name)) filter.states->push_back(*state);
+      else resp.unknown_state_filters.emplace_back(name);
+    }
+  }
+  filter.producer_ids = std::move(req.producer_id_filters);
+  filter.longer_than_ms = req.duration_filter;
+
+  const coordinator::TxnListResult listed = co_await ctx.services->txns->list(std::move(filter));
+  resp.error_code = code(to_kafka(listed.error, true));
+  resp.transaction_states.reserve(listed.txns.size());
+  for (const coordinator::TxnMetadata& m : listed.txns)
+    resp.transaction_states.push_back({m.transactional_id, m.producer_id, std::string(coordinator::txn_state_name(m.state))});
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,56 @@
+// ListTransactions (key 66), v0-1 (flexible): transactional ids, filtered by state,
+// producer id and (v1+) how long the transaction has been running.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/message.h"
+
+namespace rokka::protocol {
+
+struct ListTransactionsRequest {
+  static constexpr ApiKey kApiKey = ApiKey::kListTransactions;
+  std::vector<std::string_view> state_filters;
+  std::vector<int64_t> producer_id_filters;
+  int64_t duration_filter = -1;  // v1+; < 0: no filter
+
+  template <class M, class S>
+  static void fields(M& m, S& s) {
+    s.array_str(m.state_filters);
+    s.array_i64(m.producer_id_filters);
+    if (s.version >= 1) s.i64(m.duration_filter);
+    s.tags();
+  }
+};
+
+struct ListTransactionsResponse {
+  static constexpr ApiKey kApiKey = ApiKey::kListTransactions;
+  struct TransactionState {
+    std::string transactional_id;
+    int64_t producer_id = -1;
+    std::string transaction_state;
+  };
+  int32_t throttle_time_ms = 0;
+  int16_t error_code = 0;
+  std::vector<std::string> unknown_state_filters;
+  std::vector<TransactionState> transaction_states;
+
+  template <class M, class S>
+  static void fields(M& m, S& s) {
+    s.i32(m.throttle_time_ms);
+    s.i16(m.error_code);
+    s.array_str(m.unknown_state_filters);
+    s.array(m.transaction_states, [&](auto& txn) {
+      s.str(txn.transactional_id);
+      s.i64(txn.producer_id);
+      s.str(txn.transaction_state);
+      s.tags();
+    });
+    s.tags();
+  }
+};
+
+}  // namespace rokka::protocol
