@@ -8,6 +8,8 @@
 # prints one line per run: msgs/s and the broker's CPU microseconds per message (utime+stime from
 # /proc/PID/stat over the run). The client shares the cores and usually bounds msgs/s, so compare the
 # broker's us/msg: the cost an optimisation changes. For commit messages: medians of both columns.
+# AB_MODE=e2e runs `loadgen --mode e2e` instead (give --rate for an open loop) and adds the
+# end-to-end latency percentiles; AB_BROKER_ARGS adds broker overrides (same for both binaries).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +34,7 @@ run_one() {  # label binary
   port=$(free_port)
   data="$WORK/data-$1-$RANDOM"
   "$2" --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
-    --override "log.dirs=$data" --override store.flush.mode=async >"$WORK/broker.log" 2>&1 &
+    --override "log.dirs=$data" --override store.flush.mode=async ${AB_BROKER_ARGS:-} >"$WORK/broker.log" 2>&1 &
   PID=$!
   for _ in $(seq 600); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
@@ -40,7 +42,7 @@ run_one() {  # label binary
   done
   "$LOADGEN" --mode create-topics --bootstrap "127.0.0.1:$port" --topic ab --partitions 16 --timeout 60 >/dev/null
   ticks0=$(cpu_ticks "$PID")
-  line=$("$LOADGEN" --mode produce --bootstrap "127.0.0.1:$port" --topic ab "${OPTS[@]}" 2>/dev/null)
+  line=$("$LOADGEN" --mode "${AB_MODE:-produce}" --bootstrap "127.0.0.1:$port" --topic ab "${OPTS[@]}" 2>/dev/null)
   ticks1=$(cpu_ticks "$PID")
   kill "$PID"
   wait "$PID" 2>/dev/null || true
@@ -49,8 +51,9 @@ run_one() {  # label binary
   hz=$(getconf CLK_TCK)
   msgs=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["msgs"])' "$line")
   rate=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["msgs_per_s"]))' "$line")
-  python3 -c 'import sys; l,r,m,t,hz=sys.argv[1:]; print(f"{l:7s} msgs/s {int(r):>8,d}  broker us/msg {int(t)/int(hz)*1e6/max(1,int(m)):6.2f}")' \
+  python3 -c 'import sys; l,r,m,t,hz=sys.argv[1:]; print(f"{l:7s} msgs/s {int(r):>8,d}  broker us/msg {int(t)/int(hz)*1e6/max(1,int(m)):6.2f}", end="")' \
     "$1" "$rate" "$msgs" "$((ticks1 - ticks0))" "$hz"
+  python3 -c 'import json,sys; j=json.loads(sys.argv[1]); print("  e2e p50/p99/p99.9/max ms %.2f / %.2f / %.2f / %.2f  errors %d" % (j["e2e_p50_ms"], j["e2e_p99_ms"], j["e2e_p999_ms"], j["e2e_max_ms"], j["errors"]) if "e2e_p99_ms" in j else "")' "$line"
 }
 
 echo "ab: ${OPTS[*]}; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -177,16 +177,36 @@ Status CommitLog::write_out() {
 }
 
 Status CommitLog::flush() {
+  if (Status s = mark_for_sync(); !s.ok()) return s;
+  return sync_marked();
+}
+
+Status CommitLog::mark_for_sync() {
   if (Status s = write_out(); !s.ok()) return s;
-  for (auto& seg : unsynced_) {
-    if (Status s = seg->sync(); !s.ok()) return s;
-    seg->close_file();
-  }
+  if (!has_unflushed() && unsynced_.empty()) return {};
+  std::lock_guard lock(marked_mu_);
+  for (auto& seg : unsynced_) marked_.push_back({std::move(seg), true});
   unsynced_.clear();
-  if (current_ && flushed_pos_ < write_pos_) {
-    if (Status s = current_->sync(); !s.ok()) return s;
-  }
+  if (current_ && flushed_pos_ < write_pos_) marked_.push_back({current_, false});
   flushed_pos_ = write_pos_;
+  return {};
+}
+
+Status CommitLog::sync_marked() {
+  std::lock_guard sync_lock(sync_mu_);
+  std::vector<Marked> todo;
+  {
+    std::lock_guard lock(marked_mu_);
+    todo.swap(marked_);
+  }
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (Status s = todo[i].segment->sync(); !s.ok()) {
+      std::lock_guard lock(marked_mu_);  // still not durable: the next sync retries them
+      marked_.insert(marked_.begin(), todo.begin() + static_cast<ptrdiff_t>(i), todo.end());
+      return s;
+    }
+    if (todo[i].sealed) todo[i].segment->close_file();
+  }
   return {};
 }
 

@@ -3,8 +3,9 @@
 // crosses a file: when it does not fit, the tail is padded with a blank entry and
 // the log rolls. Layout: storage/format.h and storage/FORMAT.md.
 //
-// Threading: reserve/write_out/flush/publish/truncate/drop_oldest run on the
-// writer thread only (or during open, before it starts). read_batch() and
+// Threading: reserve/write_out/flush/mark_for_sync/publish/truncate/drop_oldest run
+// on the writer thread only (or during open, before it starts). sync_marked() may run
+// on another thread (the store's flusher) while the writer appends. read_batch() and
 // readable_end() may be called from any thread; they see only published bytes.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -57,10 +59,12 @@ class CommitLog {
   // Room for one entry of `entry_size` bytes; pads and rolls when it does not fit.
   Result<Reservation> reserve(int32_t entry_size, int64_t now_ms);
   Status write_out();          // staged bytes -> segment file (page cache)
-  Status flush();              // write_out + fdatasync every segment written since the last flush
+  Status flush();              // write_out + mark_for_sync + sync_marked: all written is durable
+  // write_out, then hands every segment written since the last mark to sync_marked().
+  Status mark_for_sync();
   void publish() { readable_end_.store(write_pos_.value, std::memory_order_release); }
   LogPosition write_end() const { return write_pos_; }
-  bool has_unflushed() const { return flushed_pos_ < write_pos_; }
+  bool has_unflushed() const { return flushed_pos_ < write_pos_; }  // written since the last mark
   int64_t max_entry_size() const { return segment_bytes_ - format::kBlankHeaderSize; }
 
   struct SegmentInfo {
@@ -78,6 +82,10 @@ class CommitLog {
   bool holds_entry(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
 
   // ---- any thread ----
+  // fdatasyncs the segments marked so far (and drops the descriptors of sealed ones):
+  // on return everything written before the last mark_for_sync() is durable.
+  // Callers are serialised: one sync at a time, in mark order.
+  Status sync_marked();
   // The RecordBatch bytes of the entry at `pos`, checked to belong to (partition,
   // base_offset); kOutOfRange when not (yet or any more) readable.
   Result<LogSlice> read_batch(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
@@ -100,7 +108,14 @@ class CommitLog {
   int64_t segment_bytes_;
   std::atomic<std::shared_ptr<const SegmentList>> segments_;  // copy-on-write; readers load a snapshot
   std::shared_ptr<MappedFile> current_;                       // segment being written
-  std::vector<std::shared_ptr<MappedFile>> unsynced_;         // sealed, written, not yet synced
+  std::vector<std::shared_ptr<MappedFile>> unsynced_;         // sealed, written, not yet marked
+  struct Marked {
+    std::shared_ptr<MappedFile> segment;
+    bool sealed;  // no more writes: its descriptor is dropped once synced
+  };
+  std::mutex marked_mu_;         // guards marked_ (held briefly by both threads)
+  std::vector<Marked> marked_;   // written and marked, waiting for sync_marked()
+  std::mutex sync_mu_;           // one sync_marked() at a time (held across fdatasync)
   std::vector<std::byte> staging_;
   size_t staged_ = 0;         // bytes in staging_, starting at staged_pos_
   LogPosition staged_pos_;

@@ -80,12 +80,20 @@ void IndexFiles::recycle() {
 }
 
 Status IndexFiles::sync() {
-  for (size_t i = 0; i < files_.size(); ++i) {
-    if (!dirty_[i]) continue;
-    if (Status s = files_[i]->sync(); !s.ok()) return s;
-    dirty_[i] = false;
+  for (File* f : take_dirty()) {
+    if (Status s = f->sync(); !s.ok()) return s;
   }
   return {};
+}
+
+std::vector<File*> IndexFiles::take_dirty() {
+  std::vector<File*> out;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (!dirty_[i]) continue;
+    out.push_back(files_[i].get());
+    dirty_[i] = false;
+  }
+  return out;
 }
 
 void IndexFiles::reset() {

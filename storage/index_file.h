@@ -7,7 +7,7 @@
 // and a partition that never received data owns no chunk at all (invariant 5).
 // Files are sparse, mapped read-write and advised MADV_RANDOM (8 MiB readahead here).
 //
-// Threading: allocate/release/recycle/sync/reset on the writer thread; unit() from
+// Threading: allocate/release/recycle/sync/take_dirty/reset on the writer thread; unit() from
 // any thread for chunks a reader found in a published ChunkDir.
 #pragma once
 
@@ -54,6 +54,9 @@ class IndexFiles {
   void release(const std::vector<uint32_t>& chunks);
   void recycle();
   Status sync();       // fdatasync every file written since the last sync
+  // The files written since the last sync/take, now counted as synced: the caller
+  // fdatasyncs them (any thread; files live as long as this object).
+  std::vector<File*> take_dirty();
   void reset();        // forget every allocation (full rebuild from the log)
   uint32_t next_chunk() const { return next_chunk_; }
   std::vector<uint32_t> free_chunks() const;  // free + quarantined (checkpoint)

@@ -200,7 +200,7 @@ Status StoreImpl::recover() {
 
   checkpoint_pos_ = cp && !rebuild ? std::min(cp->log_end, end) : LogPosition{};
   if (rebuild || crashed || !cp || end < cp->log_end) {
-    if (Status s = checkpoint(); !s.ok()) return s;
+    if (Status s = checkpoint_now(); !s.ok()) return s;
   }
   auto marker = fs_->open(dir / "abort", true);
   if (!marker.ok()) return marker.status();

@@ -77,6 +77,7 @@ StoreImpl::~StoreImpl() {
   }
   cv_.notify_one();
   writer_.join();
+  stop_flusher();
 }
 
 Status StoreImpl::start() {
@@ -86,6 +87,7 @@ Status StoreImpl::start() {
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
+  start_flusher();
   writer_ = std::thread([this] { run(); });
   return {};
 }
@@ -144,6 +146,7 @@ Status StoreImpl::close() {
   }
   cv_.notify_one();
   if (writer_.joinable()) writer_.join();
+  stop_flusher();
   return close_status_;
 }
 

@@ -2,7 +2,10 @@
 //
 // One writer thread (store_writer.cc) owns every mutation: offsets, the
 // LogAppendTime + CRC fix-up, CommitLog append, ConsumeQueue units, idempotence,
-// group commit, checkpoints and retention. Callers queue work and return; reads
+// group commit, checkpoints and retention. The fdatasyncs that no acknowledgement
+// waits for -- the periodic log flush of async mode (log.flush.interval.ms) and a
+// checkpoint's syncs and file write -- run on a flusher thread (store_flusher.cc),
+// so appends never stall behind them. Callers queue work and return; reads
 // (store.cc) run on the caller's thread against published state.
 // Recovery at open: recovery.cc.
 #pragma once
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -128,6 +132,21 @@ class StoreImpl final : public Store, public MetaStore {
   const Partition* live_partition(PartitionId id) const;
   int64_t now_ms() const { return options_.clock_ms(); }
 
+  // Work for the flusher: sync what the log marked, then (a checkpoint) these index
+  // files, then write the checkpoint file.
+  struct FlushJob {
+    std::vector<File*> index_files;
+    std::optional<std::vector<std::byte>> checkpoint;
+  };
+
+  // ---- flusher thread (store_flusher.cc) ----
+  void start_flusher();
+  void stop_flusher();     // finishes the queued jobs first; idempotent
+  void submit_flush(FlushJob job);  // writer; merges into a job not started yet
+  Status flusher_error();  // writer: the flusher's first failure, if any
+  void run_flusher();
+  Status run_flush_job(const FlushJob& job);
+
   // ---- writer thread (store_writer.cc) ----
   void run();
   void process(std::vector<Op>& ops);
@@ -140,7 +159,9 @@ class StoreImpl final : public Store, public MetaStore {
   Status end_group();
   void run_timers();
   Clock::time_point next_deadline() const;
-  Status checkpoint();
+  Status checkpoint();      // snapshot now, syncs and file write on the flusher
+  Status checkpoint_now();  // everything inline (clean shutdown)
+  std::vector<std::byte> encode_checkpoint() const;
   Status enforce_retention();
   Status shutdown_cleanly();
   void enter_read_only(const Status& cause);
@@ -185,6 +206,15 @@ class StoreImpl final : public Store, public MetaStore {
   bool changed_since_checkpoint_ = false;
   Clock::time_point next_flush_, next_checkpoint_, next_retention_;
   std::function<void(std::span<const PartitionId>)> listener_;
+
+  // flusher (guarded by flush_mu_)
+  std::mutex flush_mu_;
+  std::condition_variable flush_cv_;
+  std::optional<FlushJob> pending_flush_;  // submitted, not started
+  bool flush_stop_ = false;
+  Status flush_error_;
+  std::atomic<bool> flush_failed_{false};
+  std::thread flusher_;
 };
 
 }  // namespace rokka::storage

@@ -102,7 +102,8 @@ void StoreImpl::process(std::vector<Op>& ops) {
 
 Status StoreImpl::end_group() {
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Status s = log_->write_out();
+  Status s = flusher_error();
+  if (s.ok()) s = log_->write_out();
   const bool sync = options_.flush_mode == FlushMode::kSync;
   if (s.ok() && (sync || unflushed_messages_ >= options_.flush_interval_messages) && log_->has_unflushed()) {
     s = log_->flush();
@@ -321,11 +322,12 @@ void StoreImpl::handle(MetaOp& op) {
 
 void StoreImpl::run_timers() {
   const auto now = Clock::now();
-  Status s;
+  Status s = flusher_error();
   if (options_.flush_mode == FlushMode::kAsync && now >= next_flush_) {
     next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
     if (!read_only_ && log_->has_unflushed()) {
-      s = log_->flush();
+      s = log_->mark_for_sync();
+      if (s.ok()) submit_flush({});  // fdatasync on the flusher thread: appends go on meanwhile
       unflushed_messages_ = 0;
     }
     if (s.ok() && !read_only_) s = journal_->sync();
@@ -341,9 +343,29 @@ void StoreImpl::run_timers() {
 
 Status StoreImpl::checkpoint() {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
+  if (Status s = log_->mark_for_sync(); !s.ok()) return s;
+  unflushed_messages_ = 0;
+  if (Status s = journal_->sync(); !s.ok()) return s;
+  submit_flush({index_->take_dirty(), encode_checkpoint()});
+  checkpoint_pos_ = log_->write_end();
+  changed_since_checkpoint_ = false;
+  return {};
+}
+
+Status StoreImpl::checkpoint_now() {
+  next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   if (Status s = log_->flush(); !s.ok()) return s;
   if (Status s = index_->sync(); !s.ok()) return s;
   if (Status s = journal_->sync(); !s.ok()) return s;
+  if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", encode_checkpoint()); !s.ok()) return s;
+  checkpoint_pos_ = log_->write_end();
+  changed_since_checkpoint_ = false;
+  return {};
+}
+
+// The state as of the log's write end: valid once the log up to there, the index
+// files and the journal are durable.
+std::vector<std::byte> StoreImpl::encode_checkpoint() const {
   std::vector<std::pair<int64_t, int64_t>> ages;
   for (const auto& seg : log_->segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
   CheckpointWriter w(log_->write_end(), index_->next_chunk(), index_->free_chunks(), ages);
@@ -351,10 +373,7 @@ Status StoreImpl::checkpoint() {
     if (p.live.load(std::memory_order_relaxed))
       w.add_partition(id, p.queue.state(), p.producers.get(), p.txn_index.get());
   });
-  if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", w.finish()); !s.ok()) return s;
-  checkpoint_pos_ = log_->write_end();
-  changed_since_checkpoint_ = false;
-  return {};
+  return w.finish();
 }
 
 Status StoreImpl::enforce_retention() {
@@ -392,8 +411,10 @@ Status StoreImpl::enforce_retention() {
 }
 
 Status StoreImpl::shutdown_cleanly() {
+  stop_flusher();  // its jobs done, the last checkpoint below is the newest
+  if (Status s = flusher_error(); !s.ok()) enter_read_only(s);
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Status s = checkpoint();
+  Status s = checkpoint_now();
   if (s.ok()) s = fs_->remove(options_.dir / "abort");
   if (s.ok()) s = fs_->sync_dir(options_.dir);
   if (!s.ok()) enter_read_only(s);

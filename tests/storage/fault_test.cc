@@ -2,6 +2,10 @@
 // not acknowledged, no later append or meta write succeeds, reads keep working.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "tests/storage/store_fixture.h"
 #include "tests/testutil/faulty_file_system.h"
 
@@ -56,6 +60,60 @@ TEST_F(FaultTest, FailedFlushInAsyncModeMakesTheStoreReadOnly) {
   faulty_.fail_sync = false;
   EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
   EXPECT_EQ(store_->offsets(pid_)->next_offset, 2);
+}
+
+TEST_F(FaultTest, FailedPeriodicFlushInAsyncModeMakesTheStoreReadOnly) {
+  open([](StoreOptions& o) {
+    o.flush_mode = FlushMode::kAsync;
+    o.flush_interval_ms = 1;  // the flusher thread syncs every millisecond
+  });
+  faulty_.fail_sync = true;
+  // The failure happens on the flusher thread; the writer learns it at its next group.
+  Status first_failure;
+  for (int i = 0; i < 20000 && first_failure.ok(); ++i) {
+    first_failure = append_one().status();
+    if (first_failure.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(first_failure.code(), StatusCode::kIoError);
+  faulty_.fail_sync = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_EQ(meta_write(*store_, {{"o/x", "1"}}).code(), StatusCode::kReadOnly);
+}
+
+// Appends are acknowledged while an fdatasync no acknowledgement waits for is stuck:
+// the periodic flush of async mode and a checkpoint's syncs run off the writer thread.
+void expect_appends_pass_a_held_sync(FaultyFileSystem& faulty, Store& store, PartitionId pid) {
+  faulty.hold_syncs();
+  ASSERT_TRUE(append(store, pid, make_batch({})).ok());  // gives the flusher something to sync
+  const bool held = faulty.wait_for_held_sync(std::chrono::seconds(30));
+  std::promise<bool> acked;
+  store.append({AppendRequest{pid, make_batch({})}},
+               [&](std::vector<Result<AppendInfo>> r) { acked.set_value(r[0].ok()); });
+  auto ack = acked.get_future();
+  const bool in_time = ack.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  faulty.release_syncs();
+  EXPECT_TRUE(held);
+  EXPECT_TRUE(in_time) << "the append waited for the held fdatasync";
+  EXPECT_TRUE(ack.get());
+  EXPECT_EQ(store.offsets(pid)->next_offset, 3);
+  EXPECT_EQ(read_one(store, pid, 2).size(), make_batch({}).size());
+}
+
+TEST_F(FaultTest, AsyncAppendsDoNotWaitForThePeriodicFlush) {
+  open([](StoreOptions& o) {
+    o.flush_mode = FlushMode::kAsync;
+    o.flush_interval_ms = 1;
+  });
+  expect_appends_pass_a_held_sync(faulty_, *store_, pid_);
+}
+
+TEST_F(FaultTest, AppendsDoNotWaitForACheckpoint) {
+  open([](StoreOptions& o) {
+    o.flush_mode = FlushMode::kAsync;
+    o.flush_interval_ms = 3600000;
+    o.checkpoint_interval_bytes = 1;  // every group checkpoints
+  });
+  expect_appends_pass_a_held_sync(faulty_, *store_, pid_);
 }
 
 TEST_F(FaultTest, FailedWriteFailsTheAppend) {

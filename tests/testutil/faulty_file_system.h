@@ -1,11 +1,15 @@
 // FaultyFileSystem: the real file system with faults on demand. Arm fail_sync and
 // every later File::sync() and sync_dir() fails with kIoError (like a disk that
 // returned EIO to fsync); arm fail_write and pwrite-style writes fail; arm fail_create
-// and creating a file fails (ENOSPC).
+// and creating a file fails (ENOSPC). hold_syncs() makes File::sync() block until
+// release_syncs() (a disk slow to fsync), to show what does not wait for it.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
 #include "storage/file_system.h"
 
@@ -20,6 +24,23 @@ class FaultyFileSystem final : public storage::FileSystem {
   std::atomic<bool> fail_write{false};
   std::atomic<bool> fail_create{false};  // opening a file that does not exist yet fails (disk full)
   std::atomic<int> syncs{0};
+
+  void hold_syncs() {
+    std::lock_guard lock(gate_mu_);
+    holding_ = true;
+  }
+  void release_syncs() {
+    {
+      std::lock_guard lock(gate_mu_);
+      holding_ = false;
+    }
+    gate_cv_.notify_all();
+  }
+  // Whether some File::sync() is blocked by hold_syncs() within `limit`.
+  bool wait_for_held_sync(std::chrono::seconds limit) {
+    std::unique_lock lock(gate_mu_);
+    return gate_cv_.wait_for(lock, limit, [this] { return held_ > 0; });
+  }
 
   Result<std::unique_ptr<storage::File>> open(const std::filesystem::path& path, bool create) override {
     if (create && fail_create && !real().exists(path))
@@ -41,6 +62,20 @@ class FaultyFileSystem final : public storage::FileSystem {
   Result<std::vector<std::string>> list(const std::filesystem::path& d) override { return real().list(d); }
 
  private:
+  void pass_gate() {
+    std::unique_lock lock(gate_mu_);
+    if (!holding_) return;
+    ++held_;
+    gate_cv_.notify_all();
+    gate_cv_.wait(lock, [this] { return !holding_; });
+    --held_;
+  }
+
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  bool holding_ = false;
+  int held_ = 0;
+
   class FaultyFile final : public storage::File {
    public:
     FaultyFile(FaultyFileSystem& fs, std::unique_ptr<storage::File> f) : fs_(fs), f_(std::move(f)) {}
@@ -51,6 +86,7 @@ class FaultyFileSystem final : public storage::FileSystem {
     storage::Status read_at(int64_t o, std::span<std::byte> out) override { return f_->read_at(o, out); }
     storage::Status sync() override {
       ++fs_.syncs;
+      fs_.pass_gate();
       if (fs_.fail_sync) return storage::Status::io_error("injected fdatasync failure");
       return f_->sync();
     }
