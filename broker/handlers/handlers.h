@@ -37,5 +37,8 @@ HandlerCoroutine handle_add_partitions_to_txn(RequestContext ctx);
 HandlerCoroutine handle_add_offsets_to_txn(RequestContext ctx);
 HandlerCoroutine handle_end_txn(RequestContext ctx);
 HandlerCoroutine handle_txn_offset_commit(RequestContext ctx);
+HandlerCoroutine handle_describe_acls(RequestContext ctx);
+HandlerCoroutine handle_create_acls(RequestContext ctx);
+HandlerCoroutine handle_delete_acls(RequestContext ctx);
 
 }  // namespace rokka::broker
