@@ -45,6 +45,13 @@ std::optional<std::string> api_error_message(ErrorCode e) {
   return std::nullopt;
 }
 
+// A creation result or filter result that failed.
+template <typename Out>
+void set_error(Out& out, ErrorCode e, std::optional<std::string> message) {
+  out.error_code = code(e);
+  out.error_message = std::move(message);
+}
+
 }  // namespace
 
 boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext ctx) {
@@ -90,16 +97,14 @@ boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext ctx) {
   for (const auto& c : req.creations) {
     auto& out = resp.results.emplace_back();
     if (api_error != ErrorCode::kNone) {
-      out.error_code = code(api_error);
-      out.error_message = api_error_message(api_error);
+      set_error(out, api_error, api_error_message(api_error));
       continue;
     }
     AclBinding b{to_resource_type(c.resource_type), std::string(c.resource_name), to_pattern_type(c.resource_pattern_type),
                  std::string(c.principal), std::string(c.host), to_acl_operation(c.operation),
                  to_acl_permission(c.permission_type)};
     if (auto why = validate_binding(b)) {
-      out.error_code = code(ErrorCode::kInvalidRequest);
-      out.error_message = std::move(why);
+      set_error(out, ErrorCode::kInvalidRequest, std::move(why));
       continue;
     }
     valid.push_back(std::move(b));
@@ -110,10 +115,7 @@ boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext ctx) {
     const storage::Status s = co_await await_callback<storage::Status>(
         [&](std::function<void(storage::Status)> done) { authorizer.create(std::move(valid), std::move(done)); });
     if (!s.ok()) {
-      for (size_t i : valid_index) {
-        resp.results[i].error_code = code(to_kafka(s));
-        resp.results[i].error_message = s.message();
-      }
+      for (size_t i : valid_index) set_error(resp.results[i], to_kafka(s), s.message());
     }
   }
   co_return make_response(resp, ctx.version());
@@ -130,11 +132,9 @@ boost::asio::awaitable<HandlerResult> handle_delete_acls(RequestContext ctx) {
     auto& out = resp.filter_results.emplace_back();
     AclFilter filter = to_filter(f);
     if (api_error != ErrorCode::kNone) {
-      out.error_code = code(api_error);
-      out.error_message = api_error_message(api_error);
+      set_error(out, api_error, api_error_message(api_error));
     } else if (auto why = validate_filter(filter)) {
-      out.error_code = code(ErrorCode::kInvalidRequest);
-      out.error_message = std::move(why);
+      set_error(out, ErrorCode::kInvalidRequest, std::move(why));
     } else {
       valid.push_back(std::move(filter));
       valid_index.push_back(resp.filter_results.size() - 1);
@@ -147,8 +147,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_acls(RequestContext ctx) {
     for (size_t i = 0; i < valid_index.size(); ++i) {
       auto& out = resp.filter_results[valid_index[i]];
       if (!removed.ok()) {
-        out.error_code = code(to_kafka(removed.status()));
-        out.error_message = removed.status().message();
+        set_error(out, to_kafka(removed.status()), removed.status().message());
         continue;
       }
       for (const AclBinding& b : removed.value()[i]) {
