@@ -4,6 +4,8 @@
 
 #include "broker/acl.h"
 #include "broker/authorizer.h"
+#include "broker/broker.h"
+#include "broker/config.h"
 #include "tests/testutil/fake_meta_store.h"
 
 namespace rokka::broker {
@@ -283,6 +285,27 @@ TEST_F(AuthorizerTest, KeysRoundTripAndGarbageIsRejected) {
   EXPECT_FALSE(Authorizer::decode_key(key.substr(0, key.size() - 1)).has_value());
   EXPECT_FALSE(Authorizer::decode_key(key + "x").has_value());
   EXPECT_FALSE(Authorizer::decode_key("a/").has_value());
+}
+
+// ---- configuration
+
+TEST(AuthorizerConfigTest, KafkasAuthorizerClassesTurnItOnAndOthersStopStartup) {
+  auto none = load_config("", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(Broker::authorizer_options(*none).enabled);
+  EXPECT_FALSE(Broker::authorizer_options(*none).allow_everyone_if_no_acl_found);
+
+  for (const char* cls : {"org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                          "kafka.security.authorizer.AclAuthorizer"}) {
+    auto on = load_config("authorizer.class.name=" + std::string(cls) + "\nsuper.users=User:admin;User:ops\n",
+                          {{"allow.everyone.if.no.acl.found", "true"}});
+    ASSERT_TRUE(on.ok()) << on.status().to_string();
+    const AuthorizerOptions o = Broker::authorizer_options(*on);
+    EXPECT_TRUE(o.enabled);
+    EXPECT_TRUE(o.allow_everyone_if_no_acl_found);
+    EXPECT_EQ(o.super_users, (std::vector<std::string>{"User:admin", "User:ops"}));
+  }
+  EXPECT_FALSE(load_config("", {{"authorizer.class.name", "com.example.MyAuthorizer"}}).ok());
 }
 
 }  // namespace
