@@ -64,6 +64,14 @@ coordinator::TxnCoordinatorOptions Broker::txn_options(const BrokerConfig& c) {
   return o;
 }
 
+AuthorizerOptions Broker::authorizer_options(const BrokerConfig& c) {
+  AuthorizerOptions o;
+  o.enabled = !c.authorizer_class_name.empty();
+  o.allow_everyone_if_no_acl_found = c.allow_everyone_if_no_acl_found;
+  o.super_users = parse_super_users(c.super_users);
+  return o;
+}
+
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config) {
   auto store = storage::Store::open(store_options(config));
   if (!store.ok()) return store.status();
@@ -84,6 +92,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->producer_ids_ = std::make_unique<ProducerIds>(b->store_->meta());
   if (auto s = b->producer_ids_->load(); !s.ok()) return s;
   b->services_.producer_ids = b->producer_ids_.get();
+
+  b->authorizer_ = std::make_unique<Authorizer>(b->store_->meta(), authorizer_options(b->config_));
+  if (auto s = b->authorizer_->load(); !s.ok()) return s;
+  b->services_.authorizer = b->authorizer_.get();
 
   b->services_.fetch_waiters = &b->fetch_waiters_;
   b->store_->set_append_listener(

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "broker/authorizer.h"
 #include "broker/config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/producer_ids.h"
@@ -37,6 +38,7 @@ class Broker {
   static storage::StoreOptions store_options(const BrokerConfig& config);
   static coordinator::CoordinatorOptions coordinator_options(const BrokerConfig& config);
   static coordinator::TxnCoordinatorOptions txn_options(const BrokerConfig& config);
+  static AuthorizerOptions authorizer_options(const BrokerConfig& config);
 
  private:
   explicit Broker(const BrokerConfig& config);
@@ -47,6 +49,7 @@ class Broker {
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ProducerIds> producer_ids_;
+  std::unique_ptr<Authorizer> authorizer_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts

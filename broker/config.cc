@@ -116,6 +116,34 @@ Entry listeners(std::string_view name, std::vector<Listener> BrokerConfig::*memb
                }};
 }
 
+// Kafka's authorizer classes; naming any of them turns Rokka's built-in authorizer on.
+Entry authorizer_class(std::string_view name, std::string_view doc) {
+  static const std::vector<std::string> kClasses = {"org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                                                    "kafka.security.authorizer.AclAuthorizer",
+                                                    "kafka.security.auth.SimpleAclAuthorizer"};
+  return Entry{name, "", doc,
+               [](BrokerConfig& c, std::string_view v) -> std::string {
+                 v = trim(v);
+                 if (!v.empty() && std::find(kClasses.begin(), kClasses.end(), v) == kClasses.end()) {
+                   std::string all;
+                   for (const auto& k : kClasses) all += (all.empty() ? "" : ", ") + k;
+                   return "Rokka's built-in authorizer stands in for one of: " + all + " (or empty: none)";
+                 }
+                 c.authorizer_class_name = std::string(v);
+                 return {};
+               },
+               [](const BrokerConfig& c) { return c.authorizer_class_name; }};
+}
+
+Entry optional_text(std::string_view name, std::string BrokerConfig::*member, std::string_view doc) {
+  return Entry{name, "", doc,
+               [=](BrokerConfig& c, std::string_view v) -> std::string {
+                 c.*member = std::string(trim(v));
+                 return {};
+               },
+               [=](const BrokerConfig& c) { return c.*member; }};
+}
+
 // Retention may be given in hours, minutes or ms; the finest unit given wins (as in Kafka).
 // The entries are applied in table order (hours, minutes, ms), so a later one overrides.
 Entry retention(std::string_view name, int64_t unit_ms, std::string_view def, std::string_view doc) {
@@ -216,6 +244,16 @@ const std::vector<Entry>& table() {
               "Largest transaction timeout a producer may ask for (else INVALID_TRANSACTION_TIMEOUT)."),
       integer("transactional.id.expiration.ms", &BrokerConfig::transactional_id_expiration_ms, 1, kI64, "604800000",
               "A transactional id with no transaction for this long is forgotten."),
+      // Security
+      authorizer_class("authorizer.class.name",
+                       "Empty: no authorizer (everything allowed; the ACL APIs answer SECURITY_DISABLED). Kafka's "
+                       "org.apache.kafka.metadata.authorizer.StandardAuthorizer or "
+                       "kafka.security.authorizer.AclAuthorizer: enforce ACLs (CreateAcls/DescribeAcls/DeleteAcls) "
+                       "with Rokka's built-in authorizer. Plaintext clients are User:ANONYMOUS."),
+      boolean("allow.everyone.if.no.acl.found", &BrokerConfig::allow_everyone_if_no_acl_found, "false",
+              "With an authorizer: allow a request on a resource that no ACL covers."),
+      optional_text("super.users", &BrokerConfig::super_users,
+                    "With an authorizer: principals allowed everything, separated by ';' (User:admin;User:ops)."),
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),

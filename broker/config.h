@@ -62,6 +62,12 @@ struct BrokerConfig {
   int32_t transaction_max_timeout_ms = 0;
   int64_t transactional_id_expiration_ms = 0;
 
+  // Security. authorizer.class.name empty = no authorizer (the ACL APIs answer
+  // SECURITY_DISABLED); any of Kafka's authorizer class names enables Rokka's own.
+  std::string authorizer_class_name;
+  bool allow_everyone_if_no_acl_found = false;
+  std::string super_users;  // principals separated by ';'
+
   std::string log_level;  // rokka.log.level
 
   // Keys the table does not know, to be warned about once logging is up.

@@ -21,6 +21,7 @@ namespace rokka::broker {
 class TopicRegistry;
 class FetchWaiters;
 class ProducerIds;
+class Authorizer;
 
 struct Services {
   const BrokerConfig& config;
@@ -28,6 +29,7 @@ struct Services {
   TopicRegistry* topics = nullptr;
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
+  Authorizer* authorizer = nullptr;  // always set; check() allows everything when disabled
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
   std::string cluster_id;

@@ -1,6 +1,7 @@
 #include "protocol/messages/add_offsets_to_txn.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -11,6 +12,14 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext ctx) {
   protocol::AddOffsetsToTxnRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("AddOffsetsToTxnRequest");
+  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id) ||
+      !authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    protocol::AddOffsetsToTxnResponse denied;
+    const bool txn_ok = authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id);
+    denied.error_code = code(txn_ok ? protocol::ErrorCode::kGroupAuthorizationFailed
+                                    : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    co_return make_response(denied, ctx.version());
+  }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   std::string group_id(req.group_id);
   const coordinator::TxnError e = co_await ctx.services->txns->add_offsets(std::move(producer), std::move(group_id));

@@ -1,6 +1,7 @@
 #include "protocol/messages/add_partitions_to_txn.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -18,16 +19,24 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
   const Services& svc = *ctx.services;
   std::vector<coordinator::TopicPartition> partitions;
   bool any_unknown = false;
+  // A partition's own failure (denied, unknown) or kNone; any failure stops the whole add.
+  auto own_error = [&](std::string_view name, const TopicPtr& topic, int32_t p) {
+    if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, name)) return ErrorCode::kTopicAuthorizationFailed;
+    return resolve_partition(topic, p).error;
+  };
   for (const auto& t : req.v3_and_below_topics) {
     const TopicPtr topic = svc.topics->find(t.name);
     for (int32_t p : t.partitions) {
       partitions.push_back({std::string(t.name), p});
-      any_unknown = any_unknown || resolve_partition(topic, p).error != ErrorCode::kNone;
+      any_unknown = any_unknown || own_error(t.name, topic, p) != ErrorCode::kNone;
     }
   }
 
   ErrorCode all = ErrorCode::kOperationNotAttempted;
-  if (!any_unknown) {
+  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.v3_and_below_transactional_id)) {
+    all = ErrorCode::kTransactionalIdAuthorizationFailed;
+    any_unknown = false;  // the transactional id's failure applies to every partition
+  } else if (!any_unknown) {
     coordinator::ProducerRef producer{std::string(req.v3_and_below_transactional_id), req.v3_and_below_producer_id,
                                       req.v3_and_below_producer_epoch};
     std::vector<coordinator::TopicPartition> added = partitions;
@@ -41,8 +50,8 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
     out.name = std::string(t.name);
     const TopicPtr topic = svc.topics->find(t.name);
     for (int32_t p : t.partitions) {
-      const bool unknown = any_unknown && resolve_partition(topic, p).error != ErrorCode::kNone;
-      out.results_by_partition.push_back({p, code(unknown ? ErrorCode::kUnknownTopicOrPartition : all)});
+      const ErrorCode own = any_unknown ? own_error(t.name, topic, p) : ErrorCode::kNone;
+      out.results_by_partition.push_back({p, code(own != ErrorCode::kNone ? own : all)});
     }
   }
   co_return make_response(resp, ctx.version());

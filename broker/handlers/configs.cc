@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "broker/async.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/alter_configs.h"
@@ -33,6 +34,28 @@ bool wanted(const std::optional<std::vector<std::string_view>>& keys, std::strin
 
 bool is_this_broker(const Services& svc, std::string_view name) {
   return name.empty() || name == std::to_string(svc.config.broker_id);
+}
+
+// A config resource's authorization (op = DESCRIBE_CONFIGS or ALTER_CONFIGS): a topic's
+// own, the cluster's for broker and broker-logger resources. A failure, or ok.
+TopicError config_access(const RequestContext& ctx, int8_t resource_type, std::string_view name, AclOperation op) {
+  if (resource_type == kTopicResource) {
+    if (!authorized(ctx, op, ResourceType::kTopic, name))
+      return {ErrorCode::kTopicAuthorizationFailed, "not authorized for the topic's configs"};
+  } else if (!authorized_cluster(ctx, op)) {
+    return {ErrorCode::kClusterAuthorizationFailed, "not authorized for the cluster's configs"};
+  }
+  return {};
+}
+
+// Marks each resource the request may not alter (unless already failed).
+template <typename Resource>
+void check_alter_access(const RequestContext& ctx, const std::vector<Resource>& resources,
+                        std::vector<TopicError>& pre) {
+  for (size_t i = 0; i < resources.size(); ++i) {
+    if (!pre[i].ok()) continue;
+    pre[i] = config_access(ctx, resources[i].resource_type, resources[i].resource_name, AclOperation::kAlterConfigs);
+  }
 }
 
 using DescribeResult = protocol::DescribeConfigsResponse::DescribeConfigsResult;
@@ -90,7 +113,11 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx
     auto& out = resp.results.emplace_back();
     out.resource_type = res.resource_type;
     out.resource_name = std::string(res.resource_name);
-    if (res.resource_type == kTopicResource) {
+    if (TopicError denied = config_access(ctx, res.resource_type, res.resource_name, AclOperation::kDescribeConfigs);
+        !denied.ok()) {
+      out.error_code = code(denied.code);
+      out.error_message = std::move(denied.message);
+    } else if (res.resource_type == kTopicResource) {
       describe_topic(svc, req, res, ctx.version(), out);
     } else if (res.resource_type == kBrokerResource && is_this_broker(svc, res.resource_name)) {
       describe_broker(svc, res, out);
@@ -155,6 +182,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_configs(RequestContext ctx) {
       if (cfg.value) c[std::string(cfg.name)] = std::string(*cfg.value);
     }
   }
+  check_alter_access(ctx, req.resources, pre);
   protocol::AlterConfigsResponse resp;
   co_await alter_all(*ctx.services, req.resources, std::move(changes), std::move(pre), /*incremental=*/false,
                      req.validate_only, resp.responses);
@@ -214,6 +242,7 @@ boost::asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestCo
       }
     }
   }
+  check_alter_access(ctx, req.resources, pre);
   protocol::IncrementalAlterConfigsResponse resp;
   co_await alter_all(svc, req.resources, std::move(changes), std::move(pre), /*incremental=*/true, req.validate_only,
                      resp.responses);

@@ -1,6 +1,7 @@
 #include "protocol/messages/create_partitions.h"
 
 #include "broker/async.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 
@@ -22,6 +23,11 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
   for (const auto& t : req.topics) {
     auto& out = resp.results.emplace_back();
     out.name = std::string(t.name);
+    if (!authorized(ctx, AclOperation::kAlter, ResourceType::kTopic, t.name)) {
+      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_message = "not authorized to alter the topic";
+      continue;
+    }
     if (t.assignments) {
       const TopicPtr topic = svc.topics->find(t.name);
       const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "broker/async.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 
@@ -32,6 +33,8 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
   std::vector<Pending> pending;
   std::map<std::string_view, int> seen;
   for (const auto& t : req.topics) ++seen[t.name];
+  // CREATE on the cluster covers every topic; else CREATE on each topic (as in Kafka).
+  const bool may_create_any = authorized_cluster(ctx, AclOperation::kCreate);
 
   for (const auto& t : req.topics) {
     auto& out = resp.topics.emplace_back();
@@ -42,6 +45,10 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
     };
     if (seen[t.name] > 1) {
       fail(ErrorCode::kInvalidRequest, "topic '" + out.name + "' appears more than once in the request");
+      continue;
+    }
+    if (!may_create_any && !authorized(ctx, AclOperation::kCreate, ResourceType::kTopic, t.name)) {
+      fail(ErrorCode::kTopicAuthorizationFailed, "not authorized to create the topic");
       continue;
     }
     int32_t partitions = t.num_partitions;

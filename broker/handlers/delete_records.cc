@@ -2,6 +2,7 @@
 
 #include "broker/async.h"
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "storage/store.h"
@@ -28,11 +29,12 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext ctx) 
     out_topic.name = std::string(t.name);
     out_topic.partitions.reserve(t.partitions.size());
     const TopicPtr topic = svc.topics->find(t.name);
+    const bool allowed = authorized(ctx, AclOperation::kDelete, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
       out.low_watermark = -1;
-      PartitionRef ref = resolve_partition(topic, p.partition_index);
+      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition_index);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);
         continue;

@@ -1,6 +1,7 @@
 #include "protocol/messages/delete_topics.h"
 
 #include "broker/async.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 
@@ -24,7 +25,10 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
     TopicPtr t = name ? svc.topics->find(*name) : svc.topics->find(id);
     out.name = name ? std::optional<std::string>(std::string(*name)) : std::nullopt;
     out.topic_id = id;
-    if (!svc.config.delete_topic_enable) {
+    const bool named = t || name;  // an unknown id names nothing to authorize
+    if (named && !authorized(ctx, AclOperation::kDelete, ResourceType::kTopic, t ? std::string_view(t->name) : *name)) {
+      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+    } else if (!svc.config.delete_topic_enable) {
       out.error_code = code(ErrorCode::kTopicDeletionDisabled);
     } else if (!t) {
       out.error_code = code(name ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kUnknownTopicId);

@@ -1,5 +1,6 @@
 #include "protocol/messages/describe_cluster.h"
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 
@@ -21,7 +22,9 @@ boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx
     resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
     break;
   }
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllClusterOperations;
+  if (req.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations =
+        authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);
   co_return make_response(resp, ctx.version());
 }
 

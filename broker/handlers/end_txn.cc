@@ -1,6 +1,7 @@
 #include "protocol/messages/end_txn.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -14,6 +15,11 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_end_txn(RequestContext ctx) {
   protocol::EndTxnRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("EndTxnRequest");
+  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id)) {
+    protocol::EndTxnResponse denied;
+    denied.error_code = code(protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    co_return make_response(denied, ctx.version());
+  }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   const coordinator::TxnError e = co_await ctx.services->txns->end_txn(std::move(producer), req.committed);
   protocol::EndTxnResponse resp;

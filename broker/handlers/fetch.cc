@@ -7,6 +7,7 @@
 
 #include "broker/error_mapping.h"
 #include "broker/fetch_waiters.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/record_batch.h"
@@ -110,11 +111,12 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     out_topic.topic = std::string(t.topic);
     out_topic.partitions.reserve(t.partitions.size());
     const TopicPtr topic = svc.topics->find(t.topic);
+    const bool allowed = authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.topic);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition;
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
-      PartitionRef ref = resolve_partition(topic, p.partition);
+      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       out.error_code = code(ref.error);
       out.records.data = protocol::Bytes{};

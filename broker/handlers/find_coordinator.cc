@@ -1,5 +1,6 @@
 #include "protocol/messages/find_coordinator.h"
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 
@@ -16,7 +17,13 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
   auto answer = [&](std::string_view key) {
     protocol::FindCoordinatorResponse::Coordinator c;
     c.key = std::string(key);
-    if (req.key_type == 0 || req.key_type == 1) {
+    const bool group = req.key_type == 0;
+    if ((group || req.key_type == 1) &&
+        !authorized(ctx, AclOperation::kDescribe, group ? ResourceType::kGroup : ResourceType::kTransactionalId, key)) {
+      c.node_id = -1;
+      c.port = -1;
+      c.error_code = code(group ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTransactionalIdAuthorizationFailed);
+    } else if (req.key_type == 0 || req.key_type == 1) {
       c.node_id = svc.config.broker_id;
       c.host = self.host;
       c.port = self.port;

@@ -1,5 +1,6 @@
 // ListGroups, DescribeGroups, DeleteGroups and OffsetDelete: the admin side of groups.
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -17,7 +18,7 @@ std::vector<std::byte> to_bytes(const std::string& s) {
   return {b.begin(), b.end()};
 }
 
-// KIP-430 group operations, all granted: READ, DELETE, DESCRIBE.
+// KIP-430 group operations: READ, DELETE, DESCRIBE.
 constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 
 // librdkafka before 2.1 (Debian 12 ships 2.0.2) writes the empty tagged-field section of
@@ -44,7 +45,12 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));
   protocol::ListGroupsResponse resp;
   resp.error_code = code(to_kafka(r.error));
-  for (auto& g : r.groups) resp.groups.push_back({g.group_id, g.protocol_type, g.state});
+  // DESCRIBE on the cluster lists every group; else the groups the request may DESCRIBE.
+  const bool all = authorized_cluster(ctx, AclOperation::kDescribe);
+  for (auto& g : r.groups) {
+    if (all || authorized_group(ctx, AclOperation::kDescribe, g.group_id))
+      resp.groups.push_back({g.group_id, g.protocol_type, g.state});
+  }
   co_return make_response(resp, ctx.version());
 }
 
@@ -56,8 +62,12 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
   protocol::DescribeGroupsResponse resp;
   for (auto& g : groups) {
     auto& out = resp.groups.emplace_back();
-    out.error_code = code(to_kafka(g.error));
     out.group_id = g.group_id;
+    if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {
+      out.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+      continue;
+    }
+    out.error_code = code(to_kafka(g.error));
     out.group_state = g.state;
     out.protocol_type = g.protocol_type;
     out.protocol_data = g.protocol_data;
@@ -65,7 +75,8 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
       out.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.client_host, to_bytes(m.metadata),
                              to_bytes(m.assignment)});
     }
-    if (req.include_authorized_operations) out.authorized_operations = kAllGroupOperations;
+    if (req.include_authorized_operations)
+      out.authorized_operations = authorized_operations(ctx, kAllGroupOperations, ResourceType::kGroup, g.group_id);
   }
   co_return make_response(resp, ctx.version());
 }
@@ -73,25 +84,45 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
 boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext ctx) {
   protocol::DeleteGroupsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteGroupsRequest");
-  std::vector<std::string> ids(req.groups_names.begin(), req.groups_names.end());
-  coordinator::DeleteGroupsResult r = co_await ctx.services->groups->delete_groups(std::move(ids));
   protocol::DeleteGroupsResponse resp;
-  for (auto& g : r.groups) resp.results.push_back({g.group_id, code(to_kafka(g.error))});
+  std::vector<std::string> ids;
+  for (std::string_view id : req.groups_names) {
+    if (authorized_group(ctx, AclOperation::kDelete, id)) {
+      ids.emplace_back(id);
+    } else {
+      resp.results.push_back({std::string(id), code(protocol::ErrorCode::kGroupAuthorizationFailed)});
+    }
+  }
+  if (!ids.empty()) {
+    coordinator::DeleteGroupsResult r = co_await ctx.services->groups->delete_groups(std::move(ids));
+    for (auto& g : r.groups) resp.results.push_back({g.group_id, code(to_kafka(g.error))});
+  }
   co_return make_response(resp, ctx.version());
 }
 
 boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
   protocol::OffsetDeleteRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetDeleteRequest");
+  protocol::OffsetDeleteResponse resp;
+  if (!authorized_group(ctx, AclOperation::kDelete, req.group_id)) {
+    resp.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    co_return make_response(resp, ctx.version());
+  }
   coordinator::OffsetDeleteArgs args;
   args.group_id = std::string(req.group_id);
   for (const auto& t : req.topics) {
+    if (!authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name)) {
+      auto& out = resp.topics.emplace_back();
+      out.name = std::string(t.name);
+      for (const auto& p : t.partitions)
+        out.partitions.push_back({p.partition_index, code(protocol::ErrorCode::kTopicAuthorizationFailed)});
+      continue;
+    }
     coordinator::TopicPartitions tp{std::string(t.name), {}};
     for (const auto& p : t.partitions) tp.partitions.push_back(p.partition_index);
     args.topics.push_back(std::move(tp));
   }
   coordinator::OffsetDeleteResult r = co_await ctx.services->groups->delete_offsets(std::move(args));
-  protocol::OffsetDeleteResponse resp;
   resp.error_code = code(to_kafka(r.error));
   for (auto& t : r.topics) {
     auto& out = resp.topics.emplace_back();

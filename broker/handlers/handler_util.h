@@ -31,8 +31,8 @@ inline int16_t code(protocol::ErrorCode e) { return protocol::to_int(e); }
 // changes leader): stamped into stored batches and Metadata.
 inline constexpr int32_t kLeaderEpoch = 0;
 
-// Kafka ACL operation bits, all granted (no authorizer): READ, WRITE, CREATE,
-// DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS.
+// Kafka ACL operation bits that apply to a topic: READ, WRITE, CREATE, DELETE, ALTER,
+// DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (all granted without an authorizer).
 inline constexpr int32_t kAllTopicOperations =
     (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
 // Cluster: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.

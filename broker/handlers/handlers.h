@@ -39,5 +39,8 @@ HandlerCoroutine handle_end_txn(RequestContext ctx);
 HandlerCoroutine handle_describe_transactions(RequestContext ctx);
 HandlerCoroutine handle_list_transactions(RequestContext ctx);
 HandlerCoroutine handle_txn_offset_commit(RequestContext ctx);
+HandlerCoroutine handle_describe_acls(RequestContext ctx);
+HandlerCoroutine handle_create_acls(RequestContext ctx);
+HandlerCoroutine handle_delete_acls(RequestContext ctx);
 
 }  // namespace rokka::broker

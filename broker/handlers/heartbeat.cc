@@ -1,6 +1,7 @@
 #include "protocol/messages/heartbeat.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -10,6 +11,11 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_heartbeat(RequestContext ctx) {
   protocol::HeartbeatRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("HeartbeatRequest");
+  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    protocol::HeartbeatResponse denied;
+    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    co_return make_response(denied, ctx.version());
+  }
   coordinator::HeartbeatArgs args;
   args.group_id = std::string(req.group_id);
   args.generation_id = req.generation_id;

@@ -2,6 +2,7 @@
 
 #include "broker/async.h"
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/producer_ids.h"
@@ -40,11 +41,23 @@ boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
 boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx) {
   protocol::InitProducerIdRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("InitProducerIdRequest");
+  protocol::InitProducerIdResponse resp;
   if (req.transactional_id && !req.transactional_id->empty()) {
+    if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, *req.transactional_id)) {
+      resp.error_code = code(ErrorCode::kTransactionalIdAuthorizationFailed);
+      co_return make_response(resp, ctx.version());
+    }
     HandlerResult r = co_await init_transactional(ctx, req);
     co_return r;
   }
-  protocol::InitProducerIdResponse resp;
+  // An idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
+  const Authorizer* authorizer = ctx.services->authorizer;
+  if (!authorized_cluster(ctx, AclOperation::kIdempotentWrite) &&
+      !(authorizer == nullptr || authorizer->allowed_on_any(Authorizer::kAnonymous, acl_host(ctx),
+                                                            AclOperation::kWrite, ResourceType::kTopic))) {
+    resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+    co_return make_response(resp, ctx.version());
+  }
   auto id = co_await await_callback<storage::Result<int64_t>>(
       [&](std::function<void(storage::Result<int64_t>)> done) { ctx.services->producer_ids->allocate(done); });
   if (id.ok()) {

@@ -1,6 +1,7 @@
 #include "protocol/messages/join_group.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -12,6 +13,14 @@ boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext ctx) {
   protocol::JoinGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("JoinGroupRequest");
   const int16_t v = ctx.version();
+  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    protocol::JoinGroupResponse denied;
+    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    denied.generation_id = -1;
+    if (v < 7) denied.protocol_name = std::string();  // not nullable before v7
+    denied.member_id = std::string(req.member_id);
+    co_return make_response(denied, v);
+  }
   coordinator::JoinGroupArgs args;
   args.group_id = std::string(req.group_id);
   args.member_id = std::string(req.member_id);

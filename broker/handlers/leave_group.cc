@@ -1,6 +1,7 @@
 #include "protocol/messages/leave_group.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -12,6 +13,11 @@ boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext ctx) {
   protocol::LeaveGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("LeaveGroupRequest");
   const int16_t v = ctx.version();
+  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    protocol::LeaveGroupResponse denied;
+    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    co_return make_response(denied, v);
+  }
   coordinator::LeaveGroupArgs args;
   args.group_id = std::string(req.group_id);
   if (v < 3) {

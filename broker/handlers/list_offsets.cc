@@ -1,6 +1,7 @@
 #include "protocol/messages/list_offsets.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/record_lookup.h"
@@ -30,10 +31,11 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
     auto& out_topic = resp.topics.emplace_back();
     out_topic.name = std::string(t.name);
     const TopicPtr topic = svc.topics->find(t.name);
+    const bool allowed = authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
-      PartitionRef ref = resolve_partition(topic, p.partition_index);
+      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition_index);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);

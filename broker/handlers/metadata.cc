@@ -1,6 +1,7 @@
 #include "protocol/messages/metadata.h"
 
 #include "broker/async.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
@@ -12,7 +13,8 @@ using protocol::ErrorCode;
 using protocol::MetadataRequest;
 using protocol::MetadataResponse;
 
-MetadataResponse::MetadataResponseTopic describe(const Topic& t, int32_t broker_id, bool with_operations) {
+MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, const Topic& t, bool with_operations) {
+  const int32_t broker_id = ctx.services->config.broker_id;
   MetadataResponse::MetadataResponseTopic out;
   out.name = t.name;
   out.topic_id = t.id;
@@ -26,7 +28,8 @@ MetadataResponse::MetadataResponseTopic describe(const Topic& t, int32_t broker_
     p.replica_nodes = {broker_id};
     p.isr_nodes = {broker_id};
   }
-  if (with_operations) out.topic_authorized_operations = kAllTopicOperations;
+  if (with_operations)
+    out.topic_authorized_operations = authorized_operations(ctx, kAllTopicOperations, ResourceType::kTopic, t.name);
   return out;
 }
 
@@ -48,22 +51,39 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
     resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
     break;  // one broker, one advertised listener: the first
   }
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllClusterOperations;
+  if (req.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations =
+        authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);
   const bool ops = req.include_topic_authorized_operations;
 
+  // Topics the principal may not DESCRIBE are left out of "all topics" and answer
+  // TOPIC_AUTHORIZATION_FAILED when named, whether they exist or not (as in Kafka).
+  auto may_describe = [&](std::string_view name) {
+    return authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, name);
+  };
   const bool all = !req.topics || (v == 0 && req.topics->empty());
   if (all) {
-    for (const TopicPtr& t : svc.topics->all()) resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+    for (const TopicPtr& t : svc.topics->all())
+      if (may_describe(t->name)) resp.topics.push_back(describe(ctx, *t, ops));
     co_return make_response(resp, v);
   }
 
   const bool may_create = svc.config.auto_create_topics_enable && (v < 4 || req.allow_auto_topic_creation);
+  // Auto-creation needs CREATE on the cluster or on the topic.
+  auto may_create_topic = [&](std::string_view name) {
+    return authorized_cluster(ctx, AclOperation::kCreate) ||
+           authorized(ctx, AclOperation::kCreate, ResourceType::kTopic, name);
+  };
   std::vector<size_t> to_create;  // indexes into resp.topics
   for (const auto& asked : *req.topics) {
     if (!asked.name) {  // by id (v10+)
       TopicPtr t = svc.topics->find(asked.topic_id);
-      if (t) {
-        resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+      if (t && !may_describe(t->name)) {
+        auto& out = resp.topics.emplace_back();
+        out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+        out.topic_id = asked.topic_id;
+      } else if (t) {
+        resp.topics.push_back(describe(ctx, *t, ops));
       } else {
         auto& out = resp.topics.emplace_back();
         out.error_code = code(ErrorCode::kUnknownTopicId);
@@ -72,8 +92,14 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
       continue;
     }
     const std::string_view name = *asked.name;
+    if (!may_describe(name)) {
+      auto& out = resp.topics.emplace_back();
+      out.name = std::string(name);
+      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      continue;
+    }
     if (TopicPtr t = svc.topics->find(name)) {
-      resp.topics.push_back(describe(*t, svc.config.broker_id, ops));
+      resp.topics.push_back(describe(ctx, *t, ops));
       continue;
     }
     auto& out = resp.topics.emplace_back();
@@ -82,6 +108,8 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
       out.error_code = code(e.code);
     } else if (!may_create) {
       out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
+    } else if (!may_create_topic(name)) {
+      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
     } else if (svc.topics->creating(name)) {
       out.error_code = code(ErrorCode::kLeaderNotAvailable);  // the client retries shortly
     } else {
@@ -99,7 +127,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
     auto& out = resp.topics[to_create[i]];
     auto& [err, topic] = created[i];
     if (topic) {
-      out = describe(*topic, svc.config.broker_id, ops);
+      out = describe(ctx, *topic, ops);
     } else if (err.code == ErrorCode::kTopicAlreadyExists) {
       out.error_code = code(ErrorCode::kLeaderNotAvailable);  // someone else is creating it
     } else {

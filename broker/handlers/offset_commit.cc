@@ -1,6 +1,7 @@
 #include "protocol/messages/offset_commit.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -24,6 +25,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
   args.member_id = std::string(req.member_id);
   if (req.group_instance_id) args.group_instance_id = std::string(*req.group_instance_id);
   args.retention_time_ms = req.retention_time_ms;
+  const bool group_denied = !authorized_group(ctx, AclOperation::kRead, req.group_id);
 
   // Where each committed partition's answer goes.
   std::vector<std::pair<size_t, size_t>> slots;
@@ -33,9 +35,14 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
     const TopicPtr topic = svc.topics->find(t.name);
     coordinator::TopicCommit commit;
     commit.topic = std::string(t.name);
+    const bool topic_denied = !authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
+      if (group_denied || topic_denied) {
+        out.error_code = code(group_denied ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTopicAuthorizationFailed);
+        continue;
+      }
       if (resolve_partition(topic, p.partition_index).error != ErrorCode::kNone) {
         out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
         continue;

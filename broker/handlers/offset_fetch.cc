@@ -1,6 +1,7 @@
 #include "protocol/messages/offset_fetch.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -17,9 +18,14 @@ std::optional<std::vector<coordinator::TopicPartitions>> to_args(const std::opti
   return out;
 }
 
+// Topics the request may not DESCRIBE: left out when all topics were asked for,
+// TOPIC_AUTHORIZATION_FAILED with no offset when named (as in Kafka).
 template <typename OutTopic>
-void fill(const coordinator::OffsetFetchResult& r, std::vector<OutTopic>& out) {
+void fill(const RequestContext& ctx, bool all_topics, const coordinator::OffsetFetchResult& r,
+          std::vector<OutTopic>& out) {
   for (const auto& t : r.topics) {
+    const bool denied = !authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t.topic);
+    if (denied && all_topics) continue;
     auto& ot = out.emplace_back();
     ot.name = t.topic;
     for (const auto& p : t.partitions) {
@@ -29,6 +35,12 @@ void fill(const coordinator::OffsetFetchResult& r, std::vector<OutTopic>& out) {
       op.committed_leader_epoch = p.leader_epoch;
       op.metadata = p.metadata;
       op.error_code = code(to_kafka(p.error));
+      if (denied) {
+        op.committed_offset = -1;
+        op.committed_leader_epoch = -1;
+        op.metadata = std::string();
+        op.error_code = code(protocol::ErrorCode::kTopicAuthorizationFailed);
+      }
     }
   }
 }
@@ -47,11 +59,13 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
     args.group_id = std::string(req.group_id);
     args.topics = to_args(req.topics);
     args.require_stable = req.require_stable;
-    coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
-    resp.error_code = code(to_kafka(r.error));
-    fill(r, resp.topics);
+    const bool denied = !authorized_group(ctx, AclOperation::kDescribe, req.group_id);
+    coordinator::OffsetFetchResult r;
+    if (!denied) r = co_await groups.fetch_offsets(std::move(args));
+    resp.error_code = code(denied ? protocol::ErrorCode::kGroupAuthorizationFailed : to_kafka(r.error));
+    fill(ctx, !req.topics, r, resp.topics);
     // v0-v1 have no group-level error: carry it on every partition asked for.
-    if (v < 2 && r.error != coordinator::GroupError::kNone && req.topics) {
+    if (v < 2 && resp.error_code != 0 && req.topics) {
       for (const auto& t : *req.topics) {
         auto& ot = resp.topics.emplace_back();
         ot.name = std::string(t.name);
@@ -64,11 +78,15 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
       args.group_id = std::string(g.group_id);
       args.topics = to_args(g.topics);
       args.require_stable = req.require_stable;
-      coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
       auto& og = resp.groups.emplace_back();
       og.group_id = std::string(g.group_id);
+      if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {
+        og.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+        continue;
+      }
+      coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
       og.error_code = code(to_kafka(r.error));
-      fill(r, og.topics);
+      fill(ctx, !g.topics, r, og.topics);
     }
   }
   co_return make_response(resp, v);

@@ -1,6 +1,7 @@
 #include "protocol/messages/offset_for_leader_epoch.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "storage/store.h"
@@ -20,10 +21,11 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
     auto& out_topic = resp.topics.emplace_back();
     out_topic.topic = std::string(t.topic);
     const TopicPtr topic = svc.topics->find(t.topic);
+    const bool allowed = authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t.topic);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition = p.partition;
-      PartitionRef ref = resolve_partition(topic, p.partition);
+      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);

@@ -4,6 +4,7 @@
 
 #include "broker/async.h"
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
@@ -99,6 +100,8 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
   bool any_error = false;
   const bool bad_acks = req.acks != 0 && req.acks != 1 && req.acks != -1;
   const bool transactional = req.transactional_id.has_value();
+  const bool txn_id_denied =
+      transactional && !authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, *req.transactional_id);
   std::optional<coordinator::ProducerRef> txn_producer;  // from the first batch
   std::vector<coordinator::TopicPartition> txn_partitions;
 
@@ -108,6 +111,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
     out_topic.name = std::string(t.name);
     out_topic.partition_responses.reserve(t.partition_data.size());
     const TopicPtr topic = svc.topics->find(t.name);
+    const bool topic_denied = !authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, t.name);
     for (const auto& p : t.partition_data) {
       auto& out = out_topic.partition_responses.emplace_back();
       out.index = p.index;
@@ -119,6 +123,14 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
       };
       if (bad_acks) {
         fail(ErrorCode::kInvalidRequiredAcks, "acks must be -1, 0 or 1");
+        continue;
+      }
+      if (txn_id_denied) {
+        fail(ErrorCode::kTransactionalIdAuthorizationFailed, "not authorized to write as this transactional id");
+        continue;
+      }
+      if (topic_denied) {
+        fail(ErrorCode::kTopicAuthorizationFailed, "not authorized to write to the topic");
         continue;
       }
       PartitionRef ref = resolve_partition(topic, p.index);

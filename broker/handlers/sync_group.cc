@@ -1,6 +1,7 @@
 #include "protocol/messages/sync_group.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/group_service.h"
@@ -11,6 +12,11 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext ctx) {
   protocol::SyncGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("SyncGroupRequest");
+  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    protocol::SyncGroupResponse denied;
+    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    co_return make_response(denied, ctx.version());
+  }
   coordinator::SyncGroupArgs args;
   args.group_id = std::string(req.group_id);
   args.generation_id = req.generation_id;

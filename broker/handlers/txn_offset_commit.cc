@@ -1,6 +1,7 @@
 #include "protocol/messages/txn_offset_commit.h"
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -24,10 +25,19 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext ct
   args.member_id = std::string(req.member_id);
   if (req.group_instance_id) args.group_instance_id = std::string(*req.group_instance_id);
   std::vector<ErrorCode> known;  // per request partition: kNone if it goes to the coordinator
+  ErrorCode denied = ErrorCode::kNone;  // the transactional id's or the group's: every partition
+  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id)) {
+    denied = ErrorCode::kTransactionalIdAuthorizationFailed;
+  } else if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+    denied = ErrorCode::kGroupAuthorizationFailed;
+  }
   for (const auto& t : req.topics) {
     const TopicPtr topic = svc.topics->find(t.name);
+    const bool topic_denied = !authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
-      known.push_back(resolve_partition(topic, p.partition_index).error);
+      known.push_back(denied != ErrorCode::kNone ? denied
+                      : topic_denied             ? ErrorCode::kTopicAuthorizationFailed
+                                                 : resolve_partition(topic, p.partition_index).error);
       if (known.back() != ErrorCode::kNone) continue;
       coordinator::CommittedOffset offset;
       offset.offset = p.committed_offset;

@@ -1,0 +1,54 @@
+// What a handler asks before acting on a resource: may this request's principal, from
+// its host, perform `op` on it? One call into the Authorizer (broker/authorizer.h);
+// always yes when no authorizer is configured.
+#pragma once
+
+#include <string_view>
+
+#include "broker/acl.h"
+#include "broker/authorizer.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/request_context.h"
+#include "broker/services.h"
+
+namespace rokka::broker {
+
+// The peer's address as ACL hosts name it: client_host without Kafka's leading '/'.
+inline std::string_view acl_host(const RequestContext& ctx) {
+  std::string_view host = ctx.client_host;
+  if (host.starts_with('/')) host.remove_prefix(1);
+  return host;
+}
+
+inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType type, std::string_view name) {
+  const Authorizer* a = ctx.services->authorizer;
+  return a == nullptr || a->check(Authorizer::kAnonymous, acl_host(ctx), op, type, name);
+}
+
+// resolve_partition() for a request that may (`allowed`) or may not act on the topic.
+inline PartitionRef resolve_partition_if(bool allowed, const TopicPtr& topic, int32_t index) {
+  if (!allowed) return {topic, 0, protocol::ErrorCode::kTopicAuthorizationFailed};
+  return resolve_partition(topic, index);
+}
+
+inline bool authorized_group(const RequestContext& ctx, AclOperation op, std::string_view group_id) {
+  return authorized(ctx, op, ResourceType::kGroup, group_id);
+}
+
+inline bool authorized_cluster(const RequestContext& ctx, AclOperation op) {
+  return authorized(ctx, op, ResourceType::kCluster, kClusterResourceName);
+}
+
+// The subset of `candidates` (a bit per AclOperation code, as Metadata and
+// DescribeGroups report authorized operations) this request may perform on the resource.
+inline int32_t authorized_operations(const RequestContext& ctx, int32_t candidates, ResourceType type,
+                                     std::string_view name) {
+  int32_t granted = 0;
+  for (int8_t op = 0; op < 31; ++op) {
+    const int32_t bit = int32_t{1} << op;
+    if ((candidates & bit) && authorized(ctx, static_cast<AclOperation>(op), type, name)) granted |= bit;
+  }
+  return granted;
+}
+
+}  // namespace rokka::broker
