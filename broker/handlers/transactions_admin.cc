@@ -1,6 +1,7 @@
 #include <map>
 
 #include "broker/error_mapping.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -11,14 +12,25 @@ namespace rokka::broker {
 
 // DescribeTransactions: each id's state, timeout, start time, producer and the
 // partitions in its current transaction; an unknown id gets TRANSACTIONAL_ID_NOT_FOUND.
+// With an authorizer: an id needs TransactionalId DESCRIBE (else 53), and topics the
+// caller may not DESCRIBE are left out, as Kafka does.
 boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext ctx) {
   protocol::DescribeTransactionsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeTransactionsRequest");
-  std::vector<std::string> ids(req.transactional_ids.begin(), req.transactional_ids.end());
+  protocol::DescribeTransactionsResponse resp;
+  std::vector<std::string> ids;
+  for (std::string_view id : req.transactional_ids) {
+    if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, id)) {
+      ids.emplace_back(id);
+      continue;
+    }
+    auto& denied = resp.transaction_states.emplace_back();
+    denied.error_code = code(protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    denied.transactional_id = std::string(id);
+  }
   const std::vector<coordinator::TxnDescription> described = co_await ctx.services->txns->describe(std::move(ids));
 
-  protocol::DescribeTransactionsResponse resp;
-  resp.transaction_states.reserve(described.size());
+  resp.transaction_states.reserve(resp.transaction_states.size() + described.size());
   for (const coordinator::TxnDescription& d : described) {
     auto& out = resp.transaction_states.emplace_back();
     out.error_code = code(to_kafka(d.error, true));
@@ -30,14 +42,17 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
     out.producer_id = d.meta.producer_id;
     out.producer_epoch = d.meta.producer_epoch;
     std::map<std::string_view, std::vector<int32_t>> by_topic;  // partitions are sorted by (topic, partition)
-    for (const coordinator::TopicPartition& tp : d.meta.partitions) by_topic[tp.topic].push_back(tp.partition);
+    for (const coordinator::TopicPartition& tp : d.meta.partitions)
+      if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, tp.topic))
+        by_topic[tp.topic].push_back(tp.partition);
     for (auto& [topic, partitions] : by_topic) out.topics.push_back({std::string(topic), std::move(partitions)});
   }
   co_return make_response(resp, ctx.version());
 }
 
 // ListTransactions: the transactional ids matching every filter given; state names
-// Kafka does not know come back in UnknownStateFilters (and match nothing).
+// Kafka does not know come back in UnknownStateFilters (and match nothing). With an
+// authorizer, ids the caller may not DESCRIBE are left out.
 boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ctx) {
   protocol::ListTransactionsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListTransactionsRequest");
@@ -57,7 +72,8 @@ boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ct
   resp.error_code = code(to_kafka(listed.error, true));
   resp.transaction_states.reserve(listed.txns.size());
   for (const coordinator::TxnMetadata& m : listed.txns)
-    resp.transaction_states.push_back({m.transactional_id, m.producer_id, std::string(coordinator::txn_state_name(m.state))});
+    if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, m.transactional_id))
+      resp.transaction_states.push_back({m.transactional_id, m.producer_id, std::string(coordinator::txn_state_name(m.state))});
   co_return make_response(resp, ctx.version());
 }
 
