@@ -20,6 +20,7 @@
 #include "storage/checkpoint.h"
 #include "storage/commit_log.h"
 #include "storage/consume_queue.h"
+#include "storage/dir_lock.h"
 #include "storage/index_file.h"
 #include "storage/meta_journal.h"
 #include "storage/producer_state.h"
@@ -159,6 +160,7 @@ class StoreImpl final : public Store, public MetaStore {
   StoreOptions options_;
   FileSystem* fs_;
   std::unique_ptr<CommitLog> log_;
+  std::unique_ptr<DirLock> dir_lock_;  // until close(), else until the files close (declared before them)
   std::unique_ptr<IndexFiles> index_;
   std::unique_ptr<MetaJournal> journal_;
   PartitionTable partitions_;
