@@ -40,6 +40,7 @@ storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
   o.retention_check_interval_ms = c.log_retention_check_interval_ms;
   o.checkpoint_interval_bytes = c.store_checkpoint_interval_bytes;
   o.checkpoint_interval_ms = c.store_checkpoint_interval_ms;
+  o.recovery_verify_bytes = c.store_recovery_verify_bytes;
   o.max_append_bytes = c.message_max_bytes;
   return o;
 }

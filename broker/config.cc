@@ -222,9 +222,11 @@ const std::vector<Entry>& table() {
               "How often retention runs."),
       integer("store.checkpoint.interval.bytes", &BrokerConfig::store_checkpoint_interval_bytes, 1, kI64,
               "1073741824", "Write an index checkpoint after this much log; crash recovery re-reads at most "
-              "about this much (plus one segment)."),
+              "about this much (plus up to 64 MiB before the checkpoint, re-verified)."),
       integer("store.checkpoint.interval.ms", &BrokerConfig::store_checkpoint_interval_ms, 1, kI64, "10000",
               "Write an index checkpoint at least this often while data arrives."),
+      integer("store.recovery.verify.bytes", &BrokerConfig::store_recovery_verify_bytes, 0, kI64, "67108864",
+              "Every start re-verifies (CRCs) up to this much log before the checkpoint, within its segment."),
       // Groups and offsets
       integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
               "Smallest session timeout a consumer may ask for."),

@@ -110,6 +110,12 @@ int64_t ConsumeQueue::first_unit_at_or_after(const IndexFiles& ix, LogPosition p
   return lo;
 }
 
+std::optional<LogPosition> ConsumeQueue::first_entry_at_or_after(const IndexFiles& ix, LogPosition pos) const {
+  const int64_t i = first_unit_at_or_after(ix, pos);
+  if (i == w_unit_end_) return std::nullopt;
+  return writer_unit(ix, i).pos;
+}
+
 void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal) {
   auto dir = dir_.load(std::memory_order_relaxed);
   if (!dir) return;

@@ -57,6 +57,9 @@ class ConsumeQueue {
   int64_t writer_next_offset() const { return w_next_offset_; }
   int64_t writer_max_timestamp() const { return running_max_ts_; }
   int64_t unit_count() const { return w_unit_end_ - w_first_unit_; }
+  // Where the first unit whose entry starts at or after `pos` points (an entry
+  // boundary of the log), or nullopt when no unit does.
+  std::optional<LogPosition> first_entry_at_or_after(const IndexFiles& ix, LogPosition pos) const;
   // Raises the explicit start offset (DeleteRecords or a durable floor); no-op if lower.
   void set_floor(int64_t offset);
   int64_t floor() const { return floor_; }

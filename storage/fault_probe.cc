@@ -32,6 +32,10 @@ class ProbedFile final : public File {
     fs_.hit(Call::kPunchHole);
     return f_->punch_hole(offset, len);
   }
+  Status allocate(int64_t offset, int64_t len) override {
+    fs_.hit(Call::kAllocate);
+    return f_->allocate(offset, len);
+  }
   Result<int64_t> size() override { return f_->size(); }
   Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) override {
     return f_->map(size, writable, random);
@@ -48,7 +52,8 @@ Result<std::unique_ptr<FaultProbeFileSystem>> FaultProbeFileSystem::parse(std::s
   static constexpr std::pair<std::string_view, Call> kCalls[] = {
       {"write", Call::kWrite},   {"sync", Call::kSync},     {"sync_dir", Call::kSyncDir},
       {"create", Call::kCreate}, {"rename", Call::kRename}, {"remove", Call::kRemove},
-      {"truncate", Call::kTruncate}, {"punch_hole", Call::kPunchHole}};
+      {"truncate", Call::kTruncate}, {"punch_hole", Call::kPunchHole},
+      {"allocate", Call::kAllocate}};
   const size_t colon = spec.find(':');
   int64_t n = 0;
   if (colon != std::string_view::npos) {

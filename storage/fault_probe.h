@@ -5,7 +5,7 @@
 //
 // Spec "<call>:<n>": the n-th call of that kind (counted from open) dies before it
 // runs. Calls: write, sync, sync_dir, create (an open that creates a file), rename,
-// remove, truncate, punch_hole. The broker wraps the real file system in one only
+// remove, truncate, punch_hole, allocate. The broker wraps the real file system in one only
 // when the ROKKA_FAULT_PROBE environment variable holds a spec (tests/crash/).
 // Thread-safe.
 #pragma once
@@ -20,7 +20,7 @@ namespace rokka::storage {
 
 class FaultProbeFileSystem final : public FileSystem {
  public:
-  enum class Call { kWrite, kSync, kSyncDir, kCreate, kRename, kRemove, kTruncate, kPunchHole };
+  enum class Call { kWrite, kSync, kSyncDir, kCreate, kRename, kRemove, kTruncate, kPunchHole, kAllocate };
 
   // kInvalidArgument for a malformed spec.
   static Result<std::unique_ptr<FaultProbeFileSystem>> parse(std::string_view spec, FileSystem& inner);

@@ -68,6 +68,13 @@ class PosixFile final : public File {
     return {};
   }
 
+  Status allocate(int64_t offset, int64_t len) override {
+    if (len <= 0) return {};
+    const int err = ::posix_fallocate(fd_, offset, len);  // returns the error; errno is not set
+    if (err == 0) return {};
+    return Status::io_error("posix_fallocate " + path_ + ": " + std::strerror(err));
+  }
+
   Result<int64_t> size() override {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) return errno_status("fstat", path_);

@@ -44,6 +44,10 @@ class File {
   virtual Status truncate(int64_t size) = 0;
   // [offset, offset+len) reads as zeros afterwards (offset, len multiples of 4096).
   virtual Status punch_hole(int64_t offset, int64_t len) = 0;
+  // Reserves disk blocks for [offset, offset+len) (posix_fallocate): later writes
+  // there, through a writable mapping too, cannot run out of space. A store into a
+  // mapped hole on a full disk raises SIGBUS instead of returning ENOSPC.
+  virtual Status allocate(int64_t offset, int64_t len) = 0;
   virtual Result<int64_t> size() = 0;
   // Maps [0, size). writable: PROT_READ|PROT_WRITE, else read-only. random: MADV_RANDOM.
   virtual Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) = 0;

@@ -34,6 +34,10 @@ Status IndexFiles::map_file(size_t index, bool create) {
     if (!create) return Status::not_found("index file has the wrong size");
     if (Status s = (*file)->truncate(file_bytes()); !s.ok()) return s;
   }
+  // Units are stored through the writable mapping: a hole there on a full disk would
+  // be a SIGBUS at the store, so every block is reserved now, where ENOSPC is a Status.
+  // (Also for an existing file: one created sparse by an older version gets its blocks.)
+  if (Status s = (*file)->allocate(0, file_bytes()); !s.ok()) return s;
   auto map = (*file)->map(file_bytes(), true, true);
   if (!map.ok()) return map.status();
   bases_[index].store((*map)->data(), std::memory_order_release);

@@ -2,9 +2,9 @@
 //   1. MetaJournal replay (torn tail cut) -> the partition table.
 //   2. CommitLog segments mapped; the checkpoint (CRC'd) and the index files it needs.
 //   3. With a usable checkpoint (after a crash or a clean shutdown): re-read the log
-//      from the start of the segment holding the checkpoint's position (at most one
-//      segment before it, then the tail), verifying every entry's CRCs, re-adding
-//      index units and producer state; cut at the first bad entry.
+//      from up to recovery_verify_bytes before the checkpoint's position (within its
+//      segment), then the tail, verifying every entry's CRCs, re-adding index units
+//      and producer state; cut at the first bad entry.
 //      No usable checkpoint or index: rebuild every index from the whole log.
 //   4. Drop index units that point past the cut (index ahead of log) or before the
 //      oldest segment; apply start-offset floors; publish; checkpoint; "abort" marker.
@@ -81,6 +81,25 @@ bool StoreImpl::restore_checkpoint(Checkpoint& cp) {
   index_->recycle();
   for (const auto& [start, ms] : cp.segment_ages) log_->set_last_append_ms({start}, ms);
   return true;
+}
+
+// Re-verify some log before the checkpoint position too, after a crash and after a
+// clean shutdown alike (a clean stop does not vouch for the disk): a log that lost or
+// damaged bytes there is cut at the first bad entry, and the units that point past
+// the cut are dropped. Entries already indexed are skipped. The window is the
+// checkpoint's segment up to recovery_verify_bytes; it starts at an entry boundary,
+// the first indexed entry inside it (every unit was checked against the log).
+LogPosition StoreImpl::reverify_start(LogPosition from) const {
+  LogPosition segment_start = from;
+  for (const auto& seg : log_->segments())
+    if (seg.start < from && from <= seg.end) segment_start = seg.start;
+  if (from.value - segment_start.value <= options_.recovery_verify_bytes) return segment_start;
+  const LogPosition target{from.value - options_.recovery_verify_bytes};
+  LogPosition start = from;
+  partitions_.for_each([&](PartitionId, Partition& p) {
+    if (auto pos = p.queue.first_entry_at_or_after(*index_, target); pos && *pos < start) start = *pos;
+  });
+  return start;
 }
 
 Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
@@ -163,15 +182,7 @@ Status StoreImpl::recover() {
   }
   LogPosition from = rebuild ? log_->begin() : std::min(cp->log_end, log_limit);
   if (segments.empty()) from = rebuild ? LogPosition{} : cp->log_end;
-  if (!rebuild) {
-    // Re-verify the whole segment holding the checkpoint position too, after a crash
-    // and after a clean shutdown alike (a clean stop does not vouch for the disk): a
-    // log that lost or damaged bytes before it is cut at the first bad entry, and the
-    // units that point past the cut are dropped below. Entries already indexed are
-    // skipped. This reads at most one segment more than the crash-free tail.
-    for (const auto& seg : segments)
-      if (seg.start < from && from <= seg.end) from = seg.start;
-  }
+  if (!rebuild) from = reverify_start(from);
   if (Status s = replay_log(from, rebuild); !s.ok()) return s;
 
   const LogPosition end = log_->write_end(), begin = log_->begin();

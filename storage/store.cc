@@ -82,6 +82,9 @@ StoreImpl::~StoreImpl() {
 
 Status StoreImpl::start() {
   if (Status s = fs_->create_dirs(options_.dir); !s.ok()) return s;
+  auto lock = DirLock::acquire(options_.dir);  // before reading anything: another broker may be writing
+  if (!lock.ok()) return lock.status();
+  dir_lock_ = std::move(*lock);
   if (Status s = recover(); !s.ok()) return s;
   const auto now = Clock::now();
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
@@ -147,6 +150,7 @@ Status StoreImpl::close() {
   cv_.notify_one();
   if (writer_.joinable()) writer_.join();
   stop_flusher();
+  dir_lock_.reset();  // writer and flusher are gone: another Store may open the directory now
   return close_status_;
 }
 

@@ -47,13 +47,18 @@ struct StoreOptions {
   int64_t retention_bytes = -1;                    // log.retention.bytes, whole log; -1 = unlimited
   int64_t retention_check_interval_ms = 300000;    // log.retention.check.interval.ms
   int64_t max_append_bytes = 64 << 20;             // largest batch accepted (<= segment_bytes / 2)
-  // Crash recovery re-reads the log since the last checkpoint (and re-verifies the
-  // segment holding it), so these bound recovery time: a checkpoint is taken after
+  // Crash recovery re-reads the log since the last checkpoint (and re-verifies up to
+  // recovery_verify_bytes before it), so these bound recovery time: a checkpoint is taken after
   // this much log or this much time. Each checkpoint also fsyncs every index page
   // dirtied since the last one (about one page per active partition), so a short
   // byte interval costs write bandwidth at high partition counts (bench/RESULTS.md).
   int64_t checkpoint_interval_bytes = int64_t{1} << 30;
   int64_t checkpoint_interval_ms = 10000;
+  // Every open also re-verifies (CRCs) up to this many log bytes before the
+  // checkpoint position, within its segment: a clean stop does not vouch for the disk.
+  // Damage further back is not looked for at open (a consumer's CRC check sees it).
+  // store.recovery.verify.bytes.
+  int64_t recovery_verify_bytes = int64_t{64} << 20;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
   uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
   uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)

@@ -24,6 +24,7 @@
 #include "storage/checkpoint.h"
 #include "storage/commit_log.h"
 #include "storage/consume_queue.h"
+#include "storage/dir_lock.h"
 #include "storage/index_file.h"
 #include "storage/meta_journal.h"
 #include "storage/producer_state.h"
@@ -173,12 +174,14 @@ class StoreImpl final : public Store, public MetaStore {
   Status load_partition_table();
   bool restore_checkpoint(Checkpoint& cp);
   Status replay_log(LogPosition from, bool rebuild);
+  LogPosition reverify_start(LogPosition checkpoint_pos) const;
   void apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
                             int64_t append_time);
   Result<std::optional<AppendInfo>> check_producer(const Partition& p, std::span<const std::byte> batch) const;
 
   StoreOptions options_;
   FileSystem* fs_;
+  std::unique_ptr<DirLock> dir_lock_;  // until close(), else until the files close (declared before them)
   std::unique_ptr<CommitLog> log_;
   std::unique_ptr<IndexFiles> index_;
   std::unique_ptr<MetaJournal> journal_;

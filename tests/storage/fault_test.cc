@@ -133,5 +133,19 @@ TEST_F(FaultTest, SyncModeGroupCommitSharesOneFsync) {
   EXPECT_EQ(faulty_.syncs - before, 1);  // one append() call = one group = one fdatasync
 }
 
+// Index units are stored through a writable mapping, so a new index file reserves
+// its blocks when created: on a full disk that is an error the append returns, not
+// a SIGBUS at the first store into a hole.
+TEST_F(FaultTest, IndexFileThatCannotReserveItsBlocksFailsTheAppend) {
+  open();  // the first index file: 16 chunks of 4 units
+  for (int i = 1; i < 64; ++i) ASSERT_TRUE(append_one().ok()) << i;
+  faulty_.fail_allocate = true;  // the 65th unit needs the second index file
+  EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
+  faulty_.fail_allocate = false;
+  EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 64);  // the failed batch was never published
+  EXPECT_FALSE(read_one(*store_, pid_, 63).empty());
+}
+
 }  // namespace
 }  // namespace rokka::storage::test

@@ -31,6 +31,16 @@ class RecoveryTest : public ::testing::Test {
       ASSERT_TRUE(store->close().ok());
     }
   }
+  // n 1 KiB batches in partition 0 (one segment), then a clean close.
+  void write_closed(int n) {
+    auto store = open_store(options_);
+    pid_ = create(*store, 1)[0];
+    for (int i = 0; i < n; ++i) {
+      batches_.push_back(make_batch({.value_bytes = 1000, .fill = static_cast<uint8_t>(i)}));
+      ASSERT_EQ(append(*store, pid_, batches_.back())->base_offset, i);
+    }
+    ASSERT_TRUE(store->close().ok());
+  }
   void write_big(int n) {
     auto store = open_store(options_);
     pid_ = create(*store, 1)[0];
@@ -90,6 +100,29 @@ TEST_F(RecoveryTest, CleanReopenKeepsEverything) {
   write_five(true);
   EXPECT_FALSE(fs::exists(dir_.path() / "abort"));
   expect_prefix(5);
+}
+
+// Open re-verifies recovery_verify_bytes before the checkpoint position (here the
+// end of the log), starting at an entry boundary inside the segment: a damaged
+// batch there is cut off with everything after it, and the batches before stay.
+TEST_F(RecoveryTest, DamageInsideTheVerifyWindowBeforeTheCheckpointIsCut) {
+  options_.recovery_verify_bytes = 4096;  // starts inside entry 16 of 20 (~1.1 KiB each)
+  write_closed(20);
+  flip(segment(), entry_pos(18) + format::kEntryHeaderSize + 500);  // inside batch 18's records
+  expect_prefix(18);
+}
+
+// The bound that keeps open fast on a big segment: bytes further back than the
+// window are not read at open (Kafka reads none after a clean stop); the damaged
+// batch stays indexed, and a consumer's CRC check is what catches it.
+TEST_F(RecoveryTest, DamageBeforeTheVerifyWindowIsNotReadAtOpen) {
+  options_.recovery_verify_bytes = 4096;
+  write_closed(20);
+  flip(segment(), entry_pos(5) + format::kEntryHeaderSize + 500);
+  auto store = open_store(options_);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->offsets(pid_)->next_offset, 20);
+  EXPECT_EQ(read_one(*store, pid_, 19), with_base(batches_[19], 19));
 }
 
 TEST_F(RecoveryTest, TruncatedHeaderIsCutOff) {

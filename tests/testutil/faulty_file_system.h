@@ -23,6 +23,7 @@ class FaultyFileSystem final : public storage::FileSystem {
   std::atomic<bool> fail_sync{false};
   std::atomic<bool> fail_write{false};
   std::atomic<bool> fail_create{false};  // opening a file that does not exist yet fails (disk full)
+  std::atomic<bool> fail_allocate{false};  // reserving blocks (posix_fallocate) fails: ENOSPC
   std::atomic<int> syncs{0};
 
   void hold_syncs() {
@@ -92,6 +93,10 @@ class FaultyFileSystem final : public storage::FileSystem {
     }
     storage::Status truncate(int64_t s) override { return f_->truncate(s); }
     storage::Status punch_hole(int64_t o, int64_t l) override { return f_->punch_hole(o, l); }
+    storage::Status allocate(int64_t o, int64_t l) override {
+      if (fs_.fail_allocate) return storage::Status::io_error("injected ENOSPC on allocate");
+      return f_->allocate(o, l);
+    }
     Result<int64_t> size() override { return f_->size(); }
     Result<std::shared_ptr<storage::Mapping>> map(int64_t s, bool w, bool r) override { return f_->map(s, w, r); }
 

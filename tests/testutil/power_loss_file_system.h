@@ -142,6 +142,9 @@ class PowerLossFileSystem final : public storage::FileSystem {
     Status punch_hole(int64_t o, int64_t l) override {
       return fs_.mutate() ? f_->punch_hole(o, l) : Status::io_error("power cut");
     }
+    Status allocate(int64_t o, int64_t l) override {
+      return fs_.mutate() ? f_->allocate(o, l) : Status::io_error("power cut");
+    }
     Result<int64_t> size() override { return f_->size(); }
     Result<std::shared_ptr<storage::Mapping>> map(int64_t s, bool w, bool r) override { return f_->map(s, w, r); }
 
