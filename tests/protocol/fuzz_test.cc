@@ -107,6 +107,12 @@ TEST(FuzzTest, HugeCountsAndLengthsFailWithoutAllocatingForThem) {
   // JoinGroup v5: a group id string of 32767 bytes with 3 present.
   const auto join = testutil::from_hex("000b 0005 00000001 ffff  7fff 616263");
   EXPECT_FALSE(fuzz_decode_request(join));
+  // ListTransactions v1 (flexible): a compact state-filter array claiming 2^32-2 entries.
+  const auto list_txns = testutil::from_hex("0042 0001 00000001 ffff 00  ffffffff0f");
+  EXPECT_FALSE(fuzz_decode_request(list_txns));
+  // DescribeTransactions v0: one transactional id whose compact length claims 2^31 bytes, 2 present.
+  const auto describe_txns = testutil::from_hex("0041 0000 00000001 ffff 00  02 8080808008 6869");
+  EXPECT_FALSE(fuzz_decode_request(describe_txns));
 }
 
 TEST(FuzzTest, TinyAndEmptyInputsAreRejected) {
