@@ -39,6 +39,7 @@ struct BrokerConfig {
   bool auto_create_topics_enable = true;
   bool delete_topic_enable = true;
   int32_t message_max_bytes = 0;
+  int32_t fetch_max_bytes = 0;  // cap on the record bytes of one Fetch response
   std::string log_message_timestamp_type;  // CreateTime | LogAppendTime
 
   int64_t log_segment_bytes = 0;

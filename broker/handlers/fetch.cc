@@ -129,14 +129,18 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     }
   }
 
+  // The broker's fetch.max.bytes caps the response, and so the min_bytes it waits
+  // for: a client asking for more than the cap is answered once the cap's worth is there.
+  const int32_t max_bytes = std::min(req.max_bytes, svc.config.fetch_max_bytes);
+  const int32_t min_bytes = std::min(req.min_bytes, max_bytes);
   const bool read_committed = req.isolation_level == 1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, req.max_wait_ms));
   auto ex = co_await boost::asio::this_coro::executor;
   for (;;) {
-    const int64_t bytes = read_all(*svc.store, targets, req.max_bytes, read_committed);
+    const int64_t bytes = read_all(*svc.store, targets, max_bytes, read_committed);
     bool errors = false;
     for (const Target& t : targets) errors = errors || t.out->error_code != 0;
-    if (bytes >= req.min_bytes || errors || pids.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    if (bytes >= min_bytes || errors || pids.empty() || std::chrono::steady_clock::now() >= deadline) break;
 
     // Park until an append to one of our partitions, or the deadline.
     auto waiter = svc.fetch_waiters->add(pids, ex);
@@ -153,7 +157,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     svc.fetch_waiters->remove(waiter, pids);
     if (!grown && !waiter->woken.load()) {
       // Timed out: answer with what there is (re-read: data may have come meanwhile).
-      read_all(*svc.store, targets, req.max_bytes, read_committed);
+      read_all(*svc.store, targets, max_bytes, read_committed);
       break;
     }
   }

@@ -4,7 +4,9 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
 #include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/record_batch.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -70,6 +72,48 @@ TEST(FetchTest, UnknownTopicAndCaughtUpPartitionAnswerWithEmptyRecords) {
   ASSERT_TRUE(caught_up);
   EXPECT_EQ(caught_up->responses.at(0).partitions.at(0).error_code, 0);
   EXPECT_TRUE(caught_up->responses.at(0).partitions.at(0).records.data.has_value());
+}
+
+// The broker's fetch.max.bytes caps a response below what the client asks for
+// (KIP-74 still holds: a first batch larger than the cap comes back whole), and a
+// min_bytes above the cap does not make the request wait for max_wait_ms.
+TEST(FetchTest, BrokerFetchMaxBytesCapsTheResponse) {
+  InProcessBroker b{InProcessBroker::Overrides{{"fetch.max.bytes", "2500"}}};
+  WireClient c(b.port());
+  create_topic(c, "cap");
+  std::vector<size_t> sizes;
+  for (int32_t value_bytes : {3000, 900, 900, 900}) {
+    const auto batch = testutil::make_batch({.records = 1, .value_bytes = value_bytes});
+    sizes.push_back(batch.size());
+    protocol::ProduceRequest req;
+    req.acks = 1;
+    req.timeout_ms = 5000;
+    auto& p = req.topic_data.emplace_back();
+    p.name = "cap";
+    p.partition_data.emplace_back().records.data = protocol::Bytes(batch);
+    c.send(req, 8, 10 + static_cast<int32_t>(sizes.size()));
+    auto r = c.receive<protocol::ProduceResponse>(8, 10 + static_cast<int32_t>(sizes.size()));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
+  }
+
+  auto req = fetch_one("cap", 0);
+  req.max_wait_ms = 60000;        // longer than WireClient's 10 s receive timeout
+  req.min_bytes = 50 << 20;       // far above the cap
+  c.send(req, 11, 20);
+  auto first = c.receive<protocol::FetchResponse>(11, 20);
+  ASSERT_TRUE(first) << "the request waited for min_bytes above the broker's cap";
+  const auto& p0 = first->responses.at(0).partitions.at(0);
+  ASSERT_EQ(p0.error_code, 0);
+  EXPECT_EQ(p0.records.data->size(), sizes[0]);  // the 3000-byte batch alone, whole
+
+  c.send(fetch_one("cap", 1), 11, 21);
+  auto rest = c.receive<protocol::FetchResponse>(11, 21);
+  ASSERT_TRUE(rest);
+  const auto& p1 = rest->responses.at(0).partitions.at(0);
+  ASSERT_EQ(p1.error_code, 0);
+  EXPECT_EQ(p1.records.data->size(), sizes[1] + sizes[2]);  // a third 900-byte batch would pass 2500
+  EXPECT_EQ(p1.high_watermark, 4);
 }
 
 }  // namespace
