@@ -1,6 +1,7 @@
 #include "broker/dynamic_config.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <mutex>
 #include <vector>
@@ -188,6 +189,19 @@ void DynamicBrokerConfig::alter(DynamicScope scope, Changes changes, bool replac
     }
     done(std::move(s));
   });
+}
+
+int64_t DynamicBrokerConfig::effective_int(std::string_view name, int64_t static_value) const {
+  std::shared_lock lock(mu_);
+  for (const auto* values : {&broker_, &cluster_default_}) {
+    auto it = values->find(std::string(name));
+    if (it == values->end()) continue;
+    int64_t v = 0;
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size()) return v;
+  }
+  return static_value;
 }
 
 std::map<std::string, std::string> DynamicBrokerConfig::values(DynamicScope scope) const {

@@ -9,8 +9,9 @@
 // Which keys may change follows Kafka's split (see is_dynamic()): the keys Kafka updates
 // at runtime are accepted; a static key refuses the whole resource with "Cannot update
 // these configs dynamically: Set(...)"; a key neither Kafka nor Rokka knows is accepted
-// and stored as a custom config, as Kafka does. Rokka stores and reports these values but
-// applies none of them live (README lists them): its own settings are fixed at start.
+// and stored as a custom config, as Kafka does. Rokka stores and reports these values; the
+// server applies max.connections and max.connections.per.ip live (effective_int()), the
+// others are stored only (README lists them).
 //
 // Thread-safety: reads take a shared lock and may run on any thread. alter() is durable
 // before its callback runs, on the storage writer thread (hop back before touching asio
@@ -49,6 +50,10 @@ class DynamicBrokerConfig {
 
   // The scope's dynamic values.
   std::map<std::string, std::string> values(DynamicScope scope) const;
+
+  // The effective value of an integer config: this broker's dynamic value, else the
+  // cluster default's, else `static_value` (the server.properties one).
+  int64_t effective_int(std::string_view name, int64_t static_value) const;
 
   // Whether Kafka can update `name` at runtime.
   static bool is_dynamic(std::string_view name);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/messages/alter_configs.h"
+#include "protocol/messages/api_versions.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/incremental_alter_configs.h"
@@ -215,6 +216,21 @@ TEST_F(BrokerConfigsApiTest, PasswordsAreMaskedEverywhere) {
   EXPECT_TRUE(e.is_sensitive);
   EXPECT_FALSE(e.value.has_value());
   for (const auto& syn : e.synonyms) EXPECT_FALSE(syn.value.has_value());
+}
+
+// max.connections.per.ip applies as soon as it is set, and falls back when deleted.
+TEST_F(BrokerConfigsApiTest, ConnectionsPerAddressLimitChangesLive) {
+  ASSERT_EQ(alter({{kBroker, "1", {{"max.connections.per.ip", "2"}}}}).at(0).first, 0);
+  WireClient second(broker_.port());
+  second.send(protocol::ApiVersionsRequest{"rokka-test", "1"}, 3, 1);
+  ASSERT_TRUE(second.receive<protocol::ApiVersionsResponse>(3, 1));
+  WireClient third(broker_.port());
+  EXPECT_TRUE(third.closed_by_peer());
+
+  ASSERT_EQ(alter({{kBroker, "1", {}}}).at(0).first, 0);  // AlterConfigs with nothing: all removed
+  WireClient fourth(broker_.port());
+  fourth.send(protocol::ApiVersionsRequest{"rokka-test", "1"}, 3, 2);
+  EXPECT_TRUE(fourth.receive<protocol::ApiVersionsResponse>(3, 2));
 }
 
 }  // namespace
