@@ -98,6 +98,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   if (auto s = b->authorizer_->load(); !s.ok()) return s;
   b->services_.authorizer = b->authorizer_.get();
 
+  b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
+  if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
+  b->services_.dynamic_config = b->dynamic_config_.get();
+
   b->services_.fetch_waiters = &b->fetch_waiters_;
   b->store_->set_append_listener(
       [w = &b->fetch_waiters_](std::span<const storage::PartitionId> grown) { w->notify(grown); });

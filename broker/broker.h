@@ -7,6 +7,7 @@
 
 #include "broker/authorizer.h"
 #include "broker/config.h"
+#include "broker/dynamic_config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/producer_ids.h"
 #include "broker/server.h"
@@ -50,6 +51,7 @@ class Broker {
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ProducerIds> producer_ids_;
   std::unique_ptr<Authorizer> authorizer_;
+  std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts

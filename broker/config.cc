@@ -370,7 +370,7 @@ Result<BrokerConfig> load_config(std::string_view properties,
       return Status::invalid_argument("config " + std::string(e.name) + "=" + value + ": " + err);
   }
   for (const auto& [k, v] : given)
-    if (find_entry(k) == nullptr) config.unknown_keys.push_back(k);
+    (find_entry(k) == nullptr ? config.unknown_keys : config.given_keys).push_back(k);
 
   if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
     return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");
@@ -417,7 +417,9 @@ std::string config_help() {
          "\n"
          "Runs the Rokka broker. With no CONFIG_FILE the embedded defaults below apply\n"
          "(listening on 127.0.0.1:9092, data in ./rokka-data). Overrides win over the file.\n"
-         "SIGTERM or SIGINT shut down gracefully.\n"
+         "SIGTERM or SIGINT shut down gracefully. Dynamic broker configs set with AlterConfigs\n"
+         "are stored by the broker and reported over these (live: max.connections,\n"
+         "max.connections.per.ip; see README).\n"
          "\n"
          "Options:\n"
          "  --override key=value  set one configuration key (repeatable)\n"
@@ -432,13 +434,31 @@ std::string config_help() {
   return out.str();
 }
 
-std::string describe_config(const BrokerConfig& config) {
-  std::string out;
+std::vector<ConfigValue> config_values(const BrokerConfig& config) {
+  auto is_given = [&](std::string_view name) {
+    return std::find(config.given_keys.begin(), config.given_keys.end(), name) != config.given_keys.end();
+  };
+  std::vector<ConfigValue> out;
   for (const auto& e : table()) {
     if (e.name == "log.retention.hours" || e.name == "log.retention.minutes") continue;  // shown as ms
-    out += std::string(e.name) + "=" + e.show(config) + "\n";
+    bool given = is_given(e.name);
+    if (e.name == "log.retention.ms") given = given || is_given("log.retention.hours") || is_given("log.retention.minutes");
+    out.push_back({std::string(e.name), e.show(config), given, e.doc});
   }
   return out;
+}
+
+std::string describe_config(const BrokerConfig& config) {
+  std::string out;
+  for (const auto& v : config_values(config)) out += v.name + "=" + v.value + "\n";
+  return out;
+}
+
+std::string check_config_value(std::string_view name, std::string_view value) {
+  const Entry* e = find_entry(name);
+  if (e == nullptr) return {};
+  BrokerConfig scratch;
+  return e->apply(scratch, value);
 }
 
 }  // namespace rokka::broker

@@ -74,6 +74,9 @@ struct BrokerConfig {
 
   // Keys the table does not know, to be warned about once logging is up.
   std::vector<std::string> unknown_keys;
+  // Keys of the table set by the file or an override (DescribeConfigs reports them as
+  // STATIC_BROKER_CONFIG, the others as DEFAULT_CONFIG).
+  std::vector<std::string> given_keys;
 
   // The listeners clients are told about (advertised, else listeners with a
   // wildcard host replaced by this machine's name).
@@ -103,6 +106,20 @@ std::string config_help();
 
 // The effective configuration, one `key=value` per line (logged at start-up).
 std::string describe_config(const BrokerConfig& config);
+
+// One key of the effective configuration, as DescribeConfigs reports it.
+struct ConfigValue {
+  std::string name;
+  std::string value;
+  bool given = false;  // set by the file or an override, not the built-in default
+  std::string_view doc;
+};
+// Every key of the effective configuration (log.retention.* shown once, as ms).
+std::vector<ConfigValue> config_values(const BrokerConfig& config);
+
+// Whether `value` is a valid value of the table's key `name`: an error message, or
+// empty (also for a key the table does not know).
+std::string check_config_value(std::string_view name, std::string_view value);
 
 // Parses "PLAINTEXT://host:port[,NAME://host:port]"; an error message on failure.
 storage::Result<std::vector<Listener>> parse_listeners(std::string_view text);

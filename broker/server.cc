@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "broker/dynamic_config.h"
 #include "broker/logging.h"
 
 namespace rokka::broker {
@@ -80,6 +81,10 @@ void Server::start() {
   }
 }
 
+int64_t Server::connection_limit(std::string_view name, int64_t static_value) const {
+  return services_.dynamic_config ? services_.dynamic_config->effective_int(name, static_value) : static_value;
+}
+
 asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
   ConnectionLimits limits;
   limits.max_request_bytes = config_.socket_request_max_bytes;
@@ -96,9 +101,10 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
       co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
       continue;
     }
-    if (services_.connections.load(std::memory_order_relaxed) >= config_.max_connections) {
+    const int64_t max_connections = connection_limit("max.connections", config_.max_connections);
+    if (services_.connections.load(std::memory_order_relaxed) >= max_connections) {
       if (once_a_second(last_refusal_warning_))
-        net_log().warn("connection refused: reason=max.connections={} reached", config_.max_connections);
+        net_log().warn("connection refused: reason=max.connections={} reached", max_connections);
       socket.close(ec);
       continue;
     }
@@ -108,10 +114,10 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
     {
       std::lock_guard lock(mu_);
       int& from_address = per_address_[address];
-      if (from_address >= config_.max_connections_per_ip) {
+      const int64_t per_ip = connection_limit("max.connections.per.ip", config_.max_connections_per_ip);
+      if (from_address >= per_ip) {
         if (once_a_second(last_refusal_warning_))
-          net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address,
-                         config_.max_connections_per_ip);
+          net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address, per_ip);
         continue;  // conn's destructor closes the socket
       }
       ++from_address;

@@ -39,6 +39,8 @@ class Server {
 
  private:
   boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor);
+  // A connection limit from server.properties, or its dynamic broker config when one is set.
+  int64_t connection_limit(std::string_view name, int64_t static_value) const;
 
   const BrokerConfig& config_;
   Services& services_;

@@ -22,6 +22,7 @@ class TopicRegistry;
 class FetchWaiters;
 class ProducerIds;
 class Authorizer;
+class DynamicBrokerConfig;
 
 struct Services {
   const BrokerConfig& config;
@@ -30,6 +31,7 @@ struct Services {
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
   Authorizer* authorizer = nullptr;  // always set; check() allows everything when disabled
+  DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
   std::string cluster_id;

@@ -1,9 +1,12 @@
 // DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: topic configs are
-// dynamic (stored with the topic); broker configs are static (server.properties)
-// and can be described but not altered.
+// dynamic (stored with the topic); broker configs are static (server.properties) except
+// Kafka's dynamic broker configs, stored by DynamicBrokerConfig per broker or as the
+// cluster-wide default (resource name "").
+#include <set>
 #include <sstream>
 
 #include "broker/async.h"
+#include "broker/dynamic_config.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
@@ -20,10 +23,12 @@ namespace {
 constexpr int8_t kTopicResource = 2;
 constexpr int8_t kBrokerResource = 4;
 constexpr int8_t kBrokerLoggerResource = 8;
-// DescribeConfigs config sources.
+// DescribeConfigs config sources, in Kafka's order of precedence.
 constexpr int8_t kDynamicTopicConfig = 1;
-constexpr int8_t kStaticBrokerConfig = 5;
-constexpr int8_t kDefaultConfig = 6;
+constexpr int8_t kDynamicBrokerConfig = 2;
+constexpr int8_t kDynamicDefaultBrokerConfig = 3;
+constexpr int8_t kStaticBrokerConfig = 4;
+constexpr int8_t kDefaultConfig = 5;
 
 bool wanted(const std::optional<std::vector<std::string_view>>& keys, std::string_view name) {
   if (!keys) return true;
@@ -34,6 +39,16 @@ bool wanted(const std::optional<std::vector<std::string_view>>& keys, std::strin
 
 bool is_this_broker(const Services& svc, std::string_view name) {
   return name.empty() || name == std::to_string(svc.config.broker_id);
+}
+
+// The dynamic scope a BROKER resource names: this broker's id, or "" for the cluster
+// default; another broker (or a name that is no id) is refused as Kafka does.
+std::optional<DynamicScope> broker_scope(const Services& svc, std::string_view name, TopicError* error) {
+  if (name.empty()) return DynamicScope::kClusterDefault;
+  if (name == std::to_string(svc.config.broker_id)) return DynamicScope::kBroker;
+  *error = {ErrorCode::kInvalidRequest, "Unexpected broker id, expected " + std::to_string(svc.config.broker_id) +
+                                            " or empty string, but received " + std::string(name)};
+  return std::nullopt;
 }
 
 // A config resource's authorization (op = DESCRIBE_CONFIGS or ALTER_CONFIGS): a topic's
@@ -86,19 +101,60 @@ void describe_topic(const Services& svc, const protocol::DescribeConfigsRequest&
   }
 }
 
-void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest::DescribeConfigsResource& res,
-                     DescribeResult& out) {
-  std::istringstream in(describe_config(svc.config));
-  for (std::string line; std::getline(in, line);) {
-    const size_t eq = line.find('=');
-    std::string name = line.substr(0, eq);
-    if (!wanted(res.configuration_keys, name)) continue;
-    DescribeEntry e;
-    e.name = std::move(name);
-    e.value = line.substr(eq + 1);
-    e.read_only = true;
-    e.config_source = kStaticBrokerConfig;
-    out.configs.push_back(std::move(e));
+using Synonym = protocol::DescribeConfigsResponse::DescribeConfigsSynonym;
+
+// One broker config as DescribeConfigs shows it: `chain` holds its values from the
+// highest precedence down (the first is the effective one).
+DescribeEntry broker_entry(const protocol::DescribeConfigsRequest& req, int16_t v, std::string name,
+                           std::vector<Synonym> chain, std::string_view doc) {
+  DescribeEntry e;
+  const bool sensitive = DynamicBrokerConfig::is_sensitive(name);
+  if (sensitive)
+    for (auto& syn : chain) syn.value = std::nullopt;
+  e.value = chain.front().value;
+  e.config_source = chain.front().source;
+  e.is_default = e.config_source == kDefaultConfig;
+  e.is_sensitive = sensitive;
+  e.read_only = !DynamicBrokerConfig::is_dynamic(name);
+  if (req.include_documentation && v >= 3 && !doc.empty()) e.documentation = std::string(doc);
+  if (req.include_synonyms) e.synonyms = std::move(chain);
+  e.name = std::move(name);
+  return e;
+}
+
+// This broker: every static config (with any dynamic value over it), then the dynamic
+// configs Rokka's table does not know. The cluster default: its dynamic values only.
+void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest& req,
+                     const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, DynamicScope scope,
+                     int16_t v, DescribeResult& out) {
+  const auto per_broker = svc.dynamic_config->values(DynamicScope::kBroker);
+  const auto defaults = svc.dynamic_config->values(DynamicScope::kClusterDefault);
+  auto dynamic_chain = [&](const std::string& name) {
+    std::vector<Synonym> chain;
+    if (scope == DynamicScope::kBroker)
+      if (auto it = per_broker.find(name); it != per_broker.end())
+        chain.push_back({name, it->second, kDynamicBrokerConfig});
+    if (auto it = defaults.find(name); it != defaults.end())
+      chain.push_back({name, it->second, kDynamicDefaultBrokerConfig});
+    return chain;
+  };
+  std::set<std::string> shown;
+  if (scope == DynamicScope::kBroker) {
+    for (auto& cv : config_values(svc.config)) {
+      if (!wanted(res.configuration_keys, cv.name)) continue;
+      std::vector<Synonym> chain = dynamic_chain(cv.name);
+      chain.push_back({cv.name, cv.value, cv.given ? kStaticBrokerConfig : kDefaultConfig});
+      shown.insert(cv.name);
+      out.configs.push_back(broker_entry(req, v, cv.name, std::move(chain), cv.doc));
+    }
+  }
+  std::set<std::string> others;
+  for (const auto* values : {&per_broker, &defaults})
+    for (const auto& [name, value] : *values)
+      if (!shown.contains(name) && wanted(res.configuration_keys, name)) others.insert(name);
+  for (const auto& name : others) {
+    std::vector<Synonym> chain = dynamic_chain(name);
+    if (!chain.empty()) out.configs.push_back(broker_entry(req, v, name, std::move(chain), {}));
   }
 }
 
@@ -119,8 +175,14 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx
       out.error_message = std::move(denied.message);
     } else if (res.resource_type == kTopicResource) {
       describe_topic(svc, req, res, ctx.version(), out);
-    } else if (res.resource_type == kBrokerResource && is_this_broker(svc, res.resource_name)) {
-      describe_broker(svc, res, out);
+    } else if (res.resource_type == kBrokerResource) {
+      TopicError error;
+      if (auto scope = broker_scope(svc, res.resource_name, &error)) {
+        describe_broker(svc, req, res, *scope, ctx.version(), out);
+      } else {
+        out.error_code = code(error.code);
+        out.error_message = std::move(error.message);
+      }
     } else if (res.resource_type == kBrokerLoggerResource && is_this_broker(svc, res.resource_name)) {
       // No per-logger levels to show; the log level is the broker config rokka.log.level.
     } else {
@@ -135,7 +197,22 @@ namespace {
 
 using Changes = std::map<std::string, std::optional<std::string>>;
 
-// Applies topic config changes; broker resources answer as static configs do.
+// A change to a BROKER resource: the named scope, Kafka's validation, then (unless
+// validate_only) stored durably. AlterConfigs (incremental=false) replaces the scope's values.
+void alter_broker(Services& svc, std::string_view name, Changes changes, bool incremental, bool validate_only,
+                  std::function<void(TopicError)> done) {
+  TopicError error;
+  const auto scope = broker_scope(svc, name, &error);
+  if (!scope) return done(std::move(error));
+  if (std::string err = DynamicBrokerConfig::validate(*scope, changes); !err.empty())
+    return done({ErrorCode::kInvalidRequest, std::move(err)});
+  if (validate_only) return done({});
+  svc.dynamic_config->alter(*scope, std::move(changes), !incremental, [done](storage::Status s) {
+    done(s.ok() ? TopicError{} : TopicError{ErrorCode::kKafkaStorageError, s.to_string()});
+  });
+}
+
+// Applies topic config changes (topic registry) and broker config changes (dynamic config).
 template <typename Resource, typename Out>
 boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource>& resources,
                                        std::vector<Changes> changes, std::vector<TopicError> pre, bool incremental,
@@ -148,11 +225,11 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
     if (!pre[i].ok()) {
       o.error_code = code(pre[i].code);
       o.error_message = pre[i].message;
-    } else if (resources[i].resource_type == kTopicResource) {
+    } else if (resources[i].resource_type == kTopicResource || resources[i].resource_type == kBrokerResource) {
       todo.push_back(i);
-    } else if (resources[i].resource_type == kBrokerResource || resources[i].resource_type == kBrokerLoggerResource) {
+    } else if (resources[i].resource_type == kBrokerLoggerResource) {
       o.error_code = code(ErrorCode::kInvalidRequest);
-      o.error_message = "broker configs are static: set them in server.properties and restart";
+      o.error_message = "Rokka has no per-logger levels: set rokka.log.level and restart";
     } else {
       o.error_code = code(ErrorCode::kInvalidRequest);
       o.error_message = "unsupported resource type " + std::to_string(resources[i].resource_type);
@@ -160,13 +237,52 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
   }
   auto results = co_await await_all<TopicError>(todo.size(), [&](size_t j, std::function<void(TopicError)> done) {
     const size_t i = todo[j];
-    svc.topics->alter_configs(resources[i].resource_name, changes[i], incremental, validate_only, done);
+    if (resources[i].resource_type == kTopicResource) {
+      svc.topics->alter_configs(resources[i].resource_name, changes[i], incremental, validate_only, done);
+    } else {
+      alter_broker(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
+    }
   });
   for (size_t j = 0; j < todo.size(); ++j) {
     if (results[j].ok()) continue;
     out[todo[j]].error_code = code(results[j].code);
     out[todo[j]].error_message = results[j].message;
   }
+}
+
+// APPEND (op 2) or SUBTRACT (op 3) of `value` to the comma-separated list `current`;
+// nullopt when the list ends up empty (back to the default).
+std::optional<std::string> list_op(const std::string& current, int8_t op, const std::string& value) {
+  std::vector<std::string> items;
+  std::stringstream ss(current);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  auto found = std::find(items.begin(), items.end(), value);
+  if (op == 2 && found == items.end()) items.push_back(value);
+  if (op == 3 && found != items.end()) items.erase(found);
+  std::string joined;
+  for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
+  return joined.empty() ? std::nullopt : std::optional<std::string>(joined);
+}
+
+// Whether `name` of a resource takes APPEND/SUBTRACT, and its current value there.
+bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsRequest::AlterConfigsResource& res,
+                 const std::string& name, std::string* current) {
+  if (res.resource_type == kTopicResource) {
+    const TopicConfigKey* key = find_topic_config_key(name);
+    if (key == nullptr || key->type != ConfigType::kList) return false;
+    if (const TopicPtr t = svc.topics->find(res.resource_name)) {
+      if (auto it = t->configs.find(name); it != t->configs.end()) *current = it->second;
+    }
+    return true;
+  }
+  TopicError ignored;
+  const auto scope = res.resource_type == kBrokerResource ? broker_scope(svc, res.resource_name, &ignored)
+                                                          : std::nullopt;
+  if (!scope || !DynamicBrokerConfig::is_list(name)) return false;
+  const auto values = svc.dynamic_config->values(*scope);
+  if (auto it = values.find(name); it != values.end()) *current = it->second;
+  return true;
 }
 
 }  // namespace
@@ -198,10 +314,8 @@ boost::asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestCo
   for (size_t i = 0; i < req.resources.size(); ++i) {
     const auto& res = req.resources[i];
     Changes& c = changes.emplace_back();
-    const TopicPtr t = res.resource_type == kTopicResource ? svc.topics->find(res.resource_name) : nullptr;
     for (const auto& cfg : res.configs) {
       const std::string name(cfg.name);
-      const TopicConfigKey* key = find_topic_config_key(name);
       switch (cfg.config_operation) {
         case 0:  // SET
           if (!cfg.value) {
@@ -215,26 +329,12 @@ boost::asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestCo
           break;
         case 2:    // APPEND
         case 3: {  // SUBTRACT: list-typed configs only
-          if (key == nullptr || key->type != ConfigType::kList || !cfg.value) {
+          std::string current;
+          if (!cfg.value || !list_config(svc, res, name, &current)) {
             pre[i] = {ErrorCode::kInvalidConfig, "append/subtract needs a list config and a value: " + name};
             break;
           }
-          std::vector<std::string> items;
-          std::string current;
-          if (t) {
-            auto it = t->configs.find(name);
-            if (it != t->configs.end()) current = it->second;
-          }
-          std::stringstream ss(current);
-          for (std::string item; std::getline(ss, item, ',');)
-            if (!item.empty()) items.push_back(item);
-          const std::string value(*cfg.value);
-          auto found = std::find(items.begin(), items.end(), value);
-          if (cfg.config_operation == 2 && found == items.end()) items.push_back(value);
-          if (cfg.config_operation == 3 && found != items.end()) items.erase(found);
-          std::string joined;
-          for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
-          c[name] = joined.empty() ? std::nullopt : std::optional<std::string>(joined);
+          c[name] = list_op(current, cfg.config_operation, std::string(*cfg.value));
           break;
         }
         default:

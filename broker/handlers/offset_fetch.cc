@@ -45,12 +45,32 @@ void fill(const RequestContext& ctx, bool all_topics, const coordinator::OffsetF
   }
 }
 
+// librdkafka 2.0.2 asks for all topics at v6-v7 with a 4-byte zero where the compact array
+// belongs (it reserves an int32 count and never finalizes it): group, 00 00 00 00,
+// require_stable, 00 (tags). Kafka reads the first zero as a null array and ignores the
+// bytes left over. Rokka answers that exact shape (keeping the client's require_stable)
+// and nothing else with leftover bytes.
+bool decode_offset_fetch(const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
+  if (decode_request(ctx, req)) return true;
+  const int16_t v = ctx.version();
+  if (v < 6 || v > 7) return false;
+  req = {};
+  protocol::Reader r(ctx.body());
+  if (!protocol::decode_message(req, r, v, /*flexible=*/true) || req.topics || req.require_stable) return false;
+  const protocol::Bytes rest = ctx.body().subspan(r.position());
+  // Left over: the rest of the zero count, then require_stable (v7; a zero at v6), then the tags.
+  if (rest.size() != 3 || rest[0] != std::byte{0} || rest[2] != std::byte{0}) return false;
+  if (rest[1] > (v == 7 ? std::byte{1} : std::byte{0})) return false;
+  req.require_stable = rest[1] == std::byte{1};
+  return true;
+}
+
 }  // namespace
 
 // Committed offsets of one group (v0-v7) or several (v8+); -1 where none was committed.
 boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
   protocol::OffsetFetchRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetFetchRequest");
+  if (!decode_offset_fetch(ctx, req)) co_return storage::Status::malformed("OffsetFetchRequest");
   const int16_t v = ctx.version();
   auto& groups = *ctx.services->groups;
   protocol::OffsetFetchResponse resp;

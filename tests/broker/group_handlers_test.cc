@@ -2,7 +2,10 @@
 // of known client quirks.
 #include <gtest/gtest.h>
 
+#include "protocol/messages/create_topics.h"
 #include "protocol/messages/list_groups.h"
+#include "protocol/messages/offset_commit.h"
+#include "protocol/messages/offset_fetch.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
@@ -38,6 +41,62 @@ TEST(GroupHandlersTest, ListGroupsWithOtherTrailingBytesClosesTheConnection) {
     InProcessBroker b;
     WireClient c(b.port());
     c.send_raw(WireClient::frame(protocol::ApiKey::kListGroups, 4, 7, body, "rdkafka"));
+    EXPECT_TRUE(c.closed_by_peer());
+  }
+}
+
+// Commits offset 42 of t[0] for group "g" (creating t), retrying while the coordinator loads.
+void commit_42(WireClient& c) {
+  protocol::CreateTopicsRequest create;
+  auto& t = create.topics.emplace_back();
+  t.name = "t";
+  t.num_partitions = 1;
+  t.replication_factor = 1;
+  c.send(create, 4, 1);
+  auto created = c.receive<protocol::CreateTopicsResponse>(4, 1);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->topics.at(0).error_code, 0);
+  protocol::OffsetCommitRequest commit;
+  commit.group_id = "g";
+  commit.topics.push_back({"t", {{0, 42, -1, -1, std::nullopt}}});
+  int16_t err = 14;  // COORDINATOR_LOAD_IN_PROGRESS
+  for (int32_t cid = 2; cid < 1000 && err == 14; ++cid) {
+    c.send(commit, 2, cid);
+    auto resp = c.receive<protocol::OffsetCommitResponse>(2, cid);
+    ASSERT_TRUE(resp);
+    err = resp->topics.at(0).partitions.at(0).error_code;
+  }
+  ASSERT_EQ(err, 0);
+}
+
+// librdkafka 2.0.2 asks a group's offsets of all topics at OffsetFetch v7 with a 4-byte
+// zero where the compact topics array belongs (group "g", 00 00 00 00, require_stable 01,
+// tags 00). Kafka reads a null array and answers with every committed offset.
+TEST(GroupHandlersTest, OffsetFetchForAllTopicsWithAFourByteCountIsAnswered) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  commit_42(c);
+  c.send_raw(WireClient::frame(protocol::ApiKey::kOffsetFetch, 7, 5000,
+                               bytes({0x02, 'g', 0x00, 0x00, 0x00, 0x00, 0x01, 0x00}), "rdkafka"));
+  auto resp = c.receive<protocol::OffsetFetchResponse>(7, 5000);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 0);
+  ASSERT_EQ(resp->topics.size(), 1u);
+  EXPECT_EQ(resp->topics[0].name, "t");
+  ASSERT_EQ(resp->topics[0].partitions.size(), 1u);
+  EXPECT_EQ(resp->topics[0].partitions[0].committed_offset, 42);
+}
+
+TEST(GroupHandlersTest, OffsetFetchWithOtherLeftoverBytesClosesTheConnection) {
+  const std::vector<std::vector<std::byte>> bodies = {
+      bytes({0x02, 'g', 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00}),  // one byte too many
+      bytes({0x02, 'g', 0x00, 0x00, 0x00, 0x00, 0x07, 0x00}),        // require_stable not a boolean
+      bytes({0x02, 'g', 0x02, 0x02, 't', 0x01, 0x00, 0x00, 0x00, 0x00}),  // a real topic array, then junk
+  };
+  for (const auto& body : bodies) {
+    InProcessBroker b;
+    WireClient c(b.port());
+    c.send_raw(WireClient::frame(protocol::ApiKey::kOffsetFetch, 7, 7, body, "rdkafka"));
     EXPECT_TRUE(c.closed_by_peer());
   }
 }
