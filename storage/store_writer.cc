@@ -354,13 +354,14 @@ Status StoreImpl::stage_rewrite(RewriteOp& op) {
       return Status::too_large("batch larger than a segment");
     expected = end;
   }
-  StagedRewrite staged{rq.partition, first, last, {}, std::move(op.done)};
+  StagedRewrite staged{rq.partition, first, last, {}, {}};
   const int64_t now = now_ms();
   for (const auto& b : rq.batches) {
     auto unit = append_rewritten(rq.partition, b, now);
     if (!unit.ok()) return unit.status();  // entries staged so far are never indexed
     staged.units.push_back(*unit);
   }
+  staged.done = std::move(op.done);
   staged_rewrites_.push_back(std::move(staged));
   changed_since_checkpoint_ = true;
   return {};
