@@ -1,5 +1,6 @@
 #include "broker/broker.h"
 
+#include <algorithm>
 #include <future>
 #include <random>
 
@@ -123,7 +124,17 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
         write_txn_markers(*store, *topics, req, std::move(done));
       });
   b->services_.txns = b->txns_.get();
+  b->cleaner_ = std::make_unique<LogCleaner>(*b->store_, *b->topics_, cleaner_options(b->config_));
   return b;
+}
+
+LogCleanerOptions Broker::cleaner_options(const BrokerConfig& c) {
+  LogCleanerOptions o;
+  o.enable = c.log_cleaner_enable;
+  o.backoff_ms = c.log_cleaner_backoff_ms;
+  // Retained partitions pin the shared log: copy them forward twice per retention period.
+  o.copy_forward_ms = c.log_retention_ms >= 0 ? std::max<int64_t>(c.log_retention_ms / 2, 1) : INT64_MAX;
+  return o;
 }
 
 storage::Status Broker::load_cluster_id() {
@@ -149,6 +160,7 @@ storage::Status Broker::start() {
   groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
   txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
   server_->start();
+  cleaner_->start();
   return {};
 }
 
@@ -160,6 +172,7 @@ storage::Status Broker::stop() {
   if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
   groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   server_->stop();
+  cleaner_->stop();  // a rewrite in progress completes first
   auto s = store_->close();
   if (s.ok()) {
     broker_log().info("shut down cleanly");

@@ -9,6 +9,7 @@
 #include "broker/config.h"
 #include "broker/dynamic_config.h"
 #include "broker/fetch_waiters.h"
+#include "broker/log_cleaner.h"
 #include "broker/producer_ids.h"
 #include "broker/server.h"
 #include "broker/services.h"
@@ -40,6 +41,7 @@ class Broker {
   static coordinator::CoordinatorOptions coordinator_options(const BrokerConfig& config);
   static coordinator::TxnCoordinatorOptions txn_options(const BrokerConfig& config);
   static AuthorizerOptions authorizer_options(const BrokerConfig& config);
+  static LogCleanerOptions cleaner_options(const BrokerConfig& config);
 
  private:
   explicit Broker(const BrokerConfig& config);
@@ -56,6 +58,7 @@ class Broker {
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
   std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
+  std::unique_ptr<LogCleaner> cleaner_;  // uses store_ and topics_: destroyed before them
   bool stopped_ = false;
 };
 

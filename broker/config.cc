@@ -225,6 +225,10 @@ const std::vector<Entry>& table() {
               "Delete the oldest CommitLog files while the log is larger than this (-1: no limit)."),
       integer("log.retention.check.interval.ms", &BrokerConfig::log_retention_check_interval_ms, 1, kI64, "300000",
               "How often retention runs."),
+      boolean("log.cleaner.enable", &BrokerConfig::log_cleaner_enable, "true",
+              "Run the log cleaner: compacts topics whose cleanup.policy includes compact."),
+      integer("log.cleaner.backoff.ms", &BrokerConfig::log_cleaner_backoff_ms, 1, kI64, "15000",
+              "How long the log cleaner sleeps between passes over the compacted partitions."),
       integer("store.checkpoint.interval.bytes", &BrokerConfig::store_checkpoint_interval_bytes, 1, kI64,
               "1073741824", "Write an index checkpoint after this much log; crash recovery re-reads at most "
               "about this much (plus up to 64 MiB before the checkpoint, re-verified)."),

@@ -49,6 +49,8 @@ struct BrokerConfig {
   int64_t log_retention_ms = 0;  // -1 = unlimited
   int64_t log_retention_bytes = 0;
   int64_t log_retention_check_interval_ms = 0;
+  bool log_cleaner_enable = true;
+  int64_t log_cleaner_backoff_ms = 0;
   int64_t store_checkpoint_interval_bytes = 0;
   int64_t store_checkpoint_interval_ms = 0;
   int64_t store_recovery_verify_bytes = 0;

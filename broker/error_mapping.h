@@ -27,6 +27,7 @@ constexpr protocol::ErrorCode to_kafka(storage::StatusCode code) {
     case StatusCode::kInvalidProducerEpoch: return ErrorCode::kInvalidProducerEpoch;
     case StatusCode::kUnknownProducerId: return ErrorCode::kUnknownProducerId;
     case StatusCode::kMalformed: return ErrorCode::kCorruptMessage;
+    case StatusCode::kConflict: return ErrorCode::kUnknownServerError;  // internal (log cleaner) only
   }
   return ErrorCode::kUnknownServerError;
 }

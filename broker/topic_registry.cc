@@ -18,23 +18,23 @@ constexpr int32_t kMaxPartitionsPerTopic = 1000000;
 // Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored
 // and described so tools that set them keep working, but have no effect here.
 constexpr TopicConfigKey kTopicConfigKeys[] = {
-    {"cleanup.policy", ConfigSupport::kApplied, ConfigType::kList, "delete only; compact is not supported yet"},
+    {"cleanup.policy", ConfigSupport::kApplied, ConfigType::kList, "delete, compact or both (README, Log compaction)"},
     {"compression.type", ConfigSupport::kAcceptedOnly, ConfigType::kString, "batches are stored as produced (never recompressed)"},
-    {"delete.retention.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"delete.retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "how long the cleaner keeps tombstones"},
     {"file.delete.delay.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segment files are shared by all topics"},
     {"flush.messages", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
     {"flush.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
     {"follower.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
     {"index.interval.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "every batch is indexed"},
     {"leader.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
-    {"max.compaction.lag.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"max.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "a record is cleaned at most this late"},
     {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
     {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
     {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
     {"message.timestamp.difference.max.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "timestamps are not range-checked"},
     {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
-    {"min.cleanable.dirty.ratio", ConfigSupport::kAcceptedOnly, ConfigType::kDouble, "compaction setting"},
-    {"min.compaction.lag.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "compaction setting"},
+    {"min.cleanable.dirty.ratio", ConfigSupport::kApplied, ConfigType::kDouble, "dirty share that makes a partition due"},
+    {"min.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "records younger than this stay uncleaned"},
     {"min.insync.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "single broker"},
     {"preallocate", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "the CommitLog is preallocated"},
     {"retention.bytes", ConfigSupport::kApplied, ConfigType::kLong, "per-partition size limit"},
@@ -45,6 +45,28 @@ constexpr TopicConfigKey kTopicConfigKeys[] = {
     {"segment.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
     {"unclean.leader.election.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "single broker"},
 };
+
+// cleanup.policy: a list of "delete" and "compact" -> (compact, delete).
+std::optional<std::pair<bool, bool>> parse_cleanup_policy(std::string_view value) {
+  bool compact = false, del = false;
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == "compact") {
+      compact = true;
+    } else if (item == "delete") {
+      del = true;
+    } else {
+      return std::nullopt;
+    }
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  if (!compact && !del) return std::nullopt;
+  return std::pair{compact, del};
+}
 
 // True when `value` parses as the key's type (lists: any comma-separated text).
 bool value_fits_type(ConfigType type, const std::string& value) {
@@ -137,9 +159,20 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
     auto bad = [&](std::string why) { return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why); };
     if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
     if (key == "cleanup.policy") {
-      if (value == "delete") continue;
-      if (value.find("compact") != std::string::npos) return bad("log compaction is not supported yet");
-      return bad("expected delete");
+      auto policy = parse_cleanup_policy(value);
+      if (!policy) return bad("expected delete, compact or compact,delete");
+      s.compact = policy->first;
+      s.delete_retention = policy->second;
+    } else if (key == "delete.retention.ms" || key == "min.compaction.lag.ms" || key == "max.compaction.lag.ms") {
+      auto v = to_int64(value);
+      if (!v || *v < (key == "max.compaction.lag.ms" ? 1 : 0)) return bad("expected a non-negative integer");
+      (key == "delete.retention.ms" ? s.delete_retention_ms
+       : key == "min.compaction.lag.ms" ? s.min_compaction_lag_ms
+                                        : s.max_compaction_lag_ms) = *v;
+    } else if (key == "min.cleanable.dirty.ratio") {
+      const double v = std::strtod(value.c_str(), nullptr);  // the type check parsed it whole
+      if (!(v >= 0 && v <= 1)) return bad("expected 0 to 1");
+      s.min_cleanable_dirty_ratio = v;
     } else if (key == "retention.ms" || key == "retention.bytes") {
       auto v = to_int64(value);
       if (!v || *v < -1) return bad("expected an integer >= -1");

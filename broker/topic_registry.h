@@ -31,6 +31,13 @@ struct TopicSettings {
   int64_t retention_bytes = -1;
   int32_t max_message_bytes = 1048588;
   storage::TimestampType timestamp_type = storage::TimestampType::kCreateTime;
+  // Log compaction (broker/log_cleaner.h): cleanup.policy holds "compact" / "delete".
+  bool compact = false;
+  bool delete_retention = true;
+  int64_t delete_retention_ms = 86400000;
+  double min_cleanable_dirty_ratio = 0.5;
+  int64_t min_compaction_lag_ms = 0;
+  int64_t max_compaction_lag_ms = INT64_MAX;
 };
 
 struct Topic {

@@ -72,7 +72,7 @@ LogPosition CommitLog::scan(LogPosition from, const std::function<bool(const Sca
       pos = seg->end();
       continue;
     }
-    if (magic != format::kEntryMagic || rem < format::kEntryHeaderSize + format::batch::kHeaderSize) return pos;
+    if (!format::is_entry_magic(magic) || rem < format::kEntryHeaderSize + format::batch::kHeaderSize) return pos;
     const format::EntryHeader h = format::decode_entry_header(p);
     if (h.length < static_cast<uint32_t>(format::kEntryHeaderSize + format::batch::kHeaderSize) ||
         h.length > static_cast<uint64_t>(rem) || format::entry_crc(p) != h.crc)
@@ -243,7 +243,7 @@ std::shared_ptr<MappedFile> CommitLog::matching_entry(const SegmentList& list, L
   if (!seg || batch_size < 0 || pos.value + entry_size > seg->end().value) return nullptr;
   const format::EntryHeader h = format::decode_entry_header(seg->data() + (pos.value - seg->start().value));
   // A unit read from a recycled (or damaged) index chunk could point anywhere: check ownership.
-  if (h.magic != format::kEntryMagic || h.partition != partition || h.base_offset != base_offset ||
+  if (!format::is_entry_magic(h.magic) || h.partition != partition || h.base_offset != base_offset ||
       h.length != static_cast<uint32_t>(entry_size))
     return nullptr;
   return seg;

@@ -5,11 +5,15 @@
 namespace rokka::storage {
 
 ConsumeQueue::Units ConsumeQueue::units() const {
-  Units v;
-  v.end = unit_end_.load(std::memory_order_acquire);
-  v.dir = dir_.load(std::memory_order_acquire);
-  v.first = first_unit_.load(std::memory_order_acquire);
-  return v;
+  for (;;) {
+    const uint64_t gen = generation_.load(std::memory_order_acquire);
+    Units v;
+    v.end = unit_end_.load(std::memory_order_acquire);
+    v.dir = dir_.load(std::memory_order_acquire);
+    v.first = first_unit_.load(std::memory_order_acquire);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((gen & 1) == 0 && generation_.load(std::memory_order_relaxed) == gen) return v;
+  }
 }
 
 QueueUnit ConsumeQueue::unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const {
@@ -135,6 +139,68 @@ void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_
   ix.release(released);
 }
 
+int64_t ConsumeQueue::writer_ordinal_of(const IndexFiles& ix, int64_t offset) const {
+  int64_t lo = w_first_unit_, hi = w_unit_end_ - 1;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const int64_t base = writer_unit(ix, mid).base_offset;
+    if (base == offset) return mid;
+    if (base < offset) {
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return -1;
+}
+
+std::vector<QueueUnit> ConsumeQueue::writer_units(const IndexFiles& ix) const {
+  std::vector<QueueUnit> out;
+  out.reserve(static_cast<size_t>(w_unit_end_ - w_first_unit_));
+  for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) out.push_back(writer_unit(ix, i));
+  return out;
+}
+
+Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::span<const QueueUnit> fresh) {
+  std::vector<QueueUnit> all;
+  all.reserve(static_cast<size_t>(w_unit_end_ - w_first_unit_ - (b - a)) + fresh.size());
+  for (int64_t i = w_first_unit_; i < a; ++i) all.push_back(writer_unit(ix, i));
+  all.insert(all.end(), fresh.begin(), fresh.end());
+  for (int64_t i = b; i < w_unit_end_; ++i) all.push_back(writer_unit(ix, i));
+
+  const int64_t cu = ix.chunk_units();
+  const auto end = w_first_unit_ + static_cast<int64_t>(all.size());
+  auto dir = std::make_shared<ChunkDir>();
+  dir->first_chunk_ordinal = w_first_unit_ / cu;
+  for (int64_t c = w_first_unit_ / cu; c < (end + cu - 1) / cu; ++c) {
+    auto chunk = ix.allocate_chunk();
+    if (!chunk.ok()) {
+      ix.release(dir->chunks);
+      return chunk.status();
+    }
+    dir->chunks.push_back(*chunk);
+  }
+  int64_t running = -1;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const int64_t ordinal = w_first_unit_ + static_cast<int64_t>(i);
+    running = std::max(running, all[i].max_timestamp);
+    QueueUnit u = all[i];
+    u.max_timestamp = running;
+    const auto idx = static_cast<size_t>(ordinal / cu - dir->first_chunk_ordinal);
+    format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+  }
+  auto old = dir_.load(std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_relaxed);  // odd: readers retry
+  std::atomic_thread_fence(std::memory_order_release);
+  dir_.store(std::move(dir), std::memory_order_release);
+  unit_end_.store(end, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_release);  // even again
+  w_unit_end_ = end;
+  running_max_ts_ = running;
+  if (old) ix.release(old->chunks);
+  return {};
+}
+
 void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
   const int64_t new_end = first_unit_at_or_after(ix, end);
   if (new_end == w_unit_end_) return;
@@ -198,15 +264,14 @@ bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,
                                     const std::function<bool(const QueueUnit&)>& holds) const {
   if (w_first_unit_ == w_unit_end_) return true;
   int64_t expected_base = first_base_;
-  int64_t min_pos = 0;
   int64_t max_ts = INT64_MIN;
   for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) {
     const QueueUnit u = writer_unit(ix, i);
-    if (u.base_offset != expected_base || u.last_offset_delta < 0 || u.size < format::batch::kHeaderSize ||
-        u.pos.value < min_pos || u.max_timestamp < max_ts)
+    // Compaction (replace_range) leaves offset gaps and units out of log order.
+    if (u.base_offset < expected_base || u.last_offset_delta < 0 || u.size < format::batch::kHeaderSize ||
+        u.pos.value < 0 || u.max_timestamp < max_ts)
       return false;
-    min_pos = u.pos.value + format::kEntryHeaderSize + u.size;
-    if (min_pos > log_end.value || !holds(u)) return false;
+    if (u.pos.value + format::kEntryHeaderSize + u.size > log_end.value || !holds(u)) return false;
     expected_base = u.next_offset();
     max_ts = u.max_timestamp;
   }

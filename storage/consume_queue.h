@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "storage/format.h"
@@ -57,12 +58,25 @@ class ConsumeQueue {
   int64_t writer_next_offset() const { return w_next_offset_; }
   int64_t writer_max_timestamp() const { return running_max_ts_; }
   int64_t unit_count() const { return w_unit_end_ - w_first_unit_; }
+  int64_t writer_first_unit() const { return w_first_unit_; }
+  int64_t writer_unit_end() const { return w_unit_end_; }
   // Where the first unit whose entry starts at or after `pos` points (an entry
   // boundary of the log), or nullopt when no unit does.
   std::optional<LogPosition> first_entry_at_or_after(const IndexFiles& ix, LogPosition pos) const;
   // Raises the explicit start offset (DeleteRecords or a durable floor); no-op if lower.
   void set_floor(int64_t offset);
   int64_t floor() const { return floor_; }
+  // The ordinal of the writer-side unit whose base offset is exactly `offset`, or -1.
+  int64_t writer_ordinal_of(const IndexFiles& ix, int64_t offset) const;
+  // Replaces units [a, b) (ordinals, w_first <= a <= b <= w_end) with `fresh`, whose
+  // base offsets the caller checked to lie strictly increasing within the replaced
+  // range, and publishes the result: the whole array is written into new chunks and
+  // swapped in for readers at once; the old chunks are released (recycled a retention
+  // interval later, as for retention). The start offset does not move. On failure
+  // (no chunk left) nothing changed.
+  Status replace_range(IndexFiles& ix, int64_t a, int64_t b, std::span<const QueueUnit> fresh);
+  // Every writer-side unit, in ordinal order.
+  std::vector<QueueUnit> writer_units(const IndexFiles& ix) const;
   // Drops units whose entry starts at or after `end` (the log was cut there).
   void truncate_after(IndexFiles& ix, LogPosition end);
   // Drops units whose entry starts before `begin` (retention); returns true if any.
@@ -77,8 +91,8 @@ class ConsumeQueue {
   State state() const;
   void restore(const State& s);  // followed by publish()
   // After restore(): whether the units read back from the index files form this
-  // queue's chain (dense offsets from first_base to next_offset, entries in log order
-  // without overlap, all before `log_end`, running max timestamps ending at the
+  // queue's chain (ascending offsets from first_base to next_offset -- compaction leaves
+  // gaps and units out of log order --, entries all before `log_end`, running max timestamps ending at the
   // restored one). False means the index files were damaged: rebuild from the log.
   // `holds` says whether the log has the entry a unit names (CommitLog::holds_entry).
   // Reads every unit (32 bytes per stored batch) and every entry header.
@@ -98,6 +112,9 @@ class ConsumeQueue {
   void keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal);
   void refresh_start();
 
+  // Even while stable; odd while replace_range swaps first/end/dir (a seqlock: units()
+  // retries so a reader never pairs one array's end with another's ChunkDir).
+  std::atomic<uint64_t> generation_{0};
   std::atomic<int64_t> start_offset_{0};
   std::atomic<int64_t> next_offset_{0};
   std::atomic<int64_t> first_unit_{0};

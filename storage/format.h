@@ -118,6 +118,10 @@ inline int control_type(std::span<const std::byte> b) {
 // together the two checks cover every byte of the entry with one pass of CRC work.
 inline constexpr uint32_t kEntryMagic = 0x31454B52;  // "RKE1" on disk
 inline constexpr uint32_t kBlankMagic = 0x30424B52;  // "RKB0": pads a segment's tail
+// "RKR1": a batch rewritten by Store::rewrite (compaction), layout as RKE1. Valid log
+// content, but replay never indexes it as a new append: only a checkpoint names it.
+inline constexpr uint32_t kRewriteMagic = 0x31524B52;
+inline bool is_entry_magic(uint32_t magic) { return magic == kEntryMagic || magic == kRewriteMagic; }
 inline constexpr int kEntryHeaderSize = 44;
 inline constexpr int kBlankHeaderSize = 8;           // magic + length; rest of file is padding
 

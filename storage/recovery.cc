@@ -103,11 +103,15 @@ LogPosition StoreImpl::reverify_start(LogPosition from) const {
 }
 
 Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
-  int64_t entries = 0, skipped = 0;
+  int64_t entries = 0, skipped = 0, rewritten = 0;
   Status failure;
   const LogPosition end = log_->scan(from, [&](const CommitLog::ScannedEntry& e) {
     Partition* p = partitions_.get(e.header.partition);
     if (!p) return true;  // a deleted partition's bytes wait for retention
+    if (e.header.magic == format::kRewriteMagic) {
+      ++rewritten;  // a rewrite not covered by the checkpoint: the original units stand
+      return true;
+    }
     ConsumeQueue& q = p->queue;
     const bool may_jump = rebuild && q.unit_count() == 0;
     if (!may_jump && e.header.base_offset != q.writer_next_offset()) {
@@ -123,8 +127,8 @@ Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
     return true;
   });
   if (!failure.ok()) return failure;
-  log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rebuild={}", from.value, end.value,
-           entries, skipped, rebuild);
+  log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rewritten={} rebuild={}",
+           from.value, end.value, entries, skipped, rewritten, rebuild);
   return log_->truncate(end);
 }
 

@@ -18,6 +18,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kInvalidProducerEpoch: return "invalid_producer_epoch";
     case StatusCode::kUnknownProducerId: return "unknown_producer_id";
     case StatusCode::kMalformed: return "malformed";
+    case StatusCode::kConflict: return "conflict";
   }
   return "unknown";
 }

@@ -24,6 +24,7 @@ enum class StatusCode : int {
   kInvalidProducerEpoch,
   kUnknownProducerId,
   kMalformed,           // network input that does not decode (broker: close the connection)
+  kConflict,            // the state a request was based on changed meanwhile (Store::rewrite)
 };
 
 const char* status_code_name(StatusCode code);
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   static Status too_large(std::string m) { return {StatusCode::kTooLarge, std::move(m)}; }
   static Status shutdown(std::string m) { return {StatusCode::kShutdown, std::move(m)}; }
   static Status malformed(std::string m) { return {StatusCode::kMalformed, std::move(m)}; }
+  static Status conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -135,6 +135,18 @@ void StoreImpl::append(std::vector<AppendRequest> requests, AppendCallback done)
   submit(std::move(op));
 }
 
+void StoreImpl::rewrite(RewriteRequest request, StatusCallback done) {
+  for (const auto& b : request.batches) {
+    if (Status s = check_batch(b, options_.max_append_bytes); !s.ok()) return done(s);
+  }
+  submit(RewriteOp{std::move(request), std::move(done)});
+}
+
+void StoreImpl::set_retained(PartitionId partition, bool retained) {
+  // Partitions are added on the writer thread only; an unknown id is ignored.
+  if (Partition* p = partitions_.get(partition)) p->retained.store(retained, std::memory_order_release);
+}
+
 void StoreImpl::set_append_listener(std::function<void(std::span<const PartitionId>)> listener) {
   std::lock_guard lock(mu_);
   listener_ = std::move(listener);
@@ -172,6 +184,17 @@ Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
   return PartitionOffsets{start, next, stable};
 }
 
+// The unit to read `offset` (>= the start offset) from: the batch holding it, or the
+// next one when it lies in a gap compaction left (below the first batch kept, or
+// between two), as Kafka serves the next batch present.
+int64_t StoreImpl::first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Units& v, int64_t offset) const {
+  const int64_t i = q.find_offset(*index_, v, offset);
+  if (i < 0) return v.end > v.first ? v.first : -1;
+  const auto u = q.unit(*index_, v, i);
+  if (u && u->next_offset() <= offset && i + 1 < v.end) return i + 1;
+  return i;
+}
+
 Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_t max_bytes) const {
   const Partition* p = live_partition(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
@@ -182,7 +205,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
   if (offset == out.offsets.next_offset) return out;
   const ConsumeQueue& q = p->queue;
   const auto v = q.units();
-  const int64_t first = q.find_offset(*index_, v, offset);
+  const int64_t first = first_unit_for(q, v, offset);
   if (first < 0) return Status::out_of_range("offset " + std::to_string(offset) + " no longer indexed");
   int64_t bytes = 0, end = offset;
   for (int64_t i = first; i < v.end; ++i) {

@@ -177,6 +177,31 @@ class Store {
   // Moves the log start offset forward (DeleteRecords); durable before `done`.
   virtual void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) = 0;
 
+  // Compaction: replaces the batches covering offsets [from, to) of `partition` with
+  // `batches` (complete RecordBatch v2, CRC valid, each keeping its original base
+  // offset: strictly increasing, inside [from, to), not overlapping). `from` must be
+  // the base offset of a stored batch at or after the start offset, `to` that of a
+  // later stored batch or the next offset, and batches must remain in the partition
+  // (never all of it emptied). The new batches are appended to the log as rewrite
+  // entries (FORMAT.md, "Compaction"), readers switch to the new unit array at once,
+  // and `done` runs once a checkpoint naming it is durable -- on the writer or the
+  // flusher thread. Until then a crash serves the original batches. kConflict when
+  // the range no longer matches stored batches (retention, delete_records, another
+  // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches.
+  // The caller keeps the batch bytes alive until `done`.
+  struct RewriteRequest {
+    PartitionId partition = 0;
+    int64_t from = 0, to = 0;
+    std::vector<std::span<const std::byte>> batches;
+  };
+  virtual void rewrite(RewriteRequest /*request*/, StatusCallback done) {
+    done(Status::invalid_argument("rewrite not supported"));
+  }
+  // Retained partitions (compacted topics): retention never deletes a segment one of
+  // their batches lives in (their data goes only by rewrite). Any thread; not durable:
+  // set it again after open.
+  virtual void set_retained(PartitionId /*partition*/, bool /*retained*/) {}
+
   virtual MetaStore& meta() = 0;
 
   // Called on the writer thread after appended data becomes readable, with the

@@ -35,6 +35,7 @@ void StoreImpl::submit_flush(FlushJob job) {
       for (File* f : job.index_files)
         if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
       if (job.checkpoint) pending_flush_->checkpoint = std::move(job.checkpoint);
+      for (auto& cb : job.after) pending_flush_->after.push_back(std::move(cb));
     }
   }
   flush_cv_.notify_one();
@@ -60,6 +61,12 @@ void StoreImpl::run_flusher() {
     if (!s.ok() && flush_error_.ok()) {
       flush_error_ = s;
       flush_failed_.store(true, std::memory_order_release);
+    }
+    if (!job.after.empty()) {
+      const Status outcome = flush_error_;
+      lock.unlock();
+      for (auto& cb : job.after) cb(outcome);
+      lock.lock();
     }
   }
 }

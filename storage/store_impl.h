@@ -36,6 +36,7 @@ namespace rokka::storage {
 struct Partition {
   ConsumeQueue queue;
   std::atomic<bool> live{true};
+  std::atomic<bool> retained{false};                 // set_retained: retention keeps its segments
   bool touched = false;                              // writer: grew in the current group
   std::unique_ptr<ProducerStateTable> producers;     // writer; null until an idempotent batch
   // Transactions: null until the first transactional batch. The writer creates the
@@ -93,6 +94,8 @@ class StoreImpl final : public Store, public MetaStore {
   Result<TimestampOffset> lookup_timestamp(PartitionId partition, int64_t ts) const override;
   Result<TimestampOffset> max_timestamp(PartitionId partition) const override;
   void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) override;
+  void rewrite(RewriteRequest request, StatusCallback done) override;
+  void set_retained(PartitionId partition, bool retained) override;
   MetaStore& meta() override { return *this; }
   void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) override;
   Status close() override;
@@ -124,13 +127,26 @@ class StoreImpl final : public Store, public MetaStore {
     std::vector<Mutation> batch;
     StatusCallback done;
   };
-  using Op = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp>;
+  struct RewriteOp {
+    RewriteRequest request;
+    StatusCallback done;
+  };
+  using Op = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp>;
+  // A rewrite whose entries are staged in this group: its units are swapped in after
+  // the group's bytes are readable (apply_rewrites).
+  struct StagedRewrite {
+    PartitionId partition;
+    int64_t first, last;  // replaced ordinals [first, last)
+    std::vector<format::QueueUnit> units;
+    StatusCallback done;
+  };
   using Completion = std::function<void(const Status& durable)>;
   using Clock = std::chrono::steady_clock;
 
   // ---- any thread ----
   void submit(Op op);
   const Partition* live_partition(PartitionId id) const;
+  int64_t first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Units& v, int64_t offset) const;
   int64_t now_ms() const { return options_.clock_ms(); }
 
   // Work for the flusher: sync what the log marked, then (a checkpoint) these index
@@ -138,6 +154,7 @@ class StoreImpl final : public Store, public MetaStore {
   struct FlushJob {
     std::vector<File*> index_files;
     std::optional<std::vector<std::byte>> checkpoint;
+    std::vector<StatusCallback> after;  // run once the job is done (rewrites waiting for it)
   };
 
   // ---- flusher thread (store_flusher.cc) ----
@@ -156,11 +173,18 @@ class StoreImpl final : public Store, public MetaStore {
   void handle(DeleteOp& op);
   void handle(DeleteRecordsOp& op);
   void handle(MetaOp& op);
+  void handle(RewriteOp& op);
+  Status stage_rewrite(RewriteOp& op);
+  Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
+  void apply_rewrites(const Status& durable);
+  LogPosition retained_limit() const;  // the oldest entry a retained partition uses
   Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
   Status end_group();
   void run_timers();
   Clock::time_point next_deadline() const;
-  Status checkpoint();      // snapshot now, syncs and file write on the flusher
+  // Snapshot now, syncs and file write on the flusher; `after` runs once it is durable
+  // (or with the failure).
+  Status checkpoint(std::vector<StatusCallback> after = {});
   Status checkpoint_now();  // everything inline (clean shutdown)
   std::vector<std::byte> encode_checkpoint() const;
   Status enforce_retention();
@@ -209,6 +233,10 @@ class StoreImpl final : public Store, public MetaStore {
   bool changed_since_checkpoint_ = false;
   Clock::time_point next_flush_, next_checkpoint_, next_retention_;
   std::function<void(std::span<const PartitionId>)> listener_;
+  std::vector<StagedRewrite> staged_rewrites_;
+  // Rewrites swapped in whose checkpoint is not durable yet: the previous checkpoint
+  // still names the replaced entries, so retention deletes nothing meanwhile.
+  std::atomic<int> rewrites_in_flight_{0};
 
   // flusher (guarded by flush_mu_)
   std::mutex flush_mu_;

@@ -89,6 +89,7 @@ void StoreImpl::process(std::vector<Op>& ops) {
   } else {
     for (PartitionId id : grown_) partitions_.get(id)->touched = false;
   }
+  apply_rewrites(durable);
   std::function<void(std::span<const PartitionId>)> listener;
   {
     std::lock_guard lock(mu_);
@@ -320,6 +321,102 @@ void StoreImpl::handle(MetaOp& op) {
   });
 }
 
+void StoreImpl::handle(RewriteOp& op) {
+  if (Status s = stage_rewrite(op); !s.ok()) {
+    completions_.push_back([s, done = std::move(op.done)](const Status&) {
+      if (done) done(s);
+    });
+  }
+}
+
+// Checks the request against the writer's view of the partition and appends the new
+// batches as rewrite entries; the units are swapped in by apply_rewrites().
+Status StoreImpl::stage_rewrite(RewriteOp& op) {
+  namespace fb = format::batch;
+  const RewriteRequest& rq = op.request;
+  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+  Partition* p = partitions_.get(rq.partition);
+  if (!p || !p->live.load(std::memory_order_relaxed)) return Status::not_found("partition " + std::to_string(rq.partition));
+  for (const auto& st : staged_rewrites_)
+    if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
+  const ConsumeQueue& q = p->queue;
+  const int64_t first = rq.from < q.floor() ? -1 : q.writer_ordinal_of(*index_, rq.from);
+  const int64_t last = rq.to == q.writer_next_offset() ? q.writer_unit_end() : q.writer_ordinal_of(*index_, rq.to);
+  if (first < 0 || last <= first) return Status::conflict("rewrite range no longer matches the stored batches");
+  if (rq.batches.empty() && first == q.writer_first_unit() && last == q.writer_unit_end())
+    return Status::invalid_argument("a rewrite must leave batches in the partition");
+  int64_t expected = rq.from;
+  for (const auto& b : rq.batches) {
+    const int64_t base = fb::i64(b, fb::kBaseOffset);
+    const int64_t end = base + fb::i32(b, fb::kLastOffsetDelta) + 1;
+    if (base < expected || end > rq.to) return Status::invalid_argument("rewritten batch outside the range or out of order");
+    if (int64_t{format::kEntryHeaderSize} + static_cast<int64_t>(b.size()) > log_->max_entry_size())
+      return Status::too_large("batch larger than a segment");
+    expected = end;
+  }
+  StagedRewrite staged{rq.partition, first, last, {}, {}};
+  const int64_t now = now_ms();
+  for (const auto& b : rq.batches) {
+    auto unit = append_rewritten(rq.partition, b, now);
+    if (!unit.ok()) return unit.status();  // entries staged so far are never indexed
+    staged.units.push_back(*unit);
+  }
+  staged.done = std::move(op.done);
+  staged_rewrites_.push_back(std::move(staged));
+  changed_since_checkpoint_ = true;
+  return {};
+}
+
+Result<format::QueueUnit> StoreImpl::append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now) {
+  namespace fb = format::batch;
+  const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + batch.size());
+  auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
+  if (!r.ok()) {
+    enter_read_only(r.status());
+    return r.status();
+  }
+  std::byte* entry = r->bytes.data();
+  std::copy(batch.begin(), batch.end(), entry + format::kEntryHeaderSize);
+  format::EntryHeader h;
+  h.magic = format::kRewriteMagic;
+  h.length = static_cast<uint32_t>(entry_size);
+  h.partition = id;
+  h.base_offset = fb::i64(batch, fb::kBaseOffset);
+  const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
+  h.record_count = lod + 1;
+  h.max_timestamp = fb::i64(batch, fb::kMaxTimestamp);
+  h.append_time = now;
+  format::encode_entry_header(h, entry);
+  format::put_le32(entry + 8, format::entry_crc(entry));
+  return format::QueueUnit{r->pos, static_cast<int32_t>(batch.size()), lod, h.base_offset, h.max_timestamp};
+}
+
+// After the group's bytes are readable: swaps each staged rewrite's units in, then
+// takes a checkpoint whose completion completes the rewrites.
+void StoreImpl::apply_rewrites(const Status& durable) {
+  if (staged_rewrites_.empty()) return;
+  std::vector<StatusCallback> after;
+  for (auto& st : staged_rewrites_) {
+    auto done = st.done ? std::move(st.done) : StatusCallback([](Status) {});
+    Partition* p = partitions_.get(st.partition);
+    Status s = durable;
+    if (s.ok() && !p->live.load(std::memory_order_relaxed)) s = Status::not_found("partition deleted");
+    if (s.ok()) s = p->queue.replace_range(*index_, st.first, st.last, st.units);
+    if (!s.ok()) {
+      done(s);
+      continue;
+    }
+    rewrites_in_flight_.fetch_add(1, std::memory_order_relaxed);
+    after.push_back([this, done = std::move(done)](Status result) {
+      rewrites_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+      done(std::move(result));
+    });
+  }
+  staged_rewrites_.clear();
+  if (after.empty()) return;
+  if (Status s = checkpoint(std::move(after)); !s.ok()) enter_read_only(s);
+}
+
 void StoreImpl::run_timers() {
   const auto now = Clock::now();
   Status s = flusher_error();
@@ -341,12 +438,16 @@ void StoreImpl::run_timers() {
   if (!s.ok()) enter_read_only(s);
 }
 
-Status StoreImpl::checkpoint() {
+Status StoreImpl::checkpoint(std::vector<StatusCallback> after) {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  if (Status s = log_->mark_for_sync(); !s.ok()) return s;
+  Status s = log_->mark_for_sync();
+  if (s.ok()) s = journal_->sync();
+  if (!s.ok()) {
+    for (auto& cb : after) cb(s);
+    return s;
+  }
   unflushed_messages_ = 0;
-  if (Status s = journal_->sync(); !s.ok()) return s;
-  submit_flush({index_->take_dirty(), encode_checkpoint()});
+  submit_flush({index_->take_dirty(), encode_checkpoint(), std::move(after)});
   checkpoint_pos_ = log_->write_end();
   changed_since_checkpoint_ = false;
   return {};
@@ -382,7 +483,10 @@ Status StoreImpl::enforce_retention() {
   const auto segs = log_->segments();
   const int64_t end = log_->write_end().value;
   size_t drop = 0;
-  while (drop + 1 < segs.size()) {
+  // Nothing while a rewrite's checkpoint is pending; never a retained partition's data.
+  const LogPosition keep_from =
+      rewrites_in_flight_.load(std::memory_order_relaxed) > 0 ? LogPosition{} : retained_limit();
+  while (drop + 1 < segs.size() && segs[drop].end <= keep_from) {
     const auto& seg = segs[drop];
     const bool too_old = options_.retention_ms >= 0 && now - seg.last_append_ms > options_.retention_ms;
     const bool too_big =
@@ -408,6 +512,15 @@ Status StoreImpl::enforce_retention() {
   });
   if (!floors.empty()) return write_meta(floors, false);
   return {};
+}
+
+LogPosition StoreImpl::retained_limit() const {
+  LogPosition limit{INT64_MAX};
+  partitions_.for_each([&](PartitionId, const Partition& p) {
+    if (!p.live.load(std::memory_order_relaxed) || !p.retained.load(std::memory_order_acquire)) return;
+    for (const auto& u : p.queue.writer_units(*index_)) limit = std::min(limit, u.pos);
+  });
+  return limit;
 }
 
 Status StoreImpl::shutdown_cleanly() {

@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "broker/async.h"
+#include "broker/batch_rewriter.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -74,6 +75,18 @@ protocol::BatchCheck batch_to_store(const protocol::Records& records, int16_t v,
   protocol::set_crc(batch, storage::crc32c(view.crc_covered_bytes()));
   *out = view;
   return check;
+}
+
+// A compacted topic keeps the latest record per key: Kafka refuses a record without
+// one (INVALID_RECORD), and a batch whose records do not decode (CORRUPT_MESSAGE).
+ErrorCode check_keys_for_compaction(const protocol::RecordBatchView& batch) {
+  std::vector<std::byte> scratch;
+  bool all_keyed = true;
+  if (!for_each_batch_record(batch, scratch, [&](const protocol::Record& r, int64_t) {
+        if (!r.key) all_keyed = false;
+      }))
+    return ErrorCode::kCorruptMessage;
+  return all_keyed ? ErrorCode::kNone : ErrorCode::kInvalidRecord;
 }
 
 }  // namespace
@@ -149,6 +162,12 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
                                               " bytes exceeds max.message.bytes=" +
                                               std::to_string(topic->settings.max_message_bytes));
         continue;
+      }
+      if (topic->settings.compact && !batch.is_control()) {
+        if (ErrorCode e = check_keys_for_compaction(batch); e != ErrorCode::kNone) {
+          fail(e, "Compacted topic cannot accept message without key");
+          continue;
+        }
       }
       if (auto bad = check_transactional(batch, req.transactional_id, txn_producer); !bad.empty()) {
         fail(ErrorCode::kInvalidRecord, std::move(bad));

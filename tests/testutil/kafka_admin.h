@@ -72,10 +72,12 @@ class KafkaAdmin {
   KafkaAdmin(const KafkaAdmin&) = delete;
   KafkaAdmin& operator=(const KafkaAdmin&) = delete;
 
-  rd_kafka_resp_err_t create_topic(const std::string& name, int partitions) {
+  rd_kafka_resp_err_t create_topic(const std::string& name, int partitions,
+                                   const std::map<std::string, std::string>& configs = {}) {
     char err[512];
     rd_kafka_NewTopic_t* t = rd_kafka_NewTopic_new(name.c_str(), partitions, 1, err, sizeof(err));
     if (t == nullptr) throw std::runtime_error(err);
+    for (const auto& [k, v] : configs) rd_kafka_NewTopic_set_config(t, k.c_str(), v.c_str());
     rd_kafka_CreateTopics(rk_, &t, 1, nullptr, queue_);
     rd_kafka_NewTopic_destroy(t);
     Event ev = wait(RD_KAFKA_EVENT_CREATETOPICS_RESULT);
