@@ -192,6 +192,9 @@ int run_end_to_end(const LoadgenOptions& o, const TopicLayout& layout, JsonLine&
   add_produce(json, r, o, layout);
   const RunStats& c = consumer.stats();
   json.add("consumed", c.msgs);
+  // The rate messages came back at, first to last consumed: in a closed loop, the most this
+  // produce-and-consume workload sustains (the producer alone may run ahead of its consumer).
+  if (c.last_ns > c.first_ns) json.add("consumed_per_s", static_cast<double>(c.msgs) * 1e9 / (c.last_ns - c.first_ns));
   add_latency(json, "e2e", c.latency);
   RunStats all = r.stats;
   if (c.errors > 0) all.add_error("consumer: " + c.first_error, c.errors);
