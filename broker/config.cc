@@ -236,6 +236,12 @@ const std::vector<Entry>& table() {
               "Write an index checkpoint at least this often while data arrives."),
       integer("store.recovery.verify.bytes", &BrokerConfig::store_recovery_verify_bytes, 0, kI64, "67108864",
               "Every start re-verifies (CRCs) up to this much log before the checkpoint, within its segment."),
+      integer("store.pagecache.retain.bytes", &BrokerConfig::store_pagecache_retain_bytes, -1, kI64, "1073741824",
+              "The newest this-many bytes of the CommitLog stay in the OS page cache; older ones, once "
+              "synced, are dropped from it (posix_fadvise DONTNEED), so the log's cache footprint stays flat "
+              "and new writes reuse warm pages (on a VM that returns free memory to its host, a write into "
+              "a fresh page-cache page cost 10x one into a recycled page). Consumers further behind read "
+              "from disk. -1: leave the page cache to the kernel."),
       // Groups and offsets
       integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
               "Smallest session timeout a consumer may ask for."),

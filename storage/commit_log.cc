@@ -114,6 +114,7 @@ Status CommitLog::truncate(LogPosition end) {
   set_segments(std::move(keep));
   write_pos_ = flushed_pos_ = staged_pos_ = end;
   staged_ = 0;
+  cache_dropped_to_ = std::min(cache_dropped_to_, end.value);
   publish();
   return {};
 }
@@ -189,15 +190,18 @@ Status CommitLog::mark_for_sync() {
   unsynced_.clear();
   if (current_ && flushed_pos_ < write_pos_) marked_.push_back({current_, false});
   flushed_pos_ = write_pos_;
+  marked_end_ = write_pos_;
   return {};
 }
 
 Status CommitLog::sync_marked() {
   std::lock_guard sync_lock(sync_mu_);
   std::vector<Marked> todo;
+  LogPosition end;
   {
     std::lock_guard lock(marked_mu_);
     todo.swap(marked_);
+    end = marked_end_;
   }
   for (size_t i = 0; i < todo.size(); ++i) {
     if (Status s = todo[i].segment->sync(); !s.ok()) {
@@ -207,7 +211,35 @@ Status CommitLog::sync_marked() {
     }
     if (todo[i].sealed) todo[i].segment->close_file();
   }
+  drop_cache_behind(end);
   return {};
+}
+
+// Why: a log written at disk speed fills the page cache with pages nobody reads
+// again, and on a VM whose free memory goes back to the host (virtio-balloon free
+// page reporting) every new page-cache page is a host fault: writing 1 GiB into a
+// fresh page cache took 4.6 s of system time here, into recycled pages 0.4 s. Dropping
+// synced bytes behind the newest cache_retain_bytes keeps the log's footprint flat
+// and the pages it writes into warm; consumers within that window still read memory.
+void CommitLog::drop_cache_behind(LogPosition synced_end) {
+  if (options_.cache_retain_bytes < 0) return;
+  // Cut at 2 MiB boundaries: the kernel skips a large folio that straddles either end of
+  // the range, and page-cache folios are naturally aligned and at most 2 MiB.
+  constexpr int64_t kAlign = 2 << 20;
+  constexpr int64_t kStep = 8 << 20;  // one madvise + fadvise per segment per 8 MiB
+  const int64_t to = (synced_end.value - options_.cache_retain_bytes) / kAlign * kAlign;
+  if (to - cache_dropped_to_ < kStep) return;
+  auto list = segments_.load(std::memory_order_acquire);
+  for (const auto& seg : *list) {
+    const int64_t lo = std::max(cache_dropped_to_, seg->start().value);
+    const int64_t hi = std::min(to, seg->end().value);
+    if (lo >= hi) continue;
+    // Best effort: retention may have deleted the file meanwhile.
+    if (Status s = seg->drop_cache(*options_.fs, lo - seg->start().value, hi - lo);
+        !s.ok() && s.code() != StatusCode::kNotFound)
+      log_warn("dropping {} from the page cache: {}", seg->path().string(), s.to_string());
+  }
+  cache_dropped_to_ = to;
 }
 
 std::vector<CommitLog::SegmentInfo> CommitLog::segments() const {

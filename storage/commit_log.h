@@ -29,6 +29,9 @@ struct CommitLogOptions {
   int64_t segment_bytes = int64_t{1} << 30;
   FileSystem* fs = nullptr;
   size_t staging_bytes = 4 << 20;  // entries are copied here, then written with one pwrite
+  // How many bytes behind the synced end stay in the page cache; older ones are dropped
+  // from it after each sync (store.pagecache.retain.bytes). -1: never drop.
+  int64_t cache_retain_bytes = -1;
 };
 
 class CommitLog {
@@ -100,6 +103,7 @@ class CommitLog {
   std::shared_ptr<MappedFile> matching_entry(const SegmentList& list, LogPosition pos, int32_t batch_size,
                                              PartitionId partition, int64_t base_offset) const;
   Status roll(int64_t now_ms);
+  void drop_cache_behind(LogPosition synced_end);  // holds sync_mu_
   void set_segments(SegmentList list) {
     segments_.store(std::make_shared<const SegmentList>(std::move(list)), std::memory_order_release);
   }
@@ -115,7 +119,9 @@ class CommitLog {
   };
   std::mutex marked_mu_;         // guards marked_ (held briefly by both threads)
   std::vector<Marked> marked_;   // written and marked, waiting for sync_marked()
+  LogPosition marked_end_;       // write end at the last mark (guarded by marked_mu_)
   std::mutex sync_mu_;           // one sync_marked() at a time (held across fdatasync)
+  int64_t cache_dropped_to_ = 0; // log bytes before this are out of the page cache (sync_mu_)
   std::vector<std::byte> staging_;
   size_t staged_ = 0;         // bytes in staging_, starting at staged_pos_
   LogPosition staged_pos_;

@@ -75,6 +75,12 @@ class PosixFile final : public File {
     return Status::io_error("posix_fallocate " + path_ + ": " + std::strerror(err));
   }
 
+  Status drop_cache(int64_t offset, int64_t len) override {
+    const int err = ::posix_fadvise(fd_, offset, len, POSIX_FADV_DONTNEED);
+    if (err == 0) return {};
+    return Status::io_error("posix_fadvise " + path_ + ": " + std::strerror(err));
+  }
+
   Result<int64_t> size() override {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) return errno_status("fstat", path_);
@@ -166,6 +172,13 @@ void Mapping::populate(size_t offset, size_t len) const {
   (void)offset;
   (void)len;
 #endif
+}
+
+void Mapping::release(size_t offset, size_t len) const {
+  constexpr size_t kPage = 4096;  // whole pages inside the range only
+  const size_t begin = (offset + kPage - 1) / kPage * kPage;
+  const size_t end = std::min(offset + len, size_) / kPage * kPage;
+  if (begin < end) ::madvise(data_ + begin, end - begin, MADV_DONTNEED);
 }
 
 FileSystem& FileSystem::real() {

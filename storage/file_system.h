@@ -28,6 +28,9 @@ class Mapping {
   // Pre-faults [offset, offset+len) writable in one call (MADV_POPULATE_WRITE), far
   // cheaper than one page fault per page on this VM. Best effort.
   void populate(size_t offset, size_t len) const;
+  // Unmaps the pages of [offset, offset+len) from this process (MADV_DONTNEED), so the
+  // page cache may drop them; the next read maps them again (from disk if dropped).
+  void release(size_t offset, size_t len) const;
 
  private:
   std::byte* data_;
@@ -48,6 +51,10 @@ class File {
   // there, through a writable mapping too, cannot run out of space. A store into a
   // mapped hole on a full disk raises SIGBUS instead of returning ENOSPC.
   virtual Status allocate(int64_t offset, int64_t len) = 0;
+  // Asks the kernel to drop [offset, offset+len) from the page cache (posix_fadvise
+  // DONTNEED): clean pages not mapped by any process go; dirty ones are queued for
+  // writeback and stay. Never changes the file's contents.
+  virtual Status drop_cache(int64_t offset, int64_t len) = 0;
   virtual Result<int64_t> size() = 0;
   // Maps [0, size). writable: PROT_READ|PROT_WRITE, else read-only. random: MADV_RANDOM.
   virtual Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) = 0;

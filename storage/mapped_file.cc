@@ -27,6 +27,14 @@ Status MappedFile::write_at(int64_t offset, std::span<const std::byte> bytes) {
 
 Status MappedFile::sync() { return file_ ? file_->sync() : Status{}; }
 
+Status MappedFile::drop_cache(FileSystem& fs, int64_t offset, int64_t len) {
+  map_->release(static_cast<size_t>(offset), static_cast<size_t>(len));
+  if (file_) return file_->drop_cache(offset, len);
+  auto file = fs.open(path_, false);  // sealed: its descriptor was dropped
+  if (!file.ok()) return file.status();
+  return (*file)->drop_cache(offset, len);
+}
+
 Status MappedFile::zero_from(int64_t offset) {
   if (!file_) return Status::io_error("zero sealed segment " + path_.string());
   constexpr int64_t kPage = 4096;

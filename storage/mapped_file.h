@@ -38,6 +38,11 @@ class MappedFile {
   // Drops the descriptor of a sealed, synced segment (the mapping stays): keeps the
   // open-fd count independent of the log size.
   void close_file() { file_.reset(); }
+  // Drops [offset, offset+len) from the page cache: unmaps it from the read mapping,
+  // then posix_fadvise DONTNEED (reopening a sealed segment's file for the call).
+  // For synced bytes only: dirty pages would merely be queued for writeback. Readers
+  // of the range stay correct; their next touch reads it back (from disk).
+  Status drop_cache(FileSystem& fs, int64_t offset, int64_t len);
 
   // Broker clock of the newest entry (retention by age); 0 when empty.
   std::atomic<int64_t> last_append_ms{0};

@@ -137,7 +137,10 @@ Status StoreImpl::recover() {
   auto journal = MetaJournal::open(*fs_, dir / "meta");
   if (!journal.ok()) return journal.status();
   journal_ = std::move(*journal);
-  auto log = CommitLog::open({dir / "commitlog", options_.segment_bytes, fs_});
+  auto log = CommitLog::open({.dir = dir / "commitlog",
+                               .segment_bytes = options_.segment_bytes,
+                               .fs = fs_,
+                               .cache_retain_bytes = options_.page_cache_retain_bytes});
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
   if (Status s = load_partition_table(); !s.ok()) return s;

@@ -59,6 +59,10 @@ struct StoreOptions {
   // Damage further back is not looked for at open (a consumer's CRC check sees it).
   // store.recovery.verify.bytes.
   int64_t recovery_verify_bytes = int64_t{64} << 20;
+  // Synced log bytes more than this far behind the end are dropped from the page cache
+  // (CommitLogOptions::cache_retain_bytes); -1 leaves the cache to the kernel.
+  // store.pagecache.retain.bytes.
+  int64_t page_cache_retain_bytes = -1;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
   uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
   uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)

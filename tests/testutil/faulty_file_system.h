@@ -97,6 +97,7 @@ class FaultyFileSystem final : public storage::FileSystem {
       if (fs_.fail_allocate) return storage::Status::io_error("injected ENOSPC on allocate");
       return f_->allocate(o, l);
     }
+    storage::Status drop_cache(int64_t o, int64_t l) override { return f_->drop_cache(o, l); }
     Result<int64_t> size() override { return f_->size(); }
     Result<std::shared_ptr<storage::Mapping>> map(int64_t s, bool w, bool r) override { return f_->map(s, w, r); }
 

@@ -145,6 +145,7 @@ class PowerLossFileSystem final : public storage::FileSystem {
     Status allocate(int64_t o, int64_t l) override {
       return fs_.mutate() ? f_->allocate(o, l) : Status::io_error("power cut");
     }
+    Status drop_cache(int64_t o, int64_t l) override { return f_->drop_cache(o, l); }  // contents unchanged
     Result<int64_t> size() override { return f_->size(); }
     Result<std::shared_ptr<storage::Mapping>> map(int64_t s, bool w, bool r) override { return f_->map(s, w, r); }
 
