@@ -315,7 +315,7 @@ def prepare_cwd(work, args):
             link.symlink_to(target)
 
 
-def run_group(args, work, key, tests, broker):
+def run_group(args, work, key, tests, broker, log_suffix=""):
     scenario, number, local, known = key
     conf = work / "test.conf"
     write_test_conf(conf, None if local else broker, args.timeout_multiplier)
@@ -329,7 +329,7 @@ def run_group(args, work, key, tests, broker):
                KAFKA_PATH=str(HERE / "kafka_path"), TEST_SCENARIO=scenario)
     if not local:
         env.update(BROKERS=broker.bootstrap)
-    log_path = work / "logs" / f"{number}-{'local' if local else scenario}{'-known' if known else ''}.log"
+    log_path = work / "logs" / f"{number}-{'local' if local else scenario}{'-known' if known else ''}{log_suffix}.log"
     started = time.monotonic()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, cwd=work / "cwd", env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -397,6 +397,7 @@ def main():
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
+    args.flaky = read_excluded(HERE / "flaky.txt")  # same format: NAME  reason
 
     suite = parse_suite(args.source / "tests" / "test.c")
     excluded = read_excluded(HERE / "excluded.txt")
@@ -433,6 +434,24 @@ def main():
 
 
 def run_one(args, work, key, tests, broker):
+    """Runs one group; a group whose failures are all in flaky.txt runs once more, and its
+    retried results say so (a second failure stands)."""
+    results = run_one_attempt(args, work, key, tests, broker, "")
+    failed = [r for r in results if r.state == "FAIL"]
+    if not failed or any(r.test.name not in args.flaky for r in failed):
+        return results
+    for r in failed:
+        print(f"== {r.test.name} is in flaky.txt ({args.flaky[r.test.name][:100]}): running it again", flush=True)
+    again = {r.test.name: r for r in run_one_attempt(args, work, key, tests, broker, "-retry")}
+    for r in failed:
+        retry = again[r.test.name]
+        retry.detail = f"{retry.state} on retry; first run: {r.detail}" + (f"; retry: {retry.detail}" if retry.detail else "")
+        results[results.index(r)] = retry
+        print(f"== {r.test.name}: {retry.detail[:200]}", flush=True)
+    return results
+
+
+def run_one_attempt(args, work, key, tests, broker, log_suffix):
     """Runs one group, (re)starting the broker first when the group needs one that is not up."""
     scenario, _, local, _ = key
     if not local and (not broker.alive() or broker.scenario != scenario):
@@ -443,7 +462,7 @@ def run_one(args, work, key, tests, broker):
         except BrokerError as e:
             print(f"== {e}", flush=True)
             return [Result(t, "FAIL", 0.0, str(e)) for t in tests]
-    results, log_path = run_group(args, work, key, tests, broker)
+    results, log_path = run_group(args, work, key, tests, broker, log_suffix)
     if not local and not broker.alive():
         for r in results:
             if r.state == "FAIL":
