@@ -1,6 +1,7 @@
 #include "broker/connection.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
@@ -99,14 +100,29 @@ asio::awaitable<void> Connection::read_loop() {
   writer_wake_.cancel();  // the writer closes once the owed responses are out
 }
 
+// Reads the next frame's 4-byte size, from the read-ahead and, while it holds fewer
+// than 4 bytes, from the socket: whatever has arrived, up to the read-ahead's room.
+asio::awaitable<bool> Connection::read_size(int32_t& size) {
+  while (ahead_end_ - ahead_begin_ < 4) {
+    const size_t have = ahead_end_ - ahead_begin_;
+    std::memmove(ahead_.data(), ahead_.data() + ahead_begin_, have);
+    ahead_begin_ = 0;
+    ahead_end_ = have;
+    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(ahead_.data() + have, kReadAhead - have), kTuple);
+    if (ec) co_return false;  // EOF or closed
+    ahead_end_ += n;
+  }
+  const std::byte* p = ahead_.data() + ahead_begin_;
+  size = static_cast<int32_t>(std::to_integer<uint32_t>(p[0]) << 24 | std::to_integer<uint32_t>(p[1]) << 16 |
+                              std::to_integer<uint32_t>(p[2]) << 8 | std::to_integer<uint32_t>(p[3]));
+  ahead_begin_ += 4;
+  co_return true;
+}
+
 asio::awaitable<bool> Connection::read_request() {
-  std::array<std::byte, 4> size_buf;
-  auto [ec, n] = co_await asio::async_read(socket_, asio::buffer(size_buf), kTuple);
-  if (ec) co_return false;  // EOF or closed
-  const int32_t size = static_cast<int32_t>(std::to_integer<uint32_t>(size_buf[0]) << 24 |
-                                            std::to_integer<uint32_t>(size_buf[1]) << 16 |
-                                            std::to_integer<uint32_t>(size_buf[2]) << 8 |
-                                            std::to_integer<uint32_t>(size_buf[3]));
+  int32_t size = 0;
+  const bool have_size = co_await read_size(size);
+  if (!have_size) co_return false;
   switch (protocol::check_frame_size(size, limits_.max_request_bytes)) {
     case protocol::FrameSizeCheck::kOk:
       break;
@@ -200,22 +216,33 @@ asio::awaitable<bool> Connection::admit(int64_t bytes, RequestMemory::Grant& gra
 // Reads a `size`-byte frame body into `frame`, which grows only as bytes arrive (at
 // most doubling what came so far), each growth first granted by the request memory
 // into `memory`: a client that announces a large frame and then sends little or
-// nothing holds about as much memory, and as much of the budget, as it sent.
+// nothing holds about as much memory, and as much of the budget, as it sent. The
+// frame's first bytes come from the read-ahead; the socket is asked only for the rest.
 asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, RequestMemory::Grant& memory) {
   constexpr size_t kFirstChunk = 16 << 10;
+  static_assert(kFirstChunk >= kReadAhead, "the first chunk takes all the read-ahead holds");
   size_t got = 0;
   while (got < size) {
-    boost::system::error_code ec;
-    const size_t ready = socket_.available(ec);  // already received: safe to allocate for
-    const size_t want = std::min(size - got, std::max({kFirstChunk, got, ec ? 0 : ready}));
+    size_t want = std::min(size - got, std::max(kFirstChunk, got));
+    if (want < size - got) {  // a large frame: take what has already been received, too
+      boost::system::error_code ec;
+      const size_t ready = socket_.available(ec);  // already received: safe to allocate for
+      if (!ec) want = std::min(size - got, std::max(want, ready));
+    }
     RequestMemory::Grant more;
     const bool admitted = co_await admit(static_cast<int64_t>(want), more);
     if (!admitted) co_return false;
     memory.absorb(std::move(more));
     frame.grow(got + want);
-    auto [read_ec, n] = co_await asio::async_read(socket_, asio::buffer(frame.data() + got, want), kTuple);
-    if (read_ec) co_return false;
-    got += n;
+    const size_t buffered = std::min(want, ahead_end_ - ahead_begin_);
+    std::memcpy(frame.data() + got, ahead_.data() + ahead_begin_, buffered);
+    ahead_begin_ += buffered;
+    if (buffered < want) {
+      auto [read_ec, n] =
+          co_await asio::async_read(socket_, asio::buffer(frame.data() + got + buffered, want - buffered), kTuple);
+      if (read_ec) co_return false;
+    }
+    got += want;
   }
   co_return true;
 }

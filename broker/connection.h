@@ -9,7 +9,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -52,6 +54,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> idle_watch();
   boost::asio::awaitable<bool> read_request();  // false: stop reading
+  boost::asio::awaitable<bool> read_size(int32_t& size);
   boost::asio::awaitable<bool> admit(int64_t bytes, RequestMemory::Grant& grant);
   boost::asio::awaitable<bool> read_body(FrameBuffer& frame, size_t size, RequestMemory::Grant& memory);
   std::chrono::milliseconds watch_tick() const;
@@ -78,6 +81,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<std::chrono::steady_clock::time_point> write_started_;
   bool reading_ = true;
   bool closed_ = false;
+  // Bytes received but not yet framed. Each read asks the socket for up to this many,
+  // so a small request (a fetch, a heartbeat, a small produce) arrives whole with its
+  // size in one system call, and the head of a larger one comes with its size; the
+  // rest of a larger frame is read straight into its own buffer. Fixed, so an idle
+  // connection holds no more than this.
+  static constexpr size_t kReadAhead = 1024;
+  std::array<std::byte, kReadAhead> ahead_;
+  size_t ahead_begin_ = 0, ahead_end_ = 0;
 };
 
 }  // namespace rokka::broker
