@@ -242,7 +242,8 @@ def section_scaling(res, meta, png_name):
             "run, broker and client: when the client's cost climbs with the partition count, the client "
             "(librdkafka), not the broker, bounds the throughput. *broker fds*: the broker's "
             "peak open descriptors while the max run ran (client sockets included); files and data: its data "
-            "directory after the run; peak RSS: VmHWM over the run.\n\n"
+            "directory after the run (data: `du`, so with log.preallocate it includes the allocated rest of "
+            "the newest log file); peak RSS: VmHWM over the run.\n\n"
             + table(SCALING_HEADER, rows))
     if png_name:
         text += f"\n\n![throughput and p99 latency against partition count]({png_name})"

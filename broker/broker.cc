@@ -43,6 +43,7 @@ storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
   o.checkpoint_interval_ms = c.store_checkpoint_interval_ms;
   o.recovery_verify_bytes = c.store_recovery_verify_bytes;
   o.page_cache_retain_bytes = c.store_pagecache_retain_bytes;
+  o.preallocate = c.log_preallocate;
   o.max_append_bytes = c.message_max_bytes;
   return o;
 }

@@ -214,6 +214,12 @@ const std::vector<Entry>& table() {
       choice("store.flush.mode", &BrokerConfig::store_flush_mode, {"sync", "async"}, "async",
              "sync: an append is fsync'd before it is acknowledged (survives power loss); async: flushed every "
              "log.flush.interval.ms (survives a process crash)."),
+      boolean("log.preallocate", &BrokerConfig::log_preallocate, "true",
+              "Give each new CommitLog file all its blocks when it is created (fallocate; they read as zeros), so "
+              "writing it allocates nothing. Kafka's default is false; with one log file written at a time the "
+              "cost is one fallocate per file and its disk space up front (e2e p99 at 58,933 msgs/s, median of "
+              "15 alternating rounds: 25 ms sparse, 20 ms preallocated). false: the file grows sparsely, taking "
+              "disk space only as it is written."),
       integer("log.flush.interval.ms", &BrokerConfig::log_flush_interval_ms, 1, kI64, "500",
               "Async mode: flush at least this often."),
       integer("log.flush.interval.messages", &BrokerConfig::log_flush_interval_messages, 1, kI64,

@@ -55,6 +55,7 @@ struct BrokerConfig {
   int64_t store_checkpoint_interval_ms = 0;
   int64_t store_recovery_verify_bytes = 0;
   int64_t store_pagecache_retain_bytes = 0;
+  bool log_preallocate = true;
 
   int32_t group_min_session_timeout_ms = 0;
   int32_t group_max_session_timeout_ms = 0;

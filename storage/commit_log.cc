@@ -29,7 +29,8 @@ Result<std::unique_ptr<CommitLog>> CommitLog::open(const CommitLogOptions& optio
                list.back()->end().value);
       break;
     }
-    auto seg = MappedFile::open(fs, options.dir / format::segment_name(start), {start}, options.segment_bytes, false);
+    auto seg = MappedFile::open(fs, options.dir / format::segment_name(start), {start}, options.segment_bytes, false,
+                                options.preallocate);
     if (!seg.ok()) return seg.status();
     list.push_back(std::move(*seg));
   }
@@ -136,7 +137,7 @@ Status CommitLog::roll(int64_t now_ms) {
     write_pos_.value = (write_pos_.value + segment_bytes_ - 1) / segment_bytes_ * segment_bytes_;
   }
   auto seg = MappedFile::open(*options_.fs, options_.dir / format::segment_name(write_pos_.value), write_pos_,
-                              segment_bytes_, true);
+                              segment_bytes_, true, options_.preallocate);
   if (!seg.ok()) return seg.status();
   if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
   (*seg)->last_append_ms.store(now_ms);

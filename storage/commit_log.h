@@ -32,6 +32,7 @@ struct CommitLogOptions {
   // How many bytes behind the synced end stay in the page cache; older ones are dropped
   // from it after each sync (store.pagecache.retain.bytes). -1: never drop.
   int64_t cache_retain_bytes = -1;
+  bool preallocate = false;  // new segments get all their blocks at once (log.preallocate)
 };
 
 class CommitLog {

@@ -5,19 +5,23 @@
 namespace rokka::storage {
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(FileSystem& fs, const std::filesystem::path& path,
-                                                     LogPosition start, int64_t size, bool create) {
+                                                     LogPosition start, int64_t size, bool create,
+                                                     bool preallocate) {
   auto file = fs.open(path, create);
   if (!file.ok()) return file.status();
   auto current = (*file)->size();
   if (!current.ok()) return current.status();
-  // A short file (created, or cut by someone) grows sparsely: the tail reads as zeros,
-  // which recovery treats as the end of the log.
-  if (*current < size) {
+  // A short file (created, or cut by someone) grows to `size`; either way the tail
+  // reads as zeros, which recovery treats as the end of the log.
+  const bool allocate = preallocate && create && *current == 0;
+  if (allocate) {
+    if (Status s = (*file)->allocate(0, size); !s.ok()) return s;
+  } else if (*current < size) {
     if (Status s = (*file)->truncate(size); !s.ok()) return s;
   }
   auto map = (*file)->map(size, false, false);
   if (!map.ok()) return map.status();
-  return std::shared_ptr<MappedFile>(new MappedFile(path, start, size, std::move(*file), std::move(*map)));
+  return std::shared_ptr<MappedFile>(new MappedFile(path, start, size, std::move(*file), std::move(*map), preallocate));
 }
 
 Status MappedFile::write_at(int64_t offset, std::span<const std::byte> bytes) {
@@ -44,6 +48,9 @@ Status MappedFile::zero_from(int64_t offset) {
     if (Status s = file_->write_at(offset, zeros); !s.ok()) return s;
   }
   if (Status s = file_->punch_hole(page_end, size_ - page_end); !s.ok()) return s;
+  if (preallocate_) {
+    if (Status s = file_->allocate(page_end, size_ - page_end); !s.ok()) return s;
+  }
   return file_->sync();
 }
 

@@ -140,7 +140,8 @@ Status StoreImpl::recover() {
   auto log = CommitLog::open({.dir = dir / "commitlog",
                                .segment_bytes = options_.segment_bytes,
                                .fs = fs_,
-                               .cache_retain_bytes = options_.page_cache_retain_bytes});
+                               .cache_retain_bytes = options_.page_cache_retain_bytes,
+                               .preallocate = options_.preallocate});
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
   if (Status s = load_partition_table(); !s.ok()) return s;

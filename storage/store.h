@@ -63,6 +63,8 @@ struct StoreOptions {
   // (CommitLogOptions::cache_retain_bytes); -1 leaves the cache to the kernel.
   // store.pagecache.retain.bytes.
   int64_t page_cache_retain_bytes = -1;
+  // New CommitLog segments get all their blocks when created (log.preallocate).
+  bool preallocate = false;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
   uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
   uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)
