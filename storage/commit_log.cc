@@ -30,7 +30,7 @@ Result<std::unique_ptr<CommitLog>> CommitLog::open(const CommitLogOptions& optio
       break;
     }
     auto seg = MappedFile::open(fs, options.dir / format::segment_name(start), {start}, options.segment_bytes, false,
-                                options.preallocate);
+                                false);  // an existing segment keeps its blocks as they are
     if (!seg.ok()) return seg.status();
     list.push_back(std::move(*seg));
   }
@@ -104,7 +104,7 @@ Status CommitLog::truncate(LogPosition end) {
   }
   if (last) {
     const int64_t off = std::min(end.value - last->start().value, last->size());
-    if (Status s = last->zero_from(off); !s.ok()) return s;
+    if (Status s = last->zero_from(off, options_.preallocate); !s.ok()) return s;
   } else if (!list.empty()) {
     end = list.front()->start();
   }

@@ -21,7 +21,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(FileSystem& fs, const std::
   }
   auto map = (*file)->map(size, false, false);
   if (!map.ok()) return map.status();
-  return std::shared_ptr<MappedFile>(new MappedFile(path, start, size, std::move(*file), std::move(*map), preallocate));
+  return std::shared_ptr<MappedFile>(new MappedFile(path, start, size, std::move(*file), std::move(*map)));
 }
 
 Status MappedFile::write_at(int64_t offset, std::span<const std::byte> bytes) {
@@ -39,7 +39,7 @@ Status MappedFile::drop_cache(FileSystem& fs, int64_t offset, int64_t len) {
   return (*file)->drop_cache(offset, len);
 }
 
-Status MappedFile::zero_from(int64_t offset) {
+Status MappedFile::zero_from(int64_t offset, bool preallocate) {
   if (!file_) return Status::io_error("zero sealed segment " + path_.string());
   constexpr int64_t kPage = 4096;
   const int64_t page_end = std::min(size_, (offset + kPage - 1) / kPage * kPage);
@@ -48,7 +48,7 @@ Status MappedFile::zero_from(int64_t offset) {
     if (Status s = file_->write_at(offset, zeros); !s.ok()) return s;
   }
   if (Status s = file_->punch_hole(page_end, size_ - page_end); !s.ok()) return s;
-  if (preallocate_) {
+  if (preallocate) {
     if (Status s = file_->allocate(page_end, size_ - page_end); !s.ok()) return s;
   }
   return file_->sync();

@@ -24,7 +24,7 @@ class MappedFile {
   // a new one with `preallocate` gets all its blocks at once instead (fallocate: they
   // read as zeros), so later writes allocate nothing (see log.preallocate).
   static Result<std::shared_ptr<MappedFile>> open(FileSystem& fs, const std::filesystem::path& path, LogPosition start,
-                                                  int64_t size, bool create, bool preallocate = false);
+                                                  int64_t size, bool create, bool preallocate);
 
   LogPosition start() const { return start_; }
   LogPosition end() const { return {start_.value + size_}; }
@@ -36,8 +36,8 @@ class MappedFile {
   Status write_at(int64_t offset, std::span<const std::byte> bytes);
   Status sync();
   // Makes [offset, size) read as zeros (recovery cuts a torn tail) and syncs; with
-  // preallocate the range gets its blocks back.
-  Status zero_from(int64_t offset);
+  // `preallocate` the range gets its blocks back.
+  Status zero_from(int64_t offset, bool preallocate);
   // Drops the descriptor of a sealed, synced segment (the mapping stays): keeps the
   // open-fd count independent of the log size.
   void close_file() { file_.reset(); }
@@ -52,18 +52,12 @@ class MappedFile {
 
  private:
   MappedFile(std::filesystem::path path, LogPosition start, int64_t size, std::unique_ptr<File> file,
-             std::shared_ptr<Mapping> map, bool preallocate)
-      : path_(std::move(path)),
-        start_(start),
-        size_(size),
-        preallocate_(preallocate),
-        file_(std::move(file)),
-        map_(std::move(map)) {}
+             std::shared_ptr<Mapping> map)
+      : path_(std::move(path)), start_(start), size_(size), file_(std::move(file)), map_(std::move(map)) {}
 
   std::filesystem::path path_;
   LogPosition start_;
   int64_t size_;
-  bool preallocate_;  // log.preallocate: zero_from allocates again the blocks it frees
   std::unique_ptr<File> file_;
   std::shared_ptr<Mapping> map_;
 };
