@@ -9,6 +9,7 @@
 #include "broker/batch_rewriter.h"
 #include "broker/logging.h"
 #include "protocol/record_batch.h"
+#include "storage/thread.h"
 
 namespace rokka::broker {
 namespace {
@@ -79,7 +80,10 @@ int64_t LogCleaner::now_ms() const {
 }
 
 void LogCleaner::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    storage::name_this_thread("rokka-cleaner");
+    run();
+  });
 }
 
 void LogCleaner::stop() {

@@ -1,5 +1,7 @@
 #include "broker/server.h"
 
+#include <string>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,6 +10,7 @@
 
 #include "broker/dynamic_config.h"
 #include "broker/logging.h"
+#include "storage/thread.h"
 
 namespace rokka::broker {
 
@@ -77,7 +80,10 @@ void Server::start() {
                       acceptor->local_endpoint(ec).port());
   }
   for (auto& ctx : contexts_) {
-    threads_.emplace_back([c = ctx.get()] { c->run(); });
+    threads_.emplace_back([c = ctx.get(), name = "rokka-net-" + std::to_string(threads_.size())] {
+      storage::name_this_thread(name.c_str());
+      c->run();
+    });
   }
 }
 

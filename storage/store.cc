@@ -3,6 +3,7 @@
 
 #include "storage/log.h"
 #include "storage/store_impl.h"
+#include "storage/thread.h"
 
 namespace rokka::storage {
 namespace {
@@ -91,7 +92,11 @@ Status StoreImpl::start() {
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
   start_flusher();
-  writer_ = std::thread([this] { run(); });
+  writer_ = std::thread([this] {
+    name_this_thread("rokka-writer");
+    batch_scheduling();
+    run();
+  });
   return {};
 }
 

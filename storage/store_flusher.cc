@@ -7,11 +7,15 @@
 #include <algorithm>
 
 #include "storage/store_impl.h"
+#include "storage/thread.h"
 
 namespace rokka::storage {
 
 void StoreImpl::start_flusher() {
-  flusher_ = std::thread([this] { run_flusher(); });
+  flusher_ = std::thread([this] {
+    name_this_thread("rokka-flusher");
+    run_flusher();
+  });
 }
 
 void StoreImpl::stop_flusher() {
