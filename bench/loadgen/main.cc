@@ -1,9 +1,11 @@
 // loadgen: the end-to-end load generator of bench/run.sh. It drives any Kafka broker through
 // librdkafka and prints exactly one JSON line per run on stdout (field list: bench/README.md).
 // Exit status: 0 clean run, 1 run finished with errors, 2 bad command line, 3 could not start.
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -30,6 +32,19 @@ uint32_t new_run_id() {
 
 double to_ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// glibc hands freed memory back to the kernel: a heap's free top once it passes the trim
+// threshold, and every block above the mmap threshold as soon as it is freed. On a VM that
+// returns free memory to its host (virtio-balloon free page reporting, as on the machine of
+// bench/results), the next touch of such memory is a host fault per page. librdkafka copies
+// every produced message into memory it frees after the delivery report, so with glibc's
+// defaults the load generator spent up to twice the CPU per message, and more in some runs than
+// in others, and both brokers' figures carried that noise (bench/README.md). "keep" reuses it.
+void keep_freed_memory() {
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);  // never shrink a heap
+  mallopt(M_TOP_PAD, 256 << 20);       // grow a heap 256 MiB at a time (address space; RSS as touched)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum: up to 32 MiB from the heap, not mmap
+}
+
 void add_config(JsonLine& json, const LoadgenOptions& o, int64_t partitions) {
   json.add("tool", "loadgen")
       .add("librdkafka", rd_kafka_version_str())
@@ -38,7 +53,8 @@ void add_config(JsonLine& json, const LoadgenOptions& o, int64_t partitions) {
       .add("bootstrap", o.bootstrap)
       .add("topic", o.topic)
       .add("topics", o.topics)
-      .add("partitions", partitions);
+      .add("partitions", partitions)
+      .add("malloc", o.malloc_policy);
   if (o.mode == Mode::kCreateTopics || o.mode == Mode::kConsume) return;
   json.add("size", o.message_size)
       .add("acks", o.acks)
@@ -224,6 +240,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "loadgen: %s\n%s", parsed.error.c_str(), usage());
     return 2;
   }
+  if (parsed.options.malloc_policy == "keep") keep_freed_memory();
   switch (parsed.options.mode) {
     case Mode::kProduce: return run_with_layout(parsed.options, &run_produce);
     case Mode::kConsume: return run_with_layout(parsed.options, &run_consume);

@@ -88,6 +88,7 @@ const std::map<std::string_view, Setter>& setters() {
       {"--group", [](auto v, auto& o) { o.group = v; return !v.empty(); }},
       {"--timeout", [](auto v, auto& o) { return parse_number(v, &o.timeout_s) && o.timeout_s > 0; }},
       {"--label", [](auto v, auto& o) { o.label = v; return true; }},
+      {"--malloc", [](auto v, auto& o) { o.malloc_policy = v; return one_of(v, {"keep", "glibc"}); }},
       {"--set", [](auto v, auto& o) { return parse_property(v, &o.producer_props); }},
       {"--cset", [](auto v, auto& o) { return parse_property(v, &o.consumer_props); }},
   };
@@ -146,6 +147,9 @@ Drives a Kafka broker through librdkafka and prints one JSON line with the run's
   --group ID              consume: join this group (subscribe) instead of assigning all partitions
   --timeout SECONDS       bound on draining, an idle consumer and admin requests (60)
   --label TEXT            copied into the JSON line
+  --malloc keep|glibc     keep: memory librdkafka frees stays in the process for reuse (no heap
+                          trimming; blocks up to 32 MiB from the heap); glibc: glibc's defaults,
+                          which hand it back to the kernel (keep)
   --set KEY=VALUE         extra librdkafka producer property (repeatable)
   --cset KEY=VALUE        extra librdkafka consumer property (repeatable)
 )";

@@ -37,6 +37,7 @@ struct LoadgenOptions {
   std::string group;            // consume: subscribe in this group; empty: assign every partition
   double timeout_s = 60;        // bound on draining, an idle consumer, and admin requests
   std::string label;            // copied into the JSON line
+  std::string malloc_policy = "keep";  // keep: freed memory stays in the process; glibc: its defaults
   Properties producer_props;    // --set key=value: any librdkafka producer property
   Properties consumer_props;    // --cset key=value: any librdkafka consumer property
 };
