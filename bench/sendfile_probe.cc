@@ -22,14 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
-#include <cstring>
-#include <string>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
