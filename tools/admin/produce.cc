@@ -98,7 +98,11 @@ int run_produce(const Invocation& inv) {
         (void)h.release();  // the message owns its headers now
         break;
       }
-      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) throw KafkaError(err, "produce to " + topic);
+      if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {  // refused at once (an unknown partition): no report comes
+        ++deliveries.failures[err];
+        ++deliveries.reported;
+        break;
+      }
       rd_kafka_poll(client.handle(), 100);
     }
     rd_kafka_poll(client.handle(), 0);
