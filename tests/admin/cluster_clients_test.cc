@@ -52,17 +52,17 @@ TEST(AdminAclsTest, CreatedAclsAreListedEnforcedAndDeleted) {
   ASSERT_EQ(kafka.create_topic("open", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
 
   // Plaintext clients are User:ANONYMOUS: deny it writes to "secret".
-  auto run = admin(broker.bootstrap(), {"acls", "create", "--resource-type", "topic", "--resource-name", "secret",
-                                        "--principal", "User:ANONYMOUS", "--operation", "write", "--permission",
-                                        "deny", "--json"});
+  auto run = admin(broker.bootstrap(),
+                   {"acls", "create", "--resource-type", "topic", "--resource-name", "secret", "--principal",
+                    "User:ANONYMOUS", "--operation", "write", "--permission", "deny", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_TRUE(run.json()["acls"][0]["error"].IsNull());
   EXPECT_EQ(produce_one(broker.bootstrap(), "secret"), RdKafka::ERR_TOPIC_AUTHORIZATION_FAILED);
   EXPECT_EQ(produce_one(broker.bootstrap(), "open"), RdKafka::ERR_NO_ERROR);
 
-  run = admin(broker.bootstrap(), {"acls", "create", "--resource-type", "group", "--resource-name", "app-",
-                                   "--pattern-type", "prefixed", "--principal", "User:alice", "--host", "10.0.0.1",
-                                   "--operation", "read", "--operation", "describe"});
+  run = admin(broker.bootstrap(),
+              {"acls", "create", "--resource-type", "group", "--resource-name", "app-", "--pattern-type", "prefixed",
+               "--principal", "User:alice", "--host", "10.0.0.1", "--operation", "read", "--operation", "describe"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(testutil::parse_text(run.out).tables.at("").size(), 2u) << "one ACL per operation";
 
@@ -88,7 +88,8 @@ TEST(AdminAclsTest, CreatedAclsAreListedEnforcedAndDeleted) {
   EXPECT_EQ(ops, (std::set<std::string>{"READ", "DESCRIBE"}));
   EXPECT_EQ(rows[0].at("PATTERN-TYPE"), "PREFIXED");
   EXPECT_EQ(rows[0].at("HOST"), "10.0.0.1");
-  EXPECT_EQ(admin(broker.bootstrap(), {"acls", "list", "--resource-type", "topic", "--json"}).json()["acls"].Size(), 1u);
+  EXPECT_EQ(admin(broker.bootstrap(), {"acls", "list", "--resource-type", "topic", "--json"}).json()["acls"].Size(),
+            1u);
   // A prefixed ACL matches a group named under its prefix.
   EXPECT_EQ(admin(broker.bootstrap(), {"acls", "list", "--resource-type", "group", "--resource-name", "app-orders",
                                        "--pattern-type", "match", "--json"})
@@ -97,7 +98,8 @@ TEST(AdminAclsTest, CreatedAclsAreListedEnforcedAndDeleted) {
             2u);
 
   // Delete the deny ACL: it is listed as deleted, and writes to "secret" work again.
-  run = admin(broker.bootstrap(), {"acls", "delete", "--resource-type", "topic", "--resource-name", "secret", "--json"});
+  run =
+      admin(broker.bootstrap(), {"acls", "delete", "--resource-type", "topic", "--resource-name", "secret", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   doc = run.json();
   ASSERT_EQ(array_of(doc, "deleted").Size(), 1u);
@@ -226,7 +228,8 @@ TEST(AdminClientsTest, ConsumeReadsFromAnOffsetToTheEnd) {
     h->add("h", "v");
     ASSERT_EQ(p.produce("t", 0, "k0", "zero", h.release()), RdKafka::ERR_NO_ERROR);
     ASSERT_EQ(p.produce("t", 0, std::nullopt, std::string("\xff\x00\x01", 3)), RdKafka::ERR_NO_ERROR);
-    for (int i = 0; i < 5; ++i) ASSERT_EQ(p.produce("t", 1, std::nullopt, "p1-" + std::to_string(i)), RdKafka::ERR_NO_ERROR);
+    for (int i = 0; i < 5; ++i)
+      ASSERT_EQ(p.produce("t", 1, std::nullopt, "p1-" + std::to_string(i)), RdKafka::ERR_NO_ERROR);
     for (const auto& d : p.flush()) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
   }
 
@@ -264,12 +267,29 @@ TEST(AdminClientsTest, ConsumeReadsFromAnOffsetToTheEnd) {
 }
 
 TEST(AdminCliTest, EveryCommandHasHelpAndTheRootListsThem) {
-  const std::vector<std::vector<std::string>> commands = {
-      {"topics"}, {"topics", "create"}, {"topics", "list"}, {"topics", "describe"}, {"topics", "alter-config"},
-      {"topics", "add-partitions"}, {"topics", "delete"}, {"topics", "delete-records"}, {"groups"},
-      {"groups", "list"}, {"groups", "describe"}, {"groups", "reset-offsets"}, {"groups", "delete"}, {"acls"},
-      {"acls", "list"}, {"acls", "create"}, {"acls", "delete"}, {"cluster"}, {"cluster", "describe"},
-      {"cluster", "configs"}, {"produce"}, {"consume"}, {"users"}};
+  const std::vector<std::vector<std::string>> commands = {{"topics"},
+                                                          {"topics", "create"},
+                                                          {"topics", "list"},
+                                                          {"topics", "describe"},
+                                                          {"topics", "alter-config"},
+                                                          {"topics", "add-partitions"},
+                                                          {"topics", "delete"},
+                                                          {"topics", "delete-records"},
+                                                          {"groups"},
+                                                          {"groups", "list"},
+                                                          {"groups", "describe"},
+                                                          {"groups", "reset-offsets"},
+                                                          {"groups", "delete"},
+                                                          {"acls"},
+                                                          {"acls", "list"},
+                                                          {"acls", "create"},
+                                                          {"acls", "delete"},
+                                                          {"cluster"},
+                                                          {"cluster", "describe"},
+                                                          {"cluster", "configs"},
+                                                          {"produce"},
+                                                          {"consume"},
+                                                          {"users"}};
   const auto root = run_admin({"--help"});
   ASSERT_EQ(root.exit_code, 0) << root.describe();
   for (auto args : commands) {
@@ -316,7 +336,8 @@ TEST(AdminCliTest, CommandConfigIsPassedToLibrdkafka) {
   // The file's bootstrap.servers wins over the (wrong) flag: proof the file reached librdkafka.
   const std::string good = dir / "client.properties";
   std::ofstream(good) << "# comment\n\nbootstrap.servers = " << broker.bootstrap() << "\nclient.id=from-file\n";
-  auto run = run_admin({"-b", "127.0.0.1:1", "--command-config", good, "--timeout", "5000", "topics", "list", "--json"});
+  auto run =
+      run_admin({"-b", "127.0.0.1:1", "--command-config", good, "--timeout", "5000", "topics", "list", "--json"});
   EXPECT_EQ(run.exit_code, 0) << run.describe();
 
   const std::string bad = dir / "bad.properties";

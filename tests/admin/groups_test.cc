@@ -30,11 +30,13 @@ void produce(const std::string& bootstrap, const std::string& topic, int first, 
 
 // A member of `group` reads `count` records of the one-partition topic and commits
 // them, then leaves (the group is Empty afterwards).
-void consume_and_commit(const std::string& bootstrap, const std::string& group, const std::string& topic, size_t count) {
+void consume_and_commit(const std::string& bootstrap, const std::string& group, const std::string& topic,
+                        size_t count) {
   GroupConsumer c(bootstrap, group, topic);
   ASSERT_TRUE(testutil::poll_all_until({&c}, [&] { return c.processed().size() >= count; }));
   // Commit exactly `count`: the position after the count-th record.
-  std::vector<RdKafka::TopicPartition*> tps = {RdKafka::TopicPartition::create(topic, 0, c.processed()[count - 1].offset + 1)};
+  std::vector<RdKafka::TopicPartition*> tps = {
+      RdKafka::TopicPartition::create(topic, 0, c.processed()[count - 1].offset + 1)};
   ASSERT_EQ(c.handle().commitSync(tps), RdKafka::ERR_NO_ERROR);
   RdKafka::TopicPartition::destroy(tps);
   c.close();
@@ -46,7 +48,8 @@ std::vector<GroupConsumer::Processed> resume(const std::string& bootstrap, const
   GroupConsumer c(bootstrap, group, topic);
   EXPECT_TRUE(testutil::poll_all_until({&c}, [&] { return c.processed().size() >= count; })) << c.history();
   // A moment more: nothing beyond what was expected may arrive.
-  testutil::poll_all_until({&c}, [] { return false; }, std::chrono::milliseconds(300));
+  testutil::poll_all_until(
+      {&c}, [] { return false; }, std::chrono::milliseconds(300));
   auto out = c.processed();
   c.close();
   return out;
@@ -170,8 +173,8 @@ TEST_F(AdminResetOffsetsTest, ToDatetimeFindsTheFirstRecordAtOrAfterIt) {
 TEST_F(AdminResetOffsetsTest, RefusedWhileTheGroupHasMembers) {
   GroupConsumer live(broker.bootstrap(), "g", "t");
   ASSERT_TRUE(testutil::poll_all_until({&live}, [&] { return live.owned().size() == 1; }));
-  const auto run = admin(broker.bootstrap(), {"groups", "reset-offsets", "g", "--topic", "t", "--to-earliest",
-                                              "--execute", "--json"});
+  const auto run = admin(broker.bootstrap(),
+                         {"groups", "reset-offsets", "g", "--topic", "t", "--to-earliest", "--execute", "--json"});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_STREQ(run.json()["error"].GetString(), "NON_EMPTY_GROUP");
   EXPECT_EQ(committed(broker.bootstrap(), "g", "t"), 6);
@@ -179,10 +182,10 @@ TEST_F(AdminResetOffsetsTest, RefusedWhileTheGroupHasMembers) {
 
 TEST_F(AdminResetOffsetsTest, UsageErrorsExitTwo) {
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"groups", "reset-offsets", "g", "--topic", "t"},                                     // no target
-           {"groups", "reset-offsets", "g", "--to-earliest"},                                    // no scope
-           {"groups", "reset-offsets", "g", "--topic", "t", "--to-earliest", "--to-latest"},     // two targets
-           {"groups", "reset-offsets", "g", "--topic", "t", "--to-datetime", "yesterday"},       // bad time
+           {"groups", "reset-offsets", "g", "--topic", "t"},                                  // no target
+           {"groups", "reset-offsets", "g", "--to-earliest"},                                 // no scope
+           {"groups", "reset-offsets", "g", "--topic", "t", "--to-earliest", "--to-latest"},  // two targets
+           {"groups", "reset-offsets", "g", "--topic", "t", "--to-datetime", "yesterday"},    // bad time
            {"groups", "reset-offsets", "g", "--topic", "t", "--to-earliest", "--dry-run", "--execute"}}) {
     const auto run = admin(broker.bootstrap(), args);
     EXPECT_EQ(run.exit_code, 2) << run.describe();
@@ -200,7 +203,8 @@ TEST(AdminGroupsTest, ListAndDescribeShowMembersAssignmentsAndLag) {
     for (int i = 0; i < 4; ++i) ASSERT_EQ(p.produce("t", 1, std::nullopt, "b"), RdKafka::ERR_NO_ERROR);
     p.flush();
   }
-  ASSERT_EQ(testutil::commit_offsets(broker.bootstrap(), "idle", "t", {{0, 2}, {1, 4}}, ""), RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(testutil::commit_offsets(broker.bootstrap(), "idle", "t", {{0, 2}, {1, 4}}, ""),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
   GroupConsumer live(broker.bootstrap(), "live", "t", {{"client.id", "admin-test-client"}});
   ASSERT_TRUE(testutil::poll_all_until({&live}, [&] { return live.owned().size() == 2; }));
 

@@ -23,7 +23,8 @@ int partition_count(const std::string& bootstrap, const std::string& topic) {
   if (rd_kafka_metadata(rk.get(), 1, nullptr, &md, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR) return -2;
   int n = -1;
   for (int i = 0; i < md->topic_cnt; ++i)
-    if (topic == md->topics[i].topic && md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) n = md->topics[i].partition_cnt;
+    if (topic == md->topics[i].topic && md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR)
+      n = md->topics[i].partition_cnt;
   rd_kafka_metadata_destroy(md);
   return n;
 }
@@ -74,7 +75,8 @@ TEST(AdminTopicsTest, CreateMakesTopicsWithTheirPartitionsAndConfigs) {
     ASSERT_NE(t, nullptr) << name;
     EXPECT_TRUE((*t)["error"].IsNull());
     EXPECT_EQ(partition_count(broker.bootstrap(), name), 3);
-    EXPECT_EQ(dynamic_configs(broker.bootstrap(), name), (std::map<std::string, std::string>{{"retention.ms", "12345"}}));
+    EXPECT_EQ(dynamic_configs(broker.bootstrap(), name),
+              (std::map<std::string, std::string>{{"retention.ms", "12345"}}));
   }
 
   // Again: the broker refuses, the table says why, and the exit code is 1.

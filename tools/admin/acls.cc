@@ -14,8 +14,8 @@ using AclBinding = Owned<rd_kafka_AclBinding_t, rd_kafka_AclBinding_destroy>;
 
 // Kafka's resource type names by code; librdkafka 2.0.2 calls 4 BROKER and handles
 // ACLs only up to it (topic, group, cluster).
-constexpr std::array<const char*, 8> kResourceTypes = {"UNKNOWN", "ANY", "TOPIC", "GROUP", "CLUSTER",
-                                                       "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER"};
+constexpr std::array<const char*, 8> kResourceTypes = {
+    "UNKNOWN", "ANY", "TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER"};
 
 std::string resource_type_name(rd_kafka_ResourceType_t t) {
   const auto i = static_cast<size_t>(t);
@@ -55,7 +55,7 @@ rd_kafka_AclPermissionType_t parse_permission(const std::string& text) {
   return parse_enum(text, RD_KAFKA_ACL_PERMISSION_TYPE__CNT, rd_kafka_AclPermissionType_name, "--permission");
 }
 
-const std::vector<std::string> kColumns = {"principal", "host",      "resource_type", "resource_name",
+const std::vector<std::string> kColumns = {"principal",    "host",      "resource_type", "resource_name",
                                            "pattern_type", "operation", "permission"};
 
 std::vector<Value> binding_row(const rd_kafka_AclBinding_t* acl) {
@@ -123,7 +123,8 @@ int run_list(const Invocation& inv) {
                         client.queue());
   const Event ev = client.wait(RD_KAFKA_EVENT_DESCRIBEACLS_RESULT, "DescribeAcls");
   size_t n = 0;
-  const rd_kafka_AclBinding_t** acls = rd_kafka_DescribeAcls_result_acls(rd_kafka_event_DescribeAcls_result(ev.get()), &n);
+  const rd_kafka_AclBinding_t** acls =
+      rd_kafka_DescribeAcls_result_acls(rd_kafka_event_DescribeAcls_result(ev.get()), &n);
   std::vector<std::vector<Value>> rows;
   for (size_t i = 0; i < n; ++i) rows.push_back(binding_row(acls[i]));
   Document doc;
@@ -154,7 +155,8 @@ int run_create(const Invocation& inv) {
                       client.queue());
   const Event ev = client.wait(RD_KAFKA_EVENT_CREATEACLS_RESULT, "CreateAcls");
   size_t n = 0;
-  const rd_kafka_acl_result_t** results = rd_kafka_CreateAcls_result_acls(rd_kafka_event_CreateAcls_result(ev.get()), &n);
+  const rd_kafka_acl_result_t** results =
+      rd_kafka_CreateAcls_result_acls(rd_kafka_event_CreateAcls_result(ev.get()), &n);
   std::vector<std::string> columns = kColumns;
   columns.push_back("error");
   Document doc;
@@ -175,7 +177,8 @@ int run_delete(const Invocation& inv) {
   Client client(inv.client());
   AclBinding filter = filter_from(inv, "literal");
   rd_kafka_AclBinding_t* raw[] = {filter.get()};
-  rd_kafka_DeleteAcls(client.handle(), raw, 1, client.admin_options(RD_KAFKA_ADMIN_OP_DELETEACLS).get(), client.queue());
+  rd_kafka_DeleteAcls(client.handle(), raw, 1, client.admin_options(RD_KAFKA_ADMIN_OP_DELETEACLS).get(),
+                      client.queue());
   const Event ev = client.wait(RD_KAFKA_EVENT_DELETEACLS_RESULT, "DeleteAcls");
   size_t n = 0;
   const rd_kafka_DeleteAcls_result_response_t** responses =
@@ -203,9 +206,10 @@ int run_delete(const Invocation& inv) {
 Command acls_command() {
   Command list{.name = "list",
                .summary = "list the ACLs matching a filter (DescribeAcls)",
-               .options = [](po::options_description_easy_init& add) {
-                 filter_options(add, false, "any, match, literal or prefixed (default: any)");
-               },
+               .options =
+                   [](po::options_description_easy_init& add) {
+                     filter_options(add, false, "any, match, literal or prefixed (default: any)");
+                   },
                .run = run_list};
   Command create{
       .name = "create",
@@ -227,9 +231,10 @@ Command acls_command() {
       .run = run_create};
   Command del{.name = "delete",
               .summary = "delete the ACLs matching a filter and list them (DeleteAcls)",
-              .options = [](po::options_description_easy_init& add) {
-                filter_options(add, true, "any, match, literal or prefixed (default: literal, as kafka-acls)");
-              },
+              .options =
+                  [](po::options_description_easy_init& add) {
+                    filter_options(add, true, "any, match, literal or prefixed (default: literal, as kafka-acls)");
+                  },
               .run = run_delete};
   return {.name = "acls",
           .summary = "list, create and delete ACLs",

@@ -15,16 +15,15 @@ constexpr unsigned kHelpWidth = 100;  // --help lines
 
 po::options_description global_options(ClientOptions& client, bool& json) {
   po::options_description d("Global options", kHelpWidth, kHelpWidth / 2);
-  d.add_options()
-      ("bootstrap-server,b", po::value(&client.bootstrap)->default_value(client.bootstrap)->value_name("HOST:PORT"),
-       "broker(s) to connect to (comma-separated)")
-      ("command-config", po::value(&client.command_config)->value_name("FILE"),
-       "client properties file (key=value lines) passed to librdkafka, e.g. security settings")
-      ("json", po::bool_switch(&json), "print one JSON document instead of tables")
-      ("timeout", po::value(&client.timeout_ms)->default_value(client.timeout_ms)->value_name("MS"),
-       "request timeout in milliseconds")
-      ("verbose,v", po::bool_switch(&client.verbose), "show librdkafka's log on stderr")
-      ("help,h", "show help");
+  d.add_options()("bootstrap-server,b",
+                  po::value(&client.bootstrap)->default_value(client.bootstrap)->value_name("HOST:PORT"),
+                  "broker(s) to connect to (comma-separated)")(
+      "command-config", po::value(&client.command_config)->value_name("FILE"),
+      "client properties file (key=value lines) passed to librdkafka, e.g. security settings")(
+      "json", po::bool_switch(&json), "print one JSON document instead of tables")(
+      "timeout", po::value(&client.timeout_ms)->default_value(client.timeout_ms)->value_name("MS"),
+      "request timeout in milliseconds")("verbose,v", po::bool_switch(&client.verbose),
+                                         "show librdkafka's log on stderr")("help,h", "show help");
   return d;
 }
 

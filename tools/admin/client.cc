@@ -78,7 +78,8 @@ Client::~Client() {
 AdminOptions Client::admin_options(rd_kafka_admin_op_t op) const {
   AdminOptions options(rd_kafka_AdminOptions_new(rk_, op));
   char err[512];
-  if (rd_kafka_AdminOptions_set_request_timeout(options.get(), timeout_ms_, err, sizeof(err)) != RD_KAFKA_RESP_ERR_NO_ERROR)
+  if (rd_kafka_AdminOptions_set_request_timeout(options.get(), timeout_ms_, err, sizeof(err)) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR)
     throw UsageError(std::string("--timeout: ") + err);
   return options;
 }
@@ -95,7 +96,8 @@ Event Client::wait(rd_kafka_event_type_t type, const std::string& what) const {
 
 Metadata Client::metadata() const {
   const rd_kafka_metadata_t* md = nullptr;
-  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 1, nullptr, &md, timeout_ms_); e != RD_KAFKA_RESP_ERR_NO_ERROR)
+  if (const rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 1, nullptr, &md, timeout_ms_);
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
     throw KafkaError(e, "Metadata");
   return Metadata(md);
 }
@@ -120,7 +122,8 @@ std::map<TopicPartition, int64_t> Client::offsets_at(const std::vector<TopicPart
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& tp : partitions)
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = timestamp;
-  if (const rd_kafka_resp_err_t e = rd_kafka_offsets_for_times(rk_, list.get(), timeout_ms_); e != RD_KAFKA_RESP_ERR_NO_ERROR)
+  if (const rd_kafka_resp_err_t e = rd_kafka_offsets_for_times(rk_, list.get(), timeout_ms_);
+      e != RD_KAFKA_RESP_ERR_NO_ERROR)
     throw KafkaError(e, "ListOffsets");
   for (int i = 0; i < list->cnt; ++i) {
     const rd_kafka_topic_partition_t& tp = list->elems[i];

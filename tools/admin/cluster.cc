@@ -57,9 +57,7 @@ int run_users(const Invocation&) {
 }  // namespace
 
 Command cluster_command() {
-  Command describe{.name = "describe",
-                   .summary = "brokers, controller and cluster id (Metadata)",
-                   .run = run_describe};
+  Command describe{.name = "describe", .summary = "brokers, controller and cluster id (Metadata)", .run = run_describe};
   Command configs{.name = "configs",
                   .summary = "a broker's configs with their sources (DescribeConfigs)",
                   .options =
@@ -69,7 +67,9 @@ Command cluster_command() {
                         add("non-default", "only configs set in server.properties, --override or dynamically");
                       },
                   .run = run_configs};
-  return {.name = "cluster", .summary = "describe the cluster and its brokers' configs", .subcommands = {describe, configs}};
+  return {.name = "cluster",
+          .summary = "describe the cluster and its brokers' configs",
+          .subcommands = {describe, configs}};
 }
 
 Command users_command() {

@@ -53,8 +53,11 @@ std::vector<ConfigEntry> describe_configs(const Client& client, rd_kafka_Resourc
   std::vector<ConfigEntry> out;
   for (size_t i = 0; i < count; ++i) {
     const rd_kafka_ConfigEntry_t* e = entries[i];
-    ConfigEntry entry{rd_kafka_ConfigEntry_name(e), std::nullopt, rd_kafka_ConfigEntry_source(e),
-                      rd_kafka_ConfigEntry_is_read_only(e) != 0, rd_kafka_ConfigEntry_is_default(e) != 0,
+    ConfigEntry entry{rd_kafka_ConfigEntry_name(e),
+                      std::nullopt,
+                      rd_kafka_ConfigEntry_source(e),
+                      rd_kafka_ConfigEntry_is_read_only(e) != 0,
+                      rd_kafka_ConfigEntry_is_default(e) != 0,
                       rd_kafka_ConfigEntry_is_sensitive(e) != 0};
     if (const char* v = rd_kafka_ConfigEntry_value(e)) entry.value = v;
     out.push_back(std::move(entry));

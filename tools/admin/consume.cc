@@ -42,7 +42,8 @@ std::vector<std::pair<std::string, std::optional<std::string>>> headers_of(const
   const void* value = nullptr;
   size_t size = 0;
   for (size_t i = 0; rd_kafka_header_get_all(h, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
-    out.emplace_back(name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size)) : std::nullopt);
+    out.emplace_back(
+        name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size)) : std::nullopt);
   return out;
 }
 
@@ -77,7 +78,10 @@ std::string format_message(const std::string& format, const rd_kafka_message_t& 
         break;
       }
       case '%': out += '%'; break;
-      default: out += '%'; out += t; break;  // check_format() refused these
+      default:
+        out += '%';
+        out += t;
+        break;  // check_format() refused these
     }
   }
   return out;
@@ -108,13 +112,19 @@ std::vector<Value> message_row(const rd_kafka_message_t& m) {
   };
   Value::List header_list;
   for (const auto& [k, v] : headers) header_list.push_back(Value::Object{{"key", k}, {"value", encode(v)}});
-  return {m.partition, m.offset, rd_kafka_message_timestamp(&m, nullptr), encode(key), encode(value), header_list,
+  return {m.partition,
+          m.offset,
+          rd_kafka_message_timestamp(&m, nullptr),
+          encode(key),
+          encode(value),
+          header_list,
           text ? "utf8" : "base64"};
 }
 
 int run_consume(const Invocation& inv) {
   const std::string& topic = inv.words()[0];
-  const int64_t start = inv.has("from-beginning") ? RD_KAFKA_OFFSET_BEGINNING : parse_start(inv.get<std::string>("offset"));
+  const int64_t start =
+      inv.has("from-beginning") ? RD_KAFKA_OFFSET_BEGINNING : parse_start(inv.get<std::string>("offset"));
   const int64_t count = inv.has("count") ? inv.get<int64_t>("count") : -1;
   const bool exit_at_end = inv.has("exit");
   const std::string format = inv.get<std::string>("format");
@@ -196,9 +206,10 @@ Command consume_command() {
                     "kcat's tokens: %t topic, %p partition, %o offset, %k key, %K key size, %s value, "
                     "%S value size, %h headers, %T timestamp; \\n \\t");
               },
-          .description = "Without --count or --exit it reads until interrupted (Ctrl-C). With --json the\n"
-                         "records are printed as one document when it stops; keys, values and header values\n"
-                         "that are not UTF-8 are base64 (the record's encoding says which).",
+          .description =
+              "Without --count or --exit it reads until interrupted (Ctrl-C). With --json the\n"
+              "records are printed as one document when it stops; keys, values and header values\n"
+              "that are not UTF-8 are base64 (the record's encoding says which).",
           .run = run_consume};
 }
 

@@ -48,7 +48,8 @@ struct GroupDescription {
 
 std::vector<TopicPartition> to_partitions(const rd_kafka_topic_partition_list_t* list) {
   std::vector<TopicPartition> out;
-  for (int i = 0; list != nullptr && i < list->cnt; ++i) out.push_back({list->elems[i].topic, list->elems[i].partition});
+  for (int i = 0; list != nullptr && i < list->cnt; ++i)
+    out.push_back({list->elems[i].topic, list->elems[i].partition});
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -74,11 +75,15 @@ std::vector<GroupDescription> describe_groups(const Client& client, const std::v
     }
     d.state = rd_kafka_ConsumerGroupDescription_state(g);
     if (const char* a = rd_kafka_ConsumerGroupDescription_partition_assignor(g)) d.assignor = a;
-    if (const rd_kafka_Node_t* node = rd_kafka_ConsumerGroupDescription_coordinator(g)) d.coordinator = rd_kafka_Node_id(node);
+    if (const rd_kafka_Node_t* node = rd_kafka_ConsumerGroupDescription_coordinator(g))
+      d.coordinator = rd_kafka_Node_id(node);
     for (size_t m = 0; m < rd_kafka_ConsumerGroupDescription_member_count(g); ++m) {
       const rd_kafka_MemberDescription_t* md = rd_kafka_ConsumerGroupDescription_member(g, m);
-      Member member{rd_kafka_MemberDescription_consumer_id(md), std::nullopt, rd_kafka_MemberDescription_client_id(md),
-                    rd_kafka_MemberDescription_host(md), {}};
+      Member member{rd_kafka_MemberDescription_consumer_id(md),
+                    std::nullopt,
+                    rd_kafka_MemberDescription_client_id(md),
+                    rd_kafka_MemberDescription_host(md),
+                    {}};
       if (const char* instance = rd_kafka_MemberDescription_group_instance_id(md)) member.group_instance_id = instance;
       if (const rd_kafka_MemberAssignment_t* a = rd_kafka_MemberDescription_assignment(md))
         member.assignment = to_partitions(rd_kafka_MemberAssignment_partitions(a));
@@ -89,23 +94,29 @@ std::vector<GroupDescription> describe_groups(const Client& client, const std::v
   return out;
 }
 
+// The partitions of the one group in a ListConsumerGroupOffsets or AlterConsumerGroupOffsets
+// result; the group's error throws.
+const rd_kafka_topic_partition_list_t* only_group_partitions(const rd_kafka_group_result_t** result, size_t n,
+                                                             const std::string& what) {
+  if (n != 1) throw KafkaError(RD_KAFKA_RESP_ERR__BAD_MSG, what + ": expected one group in the result");
+  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(result[0]))
+    throw KafkaError(rd_kafka_error_code(e), what + ": " + rd_kafka_error_string(e));
+  return rd_kafka_group_result_partitions(result[0]);
+}
+
 // ListConsumerGroupOffsets: every offset `group` has committed.
 std::map<TopicPartition, int64_t> committed_offsets(const Client& client, const std::string& group) {
   GroupOffsetsRequest request(rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr));
   rd_kafka_ListConsumerGroupOffsets_t* raw[] = {request.get()};
-  rd_kafka_ListConsumerGroupOffsets(client.handle(), raw, 1,
-                                    client.admin_options(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS).get(),
-                                    client.queue());
+  rd_kafka_ListConsumerGroupOffsets(
+      client.handle(), raw, 1, client.admin_options(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS).get(), client.queue());
   const std::string what = "ListConsumerGroupOffsets " + group;
   const Event ev = client.wait(RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT, what);
   size_t n = 0;
   const rd_kafka_group_result_t** result =
       rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev.get()), &n);
-  if (n != 1) throw KafkaError(RD_KAFKA_RESP_ERR__BAD_MSG, what + ": expected one group in the result");
-  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(result[0]))
-    throw KafkaError(rd_kafka_error_code(e), what + ": " + rd_kafka_error_string(e));
   std::map<TopicPartition, int64_t> out;
-  const rd_kafka_topic_partition_list_t* list = rd_kafka_group_result_partitions(result[0]);
+  const rd_kafka_topic_partition_list_t* list = only_group_partitions(result, n, what);
   for (int i = 0; list != nullptr && i < list->cnt; ++i) {
     const rd_kafka_topic_partition_t& tp = list->elems[i];
     if (tp.err == RD_KAFKA_RESP_ERR_NO_ERROR && tp.offset >= 0) out[{tp.topic, tp.partition}] = tp.offset;
@@ -119,8 +130,8 @@ int run_list(const Invocation& inv) {
   std::vector<rd_kafka_consumer_group_state_t> states;
   for (const std::string& s : inv.list("state")) states.push_back(parse_state(s));
   if (!states.empty()) {
-    if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_match_consumer_group_states(options.get(), states.data(),
-                                                                                      states.size())) {
+    if (rd_kafka_error_t* e =
+            rd_kafka_AdminOptions_set_match_consumer_group_states(options.get(), states.data(), states.size())) {
       const std::string what = rd_kafka_error_string(e);
       rd_kafka_error_destroy(e);
       throw UsageError("--state: " + what);
@@ -131,7 +142,8 @@ int run_list(const Invocation& inv) {
   const rd_kafka_ListConsumerGroups_result_t* result = rd_kafka_event_ListConsumerGroups_result(ev.get());
   size_t n_errors = 0;
   const rd_kafka_error_t** errors = rd_kafka_ListConsumerGroups_result_errors(result, &n_errors);
-  for (size_t i = 0; i < n_errors; ++i) item_error("ListConsumerGroups", rd_kafka_error_code(errors[i]), rd_kafka_error_string(errors[i]));
+  for (size_t i = 0; i < n_errors; ++i)
+    item_error("ListConsumerGroups", rd_kafka_error_code(errors[i]), rd_kafka_error_string(errors[i]));
   size_t n = 0;
   const rd_kafka_ConsumerGroupListing_t** groups = rd_kafka_ListConsumerGroups_result_valid(result, &n);
   std::vector<std::vector<Value>> rows;
@@ -153,8 +165,8 @@ int run_describe(const Invocation& inv) {
   const std::vector<GroupDescription> groups = describe_groups(client, inv.words());
   Document doc;
   Table& summary = doc.table("groups", {"group", "state", "assignor", "coordinator", "members", "error"});
-  Table& members = doc.table("members", {"group", "consumer_id", "group_instance_id", "client_id", "host",
-                                         "partitions", "assignment"});
+  Table& members = doc.table(
+      "members", {"group", "consumer_id", "group_instance_id", "client_id", "host", "partitions", "assignment"});
   Table& offsets = doc.table("offsets", {"group", "topic", "partition", "current_offset", "log_end_offset", "lag",
                                          "consumer_id", "host", "client_id"});
   bool failed = false;
@@ -283,20 +295,17 @@ std::map<TopicPartition, rd_kafka_resp_err_t> alter_offsets(const Client& client
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = offset;
   AlterOffsetsRequest request(rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), list.get()));
   rd_kafka_AlterConsumerGroupOffsets_t* raw[] = {request.get()};
-  rd_kafka_AlterConsumerGroupOffsets(client.handle(), raw, 1,
-                                     client.admin_options(RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS).get(),
-                                     client.queue());
+  rd_kafka_AlterConsumerGroupOffsets(
+      client.handle(), raw, 1, client.admin_options(RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS).get(), client.queue());
   const std::string what = "AlterConsumerGroupOffsets " + group;
   const Event ev = client.wait(RD_KAFKA_EVENT_ALTERCONSUMERGROUPOFFSETS_RESULT, what);
   size_t n = 0;
   const rd_kafka_group_result_t** result =
       rd_kafka_AlterConsumerGroupOffsets_result_groups(rd_kafka_event_AlterConsumerGroupOffsets_result(ev.get()), &n);
-  if (n != 1) throw KafkaError(RD_KAFKA_RESP_ERR__BAD_MSG, what + ": expected one group in the result");
-  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(result[0]))
-    throw KafkaError(rd_kafka_error_code(e), what + ": " + rd_kafka_error_string(e));
   std::map<TopicPartition, rd_kafka_resp_err_t> errors;
-  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(result[0]);
-  for (int i = 0; parts != nullptr && i < parts->cnt; ++i) errors[{parts->elems[i].topic, parts->elems[i].partition}] = parts->elems[i].err;
+  const rd_kafka_topic_partition_list_t* parts = only_group_partitions(result, n, what);
+  for (int i = 0; parts != nullptr && i < parts->cnt; ++i)
+    errors[{parts->elems[i].topic, parts->elems[i].partition}] = parts->elems[i].err;
   return errors;
 }
 
@@ -314,8 +323,8 @@ int run_reset_offsets(const Invocation& inv) {
     throw KafkaError(g.error, "DescribeConsumerGroups " + group + ": " + g.error_message);
   // Kafka resets only an inactive group: its members would overwrite the new offsets.
   if (g.state != RD_KAFKA_CONSUMER_GROUP_STATE_EMPTY && g.state != RD_KAFKA_CONSUMER_GROUP_STATE_DEAD)
-    throw KafkaError(RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP, "group " + group + " is " + state_name(g.state) +
-                                                            " with " + std::to_string(g.members.size()) +
+    throw KafkaError(RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP, "group " + group + " is " + state_name(g.state) + " with " +
+                                                            std::to_string(g.members.size()) +
                                                             " member(s): offsets can only be reset when it is Empty");
 
   const std::map<TopicPartition, int64_t> committed = committed_offsets(client, group);
@@ -348,8 +357,8 @@ int run_delete(const Invocation& inv) {
     groups.emplace_back(rd_kafka_DeleteGroup_new(g.c_str()));
     raw.push_back(groups.back().get());
   }
-  rd_kafka_DeleteGroups(client.handle(), raw.data(), raw.size(), client.admin_options(RD_KAFKA_ADMIN_OP_DELETEGROUPS).get(),
-                        client.queue());
+  rd_kafka_DeleteGroups(client.handle(), raw.data(), raw.size(),
+                        client.admin_options(RD_KAFKA_ADMIN_OP_DELETEGROUPS).get(), client.queue());
   const Event ev = client.wait(RD_KAFKA_EVENT_DELETEGROUPS_RESULT, "DeleteGroups");
   size_t n = 0;
   const rd_kafka_group_result_t** result =
@@ -380,39 +389,40 @@ Command groups_command() {
                          "CompletingRebalance, Dead");
                    },
                .run = run_list};
-  Command describe{
-      .name = "describe",
-      .summary = "members, assignments and lag per partition (DescribeGroups, OffsetFetch, ListOffsets)",
-      .words = "GROUP...",
-      .min_words = 1,
-      .description = "Tables: groups (state, assignor, coordinator), members (with their assignment) and\n"
-                     "offsets: per partition the committed offset, the log end offset (high watermark) and\n"
-                     "the lag between them, with the member that owns the partition.",
-      .run = run_describe};
-  Command reset{
-      .name = "reset-offsets",
-      .summary = "move a group's committed offsets (OffsetCommit); a dry run unless --execute",
-      .words = "GROUP",
-      .min_words = 1,
-      .max_words = 1,
-      .options =
-          [](po::options_description_easy_init& add) {
-            add("topic,t", po::value<Strings>()->composing()->value_name("TOPIC[:P,P...]"),
-                "the partitions to reset: all of TOPIC's, or those listed (repeatable)");
-            add("all-topics", "every partition the group has committed offsets for");
-            add("to-earliest", "to each partition's log start offset");
-            add("to-latest", "to each partition's log end offset");
-            add("to-datetime", po::value<std::string>()->value_name("DATETIME"),
-                "to the first offset at or after YYYY-MM-DDTHH:MM:SS[.sss][Z|+HH:MM] (no zone: local time) "
-                "or epoch milliseconds; the log end if there is none");
-            add("to-offset", po::value<int64_t>()->value_name("N"), "to offset N");
-            add("shift-by", po::value<int64_t>()->value_name("N"), "by N from the committed offset (negative: back)");
-            add("dry-run", "show the new offsets without committing them (the default)");
-            add("execute", "commit the new offsets");
-          },
-      .description = "The group must be Empty (no members), as Kafka requires. Targets outside a partition's\n"
-                     "[log start, log end] are clamped to the nearest end.",
-      .run = run_reset_offsets};
+  Command describe{.name = "describe",
+                   .summary = "members, assignments and lag per partition (DescribeGroups, OffsetFetch, ListOffsets)",
+                   .words = "GROUP...",
+                   .min_words = 1,
+                   .description =
+                       "Tables: groups (state, assignor, coordinator), members (with their assignment) and\n"
+                       "offsets: per partition the committed offset, the log end offset (high watermark) and\n"
+                       "the lag between them, with the member that owns the partition.",
+                   .run = run_describe};
+  Command reset{.name = "reset-offsets",
+                .summary = "move a group's committed offsets (OffsetCommit); a dry run unless --execute",
+                .words = "GROUP",
+                .min_words = 1,
+                .max_words = 1,
+                .options =
+                    [](po::options_description_easy_init& add) {
+                      add("topic,t", po::value<Strings>()->composing()->value_name("TOPIC[:P,P...]"),
+                          "the partitions to reset: all of TOPIC's, or those listed (repeatable)");
+                      add("all-topics", "every partition the group has committed offsets for");
+                      add("to-earliest", "to each partition's log start offset");
+                      add("to-latest", "to each partition's log end offset");
+                      add("to-datetime", po::value<std::string>()->value_name("DATETIME"),
+                          "to the first offset at or after YYYY-MM-DDTHH:MM:SS[.sss][Z|+HH:MM] (no zone: local time) "
+                          "or epoch milliseconds; the log end if there is none");
+                      add("to-offset", po::value<int64_t>()->value_name("N"), "to offset N");
+                      add("shift-by", po::value<int64_t>()->value_name("N"),
+                          "by N from the committed offset (negative: back)");
+                      add("dry-run", "show the new offsets without committing them (the default)");
+                      add("execute", "commit the new offsets");
+                    },
+                .description =
+                    "The group must be Empty (no members), as Kafka requires. Targets outside a partition's\n"
+                    "[log start, log end] are clamped to the nearest end.",
+                .run = run_reset_offsets};
   Command del{.name = "delete",
               .summary = "delete consumer groups and their offsets (DeleteGroups)",
               .words = "GROUP...",

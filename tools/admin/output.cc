@@ -19,7 +19,9 @@ using JsonWriter = rapidjson::Writer<rapidjson::OStreamWrapper>;
 // which may be binary, are base64-encoded by consume before they get here).
 std::string json_safe(const std::string& s) { return valid_utf8(s) ? s : to_valid_utf8(s); }
 
-void write_key(JsonWriter& w, const std::string& key) { w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size())); }
+void write_key(JsonWriter& w, const std::string& key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
 
 void write_json(JsonWriter& w, const Value& v) {
   std::visit(

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <concepts>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,8 +26,7 @@ struct Value {
   Value(std::nullptr_t) {}
   Value(bool b) : data(b) {}
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  Value(T v) : data(static_cast<int64_t>(v)) {}
+  requires(!std::same_as<T, bool>) Value(T v) : data(static_cast<int64_t>(v)) {}
   Value(std::string s) : data(std::move(s)) {}
   Value(const char* s) : data(std::string(s)) {}
   Value(List list) : data(std::move(list)) {}
@@ -37,8 +36,7 @@ struct Value {
     if (v) *this = Value(*v);
   }
   template <typename T>
-    requires(!std::same_as<T, Value>)
-  Value(const std::vector<T>& items) : data(List(items.begin(), items.end())) {}
+  requires(!std::same_as<T, Value>) Value(const std::vector<T>& items) : data(List(items.begin(), items.end())) {}
 
   bool is_null() const { return std::holds_alternative<std::monostate>(data); }
 };

@@ -92,8 +92,7 @@ int run_produce(const Invocation& inv) {
       const rd_kafka_resp_err_t err = rd_kafka_producev(
           client.handle(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE(const_cast<char*>(r.value.data()), r.value.size()),
-          RD_KAFKA_V_KEY(key, key_size),
-          RD_KAFKA_V_HEADERS(h.get()), RD_KAFKA_V_END);
+          RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_HEADERS(h.get()), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         (void)h.release();  // the message owns its headers now
         break;
@@ -146,8 +145,9 @@ Command produce_command() {
                 add("partition,p", po::value<int32_t>()->default_value(RD_KAFKA_PARTITION_UA)->value_name("N"),
                     "the partition (-1: librdkafka's partitioner, by key)");
               },
-          .description = "Waits for every delivery report (acks=all) and prints, per partition, how many\n"
-                         "records landed and at which offsets.",
+          .description =
+              "Waits for every delivery report (acks=all) and prints, per partition, how many\n"
+              "records landed and at which offsets.",
           .run = run_produce};
 }
 

@@ -46,7 +46,8 @@ TopicSpec parse_topic_spec(std::string_view text) {
   if (colon == std::string_view::npos) return {std::string(text), std::nullopt};
   TopicSpec spec{std::string(text.substr(0, colon)), std::vector<int32_t>{}};
   if (spec.topic.empty()) throw UsageError("topic: empty name in '" + std::string(text) + "'");
-  for (const std::string& p : split(text.substr(colon + 1), ',')) spec.partitions->push_back(parse_int32(p, "partition"));
+  for (const std::string& p : split(text.substr(colon + 1), ','))
+    spec.partitions->push_back(parse_int32(p, "partition"));
   return spec;
 }
 
@@ -60,8 +61,8 @@ int64_t parse_datetime_ms(std::string_view text) {
   std::tm tm{};
   int consumed = 0;
   const std::string s(text);
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &tm.tm_sec, &consumed) != 6)
     throw bad();
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;

@@ -75,7 +75,8 @@ int run_list(const Invocation& inv) {
   Table& t = doc.table("topics", {"name", "partitions", "replication_factor"});
   for (const auto* topic : topics) {
     if (!inv.has("internal") && std::string(topic->topic).starts_with("__")) continue;
-    t.add({topic->topic, topic->partition_cnt, topic->partition_cnt > 0 ? Value(topic->partitions[0].replica_cnt) : nullptr});
+    t.add({topic->topic, topic->partition_cnt,
+           topic->partition_cnt > 0 ? Value(topic->partitions[0].replica_cnt) : nullptr});
   }
   inv.print(doc);
   return kExitOk;
@@ -104,8 +105,8 @@ int run_describe(const Invocation& inv) {
 
   Document doc;
   Table& topics = doc.table("topics", {"name", "partitions", "replication_factor"});
-  Table& partitions = doc.table("partitions", {"topic", "partition", "leader", "replicas", "isr", "log_start_offset",
-                                               "high_watermark"});
+  Table& partitions = doc.table(
+      "partitions", {"topic", "partition", "leader", "replicas", "isr", "log_start_offset", "high_watermark"});
   for (const std::string& name : inv.words()) {
     const rd_kafka_metadata_topic_t& t = find_topic(*md, name);
     std::vector<const rd_kafka_metadata_partition_t*> parts;
@@ -169,7 +170,8 @@ int run_add_partitions(const Invocation& inv) {
     total = static_cast<int>(Client::partitions_of(*md, topic).size()) + inv.get<int>("num");
   }
   char err[512];
-  NewPartitions np(rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(std::max(total, 0)), err, sizeof(err)));
+  NewPartitions np(
+      rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(std::max(total, 0)), err, sizeof(err)));
   if (!np) throw UsageError(err);
   rd_kafka_NewPartitions_t* raw[] = {np.get()};
   rd_kafka_CreatePartitions(client.handle(), raw, 1, client.admin_options(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS).get(),
@@ -266,25 +268,27 @@ Command topics_command() {
       .summary = "partitions, leaders, offsets and configs of topics (Metadata, ListOffsets, DescribeConfigs)",
       .words = "TOPIC...",
       .min_words = 1,
-      .description = "Tables: topics, partitions (leader, replicas, ISR, log start offset, high watermark) and\n"
-                     "configs (value and source of every config). Sizes on disk are not shown: they need\n"
-                     "DescribeLogDirs, which librdkafka 2.0.2 does not offer.",
+      .description =
+          "Tables: topics, partitions (leader, replicas, ISR, log start offset, high watermark) and\n"
+          "configs (value and source of every config). Sizes on disk are not shown: they need\n"
+          "DescribeLogDirs, which librdkafka 2.0.2 does not offer.",
       .run = run_describe};
-  Command alter{
-      .name = "alter-config",
-      .summary = "set or delete a topic's configs (DescribeConfigs, then AlterConfigs)",
-      .words = "TOPIC",
-      .min_words = 1,
-      .max_words = 1,
-      .options =
-          [](po::options_description_easy_init& add) {
-            add("set,s", po::value<Strings>()->composing()->value_name("KEY=VALUE"), "set a config (repeatable)");
-            add("delete,d", po::value<Strings>()->composing()->value_name("KEY"),
-                "delete a config: back to the broker's default (repeatable)");
-          },
-      .description = "librdkafka 2.0.2 has no IncrementalAlterConfigs: the topic's dynamic configs are read,\n"
-                     "changed, and written back whole with AlterConfigs (not atomic against another writer).",
-      .run = run_alter_config};
+  Command alter{.name = "alter-config",
+                .summary = "set or delete a topic's configs (DescribeConfigs, then AlterConfigs)",
+                .words = "TOPIC",
+                .min_words = 1,
+                .max_words = 1,
+                .options =
+                    [](po::options_description_easy_init& add) {
+                      add("set,s", po::value<Strings>()->composing()->value_name("KEY=VALUE"),
+                          "set a config (repeatable)");
+                      add("delete,d", po::value<Strings>()->composing()->value_name("KEY"),
+                          "delete a config: back to the broker's default (repeatable)");
+                    },
+                .description =
+                    "librdkafka 2.0.2 has no IncrementalAlterConfigs: the topic's dynamic configs are read,\n"
+                    "changed, and written back whole with AlterConfigs (not atomic against another writer).",
+                .run = run_alter_config};
   Command add_partitions{.name = "add-partitions",
                          .summary = "add partitions to a topic (CreatePartitions)",
                          .words = "TOPIC",
