@@ -153,6 +153,10 @@ int run(const Command& root, int argc, char** argv) {
     std::cerr << kProgram << ": " << e.what() << "\n";
     if (json) print_json_error(std::cout, error_name(e.code()), e.what());
     return kExitKafkaError;
+  } catch (const std::exception& e) {  // not expected: still one line and a failure, not an abort
+    std::cerr << kProgram << ": " << e.what() << "\n";
+    if (json) print_json_error(std::cout, "INTERNAL", e.what());
+    return kExitKafkaError;
   }
 }
 
