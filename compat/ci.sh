@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# CI's compatibility step (called by .ci/run after the unit tests):
-#   1. librdkafka 2.0.2's own tests listed in compat/librdkafka/expected-pass.txt (all must pass)
-#   2. compat/kcat.sh and compat/confluent_kafka_check.py against a fresh build/rokka
+# CI's compatibility step (called by .ci/run after the unit tests), for each librdkafka version
+# (2.0.2, Debian's; then 2.14.2, built from Debian sid's source):
+#   1. its own tests listed in compat/librdkafka/VERSION/expected-pass.txt (all must pass)
+#   2. compat/kcat.sh and compat/confluent_kafka_check.py against a fresh build/rokka: Debian's
+#      kcat and python3-confluent-kafka, on 2.14.2 with LD_LIBRARY_PATH=its build's src/ (each
+#      scenario checks first that the library it loaded is 2.14.2)
 # While build/rokka is still the placeholder that prints "broker not built yet", every step that
 # needs a broker is SKIPPED with a loud message (never counted as passed); the rest still runs.
 # Ends with `compat: N passed, M failed` summed over the steps; exit 1 if anything failed.
@@ -52,12 +55,21 @@ if rokka_is_placeholder; then
   echo "!!! They start running here as soon as build/rokka is a real broker."
   local_only=(--local-only)
 fi
-step "librdkafka 2.0.2 suite: expected-pass.txt" \
-  "$HERE/librdkafka/run.sh" --tests "$HERE/librdkafka/expected-pass.txt" --timeout 300 "${local_only[@]}"
-if [ ${#local_only[@]} -eq 0 ]; then
-  step "kcat scenario" "$HERE/kcat.sh"
-  step "python3-confluent-kafka scenario" /usr/bin/python3 "$HERE/confluent_kafka_check.py"
-fi
+for version in 2.0.2 2.14.2; do
+  version_start=$SECONDS
+  step "librdkafka $version suite: $version/expected-pass.txt" "$HERE/librdkafka/run.sh" --version "$version" \
+    --tests "$HERE/librdkafka/$version/expected-pass.txt" --timeout 300 "${local_only[@]}"
+  if [ ${#local_only[@]} -eq 0 ]; then
+    library=()  # 2.0.2 is the system's librdkafka1, the one kcat and python3-confluent-kafka are built on
+    if [ "$version" != 2.0.2 ]; then
+      library=(env "LD_LIBRARY_PATH=$("$HERE/librdkafka/build.sh" "$version")/src" "ROKKA_EXPECT_LIBRDKAFKA=$version")
+    fi
+    step "kcat scenario on librdkafka $version" "${library[@]}" "$HERE/kcat.sh"
+    step "python3-confluent-kafka scenario on librdkafka $version" "${library[@]}" /usr/bin/python3 \
+      "$HERE/confluent_kafka_check.py"
+  fi
+  banner "librdkafka $version done in $((SECONDS - version_start))s"
+done
 banner "compat done in $((SECONDS - start))s"
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

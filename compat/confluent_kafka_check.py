@@ -5,6 +5,9 @@
     /usr/bin/python3 compat/confluent_kafka_check.py      # starts build/rokka via compat/with_broker.sh
 
 Run it with /usr/bin/python3: a `python3` earlier on PATH (pyenv) lacks Debian's modules.
+On another librdkafka (same soname, compatible ABI): LD_LIBRARY_PATH=<its build>/src, and
+ROKKA_EXPECT_LIBRDKAFKA=<version> adds a first step that checks confluent_kafka.libversion()
+(rd_kafka_version_str()) is that version. compat/ci.sh runs it so on 2.14.2.
 Scenario: auto-create a topic (Metadata), list metadata, produce keyed messages with headers,
 consume them with a group and commit, then check a second member of the group resumes from
 the commit. Every step asserts what came back. Ends with `N passed, M failed`; exit 1 on failure.
@@ -131,7 +134,14 @@ def main(argv):
     s = Scenario(argv[1])
     print(f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]}) "
           f"against {s.bootstrap}, topic {s.topic}")
-    steps = [
+    steps = []
+    expected_library = os.environ.get("ROKKA_EXPECT_LIBRDKAFKA")
+    if expected_library:
+        def loaded_library():
+            assert confluent_kafka.libversion()[0] == expected_library, \
+                f"loaded librdkafka {confluent_kafka.libversion()[0]}, expected {expected_library}"
+        steps.append((f"runs on librdkafka {expected_library}", loaded_library))
+    steps += [
         ("metadata request auto-creates the topic", s.metadata_creates_topic),
         ("metadata lists the topic, its partitions and leaders", s.metadata_lists_topic),
         (f"produce {PER_PARTITION} messages per partition: dense offsets from 0", lambda: s.produce(0, PER_PARTITION)),

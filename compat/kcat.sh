@@ -5,6 +5,10 @@
 #   compat/kcat.sh HOST:PORT     against a running broker
 #   compat/kcat.sh               starts build/rokka (or $ROKKA_BIN) via compat/with_broker.sh
 #
+# On another librdkafka (same soname, compatible ABI): LD_LIBRARY_PATH=<its build>/src, and
+# ROKKA_EXPECT_LIBRDKAFKA=<version> adds a first check that kcat really loaded that version
+# (rd_kafka_version_str(), as `kcat -V` prints it). compat/ci.sh runs it so on 2.14.2.
+#
 # Ends with `N passed, M failed` (one per check); exit status 1 if any check failed.
 set -euo pipefail
 
@@ -101,7 +105,14 @@ query_end_offset() {  # -Q with timestamp -1 asks ListOffsets for the log end
   expect_eq "end offset of partition 0" "$TOPIC [0] offset $((COUNT + MORE))" "$(tr -s ' ' <"$work/q" | head -1)"
 }
 
-echo "kcat $(dpkg-query -W -f='${Version}' kcat 2>/dev/null) against $BOOTSTRAP, topic $TOPIC"
+librdkafka_version() {  # what rd_kafka_version_str() returns in this process's environment
+  kcat -V | sed -n 's/.*librdkafka \([^ ]*\) builtin.*/\1/p'
+}
+
+echo "kcat $(dpkg-query -W -f='${Version}' kcat 2>/dev/null) (librdkafka $(librdkafka_version)) against $BOOTSTRAP, topic $TOPIC"
+if [ -n "${ROKKA_EXPECT_LIBRDKAFKA:-}" ]; then
+  check "kcat runs on librdkafka $ROKKA_EXPECT_LIBRDKAFKA" expect_eq "librdkafka" "$ROKKA_EXPECT_LIBRDKAFKA" "$(librdkafka_version)"
+fi
 check "produce $COUNT keyed messages (acks=all)" produce_text
 check "produce a 64 KiB binary message" produce_binary
 check "metadata lists the topic with $PARTITIONS partitions" metadata_lists_topic

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""Run librdkafka 2.0.2's own test suite against one broker, test by test.
+"""Run a librdkafka version's own test suite against one broker, test by test.
 
 Called by run.sh (which fetches and builds first); see compat/README.md. Python 3 stdlib only.
+The version's directory (--suite-dir, e.g. compat/librdkafka/2.14.2) holds its excluded.txt and
+flaky.txt; test-runner runs against the librdkafka of its own build tree (LD_LIBRARY_PATH, checked
+with ldd before the first test), never the system's.
 
 A "test" is one entry of the suite's tests[] table in tests/test.c, e.g. 0045_subscribe_update_mock.
 test-runner selects by number (TESTS=0045 runs every 0045_* entry), so tests that share a number,
@@ -26,7 +29,6 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-KAFKA_VERSION = "3.1.0"  # what Rokka claims to be for the suite's version gates (see README)
 NUM_PARTITIONS = 4       # the suite's scenarios/default.json
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -120,7 +122,7 @@ def select(suite, spec, excluded):
     """Tests named by spec: 'all', a file of entries, or a comma/space list of entries.
 
     An entry is a test name, a 4-digit number (all tests with it) or 'all' (0000-0999 minus
-    excluded.txt). Explicitly named excluded tests still run, with a warning.
+    the version's excluded.txt). Explicitly named excluded tests still run, with a warning.
     """
     entries = read_list(spec) if os.path.isfile(spec) else re.split(r"[,\s]+", spec.strip())
     by_name = {t.name: t for t in suite}
@@ -139,7 +141,7 @@ def select(suite, spec, excluded):
         for t in picked:
             if t not in chosen:
                 if t.name in excluded and e != "all":
-                    print(f"warning: {t.name} is in excluded.txt: {excluded[t.name]}", file=sys.stderr)
+                    print(f"warning: {t.name} is excluded: {excluded[t.name]}", file=sys.stderr)
                 chosen.append(t)
     return chosen
 
@@ -280,7 +282,10 @@ def parse_output(text, names):
     for name in names:
         if name in found:
             continue
-        if f"Running test {name} " in text:  # started, but no summary: crashed or killed
+        passed = re.search(r"\[" + re.escape(name) + r"\s*/\s*([\d.]+)s\].*Test " + re.escape(name) + " PASSED", text)
+        if passed:  # passed before a later test of its process died
+            found[name] = ("PASS", float(passed.group(1)), "")
+        elif f"Running test {name} " in text:  # started, but no summary: crashed or killed
             found[name] = ("FAIL", 0.0, first_failure(text, name) or "test-runner died before the summary")
     return found
 
@@ -306,13 +311,41 @@ def write_test_conf(path, broker, multiplier):
 def prepare_cwd(work, args):
     """test-runner's working dir, WORK/cwd, laid out like the source tree's tests/ dir:
     0066_plugins loads ./interceptor_test/interceptor_test.so, 0053_stats reads
-    ../src/statistics_schema.json."""
+    ../src/statistics_schema.json, 2.14.2's 0133_ssl_keys reads ./fixtures/ssl/."""
     links = {work / "cwd" / "interceptor_test": args.runner.parent / "interceptor_test",
              work / "src": args.source / "src"}
+    if (args.source / "tests" / "fixtures").is_dir():
+        links[work / "cwd" / "fixtures"] = args.source / "tests" / "fixtures"
     (work / "cwd").mkdir(exist_ok=True)
     for link, target in links.items():
         if not link.is_symlink():
             link.symlink_to(target)
+
+
+def runner_env(args):
+    """test-runner's environment: ours less what would change the suite's behaviour (CI changes
+    client settings such as request.timeout.ms), its own librdkafka first on the library path."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CI", "TESTS", "SUBTESTS", "TESTS_SKIP", "TEST_CONSUMER_GROUP_PROTOCOL")}
+    build = args.runner.parent.parent
+    env.update(LD_LIBRARY_PATH=":".join([str(build / "src"), str(build / "src-cpp")]
+                                        + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else [])),
+               TEST_KAFKA_VERSION=args.kafka_version, KAFKA_PATH=str(HERE / "kafka_path"),
+               TEST_CONSUMER_GROUP_PROTOCOL="classic")  # the classic group protocol (KIP-848's is issue 19)
+    return env
+
+
+def check_library(args):
+    """Exits unless test-runner, with the environment it gets, loads the librdkafka built beside it."""
+    build = args.runner.parent.parent
+    env = {k: v for k, v in runner_env(args).items() if k != "LD_PRELOAD"}
+    out = subprocess.run(["ldd", str(args.runner)], env=env, capture_output=True, text=True).stdout
+    m = re.search(r"^\s*librdkafka\.so\.1 => (\S+)", out, re.M)
+    if not m or Path(m.group(1)).resolve().parent != (build / "src").resolve():
+        sys.exit(f"run.py: {args.runner} would load {m.group(1) if m else 'no librdkafka.so.1'}, not {build / 'src'}")
+    if os.environ.get("LD_PRELOAD"):  # deliberate (a debug build over the suite's, compat/README.md)
+        print(f"warning: LD_PRELOAD={os.environ['LD_PRELOAD']} comes before {m.group(1)}", file=sys.stderr)
+    return m.group(1)
 
 
 def run_group(args, work, key, tests, broker, log_suffix=""):
@@ -324,9 +357,8 @@ def run_group(args, work, key, tests, broker, log_suffix=""):
         cmd.append("-k")
     if args.quick:
         cmd.append("-Q")
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TESTS", "SUBTESTS", "TESTS_SKIP")}
-    env.update(TESTS=number, TEST_KAFKA_VERSION=args.kafka_version, RDKAFKA_TEST_CONF=str(conf),
-               KAFKA_PATH=str(HERE / "kafka_path"), TEST_SCENARIO=scenario)
+    env = runner_env(args)
+    env.update(TESTS=number, RDKAFKA_TEST_CONF=str(conf), TEST_SCENARIO=scenario)
     if not local:
         env.update(BROKERS=broker.bootstrap)
     log_path = work / "logs" / f"{number}-{'local' if local else scenario}{'-known' if known else ''}{log_suffix}.log"
@@ -366,11 +398,11 @@ def table_cell(text):
     return text.replace("|", "\\|").replace("\n", " ")[:300]
 
 
-def write_report(path, results, header):
+def write_report(path, results, version, header):
     passed = sum(r.state == "PASS" for r in results)
     failed = sum(r.state == "FAIL" for r in results)
     skipped = sum(r.state == "SKIP" for r in results)
-    lines = [f"# librdkafka 2.0.2 test suite: {header}", "",
+    lines = [f"# librdkafka {version} test suite: {header}", "",
              "| # | test | result | seconds | first failure line |",
              "| --- | --- | --- | ---: | --- |"]
     for r in results:
@@ -386,21 +418,24 @@ def main():
     p.add_argument("--runner", type=Path, required=True, help="tests/test-runner")
     p.add_argument("--source", type=Path, required=True, help="librdkafka source dir (for tests/test.c)")
     p.add_argument("--broker", required=True, help="broker binary (Rokka) or 'mock'")
+    p.add_argument("--suite-dir", type=Path, required=True,
+                   help="the version's directory: excluded.txt, flaky.txt (e.g. compat/librdkafka/2.0.2)")
     p.add_argument("--tests", default="all", help="'all' (default), a list of names/numbers, or a file")
     p.add_argument("--quick", action="store_true", help="test-runner -Q: fewer messages, shorter runs")
     p.add_argument("--timeout", type=int, default=600, help="seconds per test-runner process (default 600)")
     p.add_argument("--timeout-multiplier", type=float, default=2.0,
                    help="test.timeout.multiplier for the suite's own timeouts (default 2.0: shared 2-core box)")
-    p.add_argument("--kafka-version", default=KAFKA_VERSION, help=f"TEST_KAFKA_VERSION (default {KAFKA_VERSION})")
+    p.add_argument("--kafka-version", required=True, help="TEST_KAFKA_VERSION (run.sh: the version's suite.conf)")
     p.add_argument("--local-only", action="store_true",
                    help="drop tests that need a broker from the selection, saying which (CI, while no broker)")
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
-    args.flaky = read_excluded(HERE / "flaky.txt")  # same format: NAME  reason
+    args.flaky = read_excluded(args.suite_dir / "flaky.txt")  # same format: NAME  reason
+    version = args.suite_dir.name
 
     suite = parse_suite(args.source / "tests" / "test.c")
-    excluded = read_excluded(HERE / "excluded.txt")
+    excluded = read_excluded(args.suite_dir / "excluded.txt")
     chosen = select(suite, args.tests, excluded)
     if args.local_only:
         dropped = [t.name for t in chosen if not t.local]
@@ -411,7 +446,9 @@ def main():
     (work / "logs").mkdir(parents=True, exist_ok=True)
     prepare_cwd(work, args)
     report = args.report or work / "report.md"
-    print(f"== {len(chosen)} tests, broker {args.broker}, work dir {work}", flush=True)
+    library = check_library(args)
+    print(f"== librdkafka {version} ({library}): {len(chosen)} tests, broker {args.broker}, work dir {work}",
+          flush=True)
 
     groups = {}
     for t in chosen:
@@ -424,7 +461,7 @@ def main():
     finally:
         broker.stop()
     results.sort(key=lambda r: chosen.index(r.test))
-    closing, failed = write_report(report, results, f"broker {args.broker}, TEST_KAFKA_VERSION={args.kafka_version}"
+    closing, failed = write_report(report, results, version, f"broker {args.broker}, TEST_KAFKA_VERSION={args.kafka_version}"
                                    + (", quick mode" if args.quick else ""))
     print(f"== report: {report}")
     print(closing)

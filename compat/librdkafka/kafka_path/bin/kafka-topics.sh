@@ -7,11 +7,21 @@ is Java; this one does the same operations through Debian's python3-confluent-ka
 AdminClient, so the broker sees CreateTopics / CreatePartitions / DeleteTopics requests,
 as it would from Kafka's tool. Supported: --create (--partitions, --replication-factor,
 --config k=v...), --alter --partitions N, --delete. Exit status 0 on success, 1 on error.
+The tool stands for Kafka's, not for the client under test: it always runs on Debian's librdkafka,
+whichever librdkafka the suite calling it was built with (run.py gives test-runner, and so its
+children, an LD_LIBRARY_PATH that this script drops, with any LD_PRELOAD, before loading
+confluent_kafka).
 """
 import argparse
+import os
 import sys
 
-from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+LOADER_VARIABLES = ("LD_LIBRARY_PATH", "LD_PRELOAD")
+if any(os.environ.get(k) for k in LOADER_VARIABLES):  # the loader reads them at exec: start again
+    os.execve(sys.executable, [sys.executable] + sys.argv,
+              {k: v for k, v in os.environ.items() if k not in LOADER_VARIABLES})
+
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic  # noqa: E402
 
 TIMEOUT_S = 30
 
