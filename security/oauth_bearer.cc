@@ -43,6 +43,10 @@ std::string java_list(const std::vector<std::string>& items) {
 
 bool blank(std::string_view s) { return trim_blanks(s).empty(); }
 
+// A NumericDate (seconds since the epoch) we can turn into milliseconds without
+// overflow: +-1e14 s is three million years either way.
+bool sane_seconds(double v) { return std::isfinite(v) && std::abs(v) <= 1e14; }
+
 // The Java class Kafka's unsecured JWS holds a claim as: numbers stay numbers,
 // arrays become lists of text, everything else becomes text (Jackson's asText).
 std::string java_type(const JsonValue& v) {
@@ -220,6 +224,7 @@ OAuthBearerValidation UnsecuredOAuthBearerValidator::validate(std::string_view t
   const JsonValue* exp = claims->member("exp");
   if (exp == nullptr) return reject("No expiration time in JWT");
   if (exp->type != Type::kNumber) return reject("The 'exp' claim was not of type Number: " + java_type(*exp));
+  if (!sane_seconds(exp->number)) return reject("The 'exp' claim is out of range: " + exp->string);
   t.lifetime_ms = std::llround(exp->number * 1000);
   const JsonValue* principal = claims->member(options_.principal_claim);
   if (principal != nullptr && (principal->type == Type::kNumber || principal->type == Type::kArray))
@@ -230,6 +235,7 @@ OAuthBearerValidation UnsecuredOAuthBearerValidator::validate(std::string_view t
   const JsonValue* iat = claims->member("iat");
   if (iat != nullptr && iat->type != Type::kNumber)
     return reject("The 'iat' claim was not of type Number: " + java_type(*iat));
+  if (iat != nullptr && !sane_seconds(iat->number)) return reject("The 'iat' claim is out of range: " + iat->string);
   if (iat != nullptr) t.start_time_ms = std::llround(iat->number * 1000);
 
   const int64_t skew = options_.allowable_clock_skew_ms;
@@ -293,7 +299,7 @@ OAuthBearerValidation SignedOAuthBearerValidator::validate(std::string_view raw,
   if (!claims.ok()) return fail("payload: " + claims.error().message());
   const auto number = [&](std::string_view name) -> const JsonValue* {
     const JsonValue* v = claims->member(name);
-    return v != nullptr && v->type == Type::kNumber ? v : nullptr;
+    return v != nullptr && v->type == Type::kNumber && sane_seconds(v->number) ? v : nullptr;
   };
   const int64_t now_s = now_ms / 1000, skew = options_.clock_skew_seconds;
   for (const char* name : {"exp", "iat", "nbf"})

@@ -101,6 +101,7 @@ TEST(UnsecuredValidatorTest, RefusesMalformedTokensWithKafkasReasons) {
   EXPECT_EQ(reason(unsecured(R"({"sub":"  ","exp":9999999999})")), "No principal name in JWT claim: sub");
   EXPECT_EQ(reason(unsecured(R"({"sub":7,"exp":9999999999})")), "The 'sub' claim was not of type String: Integer");
   EXPECT_EQ(reason(unsecured(R"({"sub":"a","exp":9999999999,"scope":5})")), "The 'scope' claim was not of type List: Integer");
+  EXPECT_TRUE(reason(unsecured(R"({"sub":"a","exp":1e300})")).starts_with("The 'exp' claim is out of range"));
 }
 
 TEST(UnsecuredValidatorTest, ChecksTimesWithTheAllowedSkew) {
@@ -238,6 +239,9 @@ TEST_F(SignedValidatorTest, ChecksExpiryNotBeforeAndIssuedAtWithTheClockSkew) {
   EXPECT_NE(reason(rsa_->sign("RS256", R"({"sub":"alice","iat":1})")).find("No Expiration Time"), std::string::npos);
   EXPECT_NE(reason(rsa_->sign("RS256", R"({"sub":"alice","exp":9999999999})")).find("No Issued At"), std::string::npos);
   EXPECT_NE(reason(rsa_->sign("RS256", R"({"sub":"alice","exp":"x","iat":1})")).find("'exp' claim"), std::string::npos);
+  // A date past what milliseconds hold (found by fuzz_jwt: the conversion overflowed).
+  EXPECT_NE(reason(rsa_->sign("RS256", R"({"sub":"alice","exp":1e300,"iat":1})")).find("'exp' claim"), std::string::npos);
+  EXPECT_NE(reason(rsa_->sign("RS256", R"({"sub":"alice","exp":9999999999,"iat":-1e300})")).find("'iat' claim"), std::string::npos);
 }
 
 TEST_F(SignedValidatorTest, ChecksAudienceAndIssuer) {
