@@ -9,6 +9,17 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+std::vector<std::string_view> split_all(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t at = s.find(sep, start);
+    parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
 std::string_view trim_blanks(std::string_view s) {
   constexpr std::string_view kBlanks = " \t\r\n";
   const size_t begin = s.find_first_not_of(kBlanks);
@@ -40,14 +51,8 @@ std::optional<std::string_view> mechanism_value(const ConfigMap& listener_config
 
 std::vector<std::string> config_list(std::string_view value) {
   std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t comma = value.find(',', start);
-    if (comma == std::string_view::npos) comma = value.size();
-    const std::string_view item = trim_blanks(value.substr(start, comma - start));
-    if (!item.empty()) items.emplace_back(item);
-    start = comma + 1;
-  }
+  for (const std::string_view piece : split_all(value, ','))
+    if (!trim_blanks(piece).empty()) items.emplace_back(trim_blanks(piece));
   return items;
 }
 

@@ -28,6 +28,9 @@ std::optional<std::string_view> mechanism_value(const ConfigMap& listener_config
 // A Kafka LIST value: comma-separated, each item trimmed, empty items dropped.
 std::vector<std::string> config_list(std::string_view value);
 
+// Every piece between `sep`s, empty ones included ("a,,b" -> "a", "", "b").
+std::vector<std::string_view> split_all(std::string_view s, char sep);
+
 std::string ascii_lower(std::string_view s);
 std::string_view trim_blanks(std::string_view s);  // spaces, tabs, CR, LF
 

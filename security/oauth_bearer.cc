@@ -16,14 +16,7 @@ using Type = JsonValue::Type;
 
 // Java's String.split on '.': trailing empty strings are dropped.
 std::vector<std::string_view> java_split_dots(std::string_view s) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = s.find('.', start);
-    parts.push_back(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
+  std::vector<std::string_view> parts = split_all(s, '.');
   while (parts.size() > 1 && parts.back().empty()) parts.pop_back();
   if (parts.size() == 1 && parts[0].empty() && !s.empty()) parts.clear();
   return parts;

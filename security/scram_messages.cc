@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "security/base64.h"
+#include "security/config_map.h"
 
 namespace rokka::security {
 namespace {
@@ -22,17 +23,6 @@ bool all_of(std::string_view s, bool (*pred)(char)) {
   for (const char c : s)
     if (!pred(c)) return false;
   return true;
-}
-
-std::vector<std::string_view> split_commas(std::string_view s) {
-  std::vector<std::string_view> fields;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = s.find(',', start);
-    fields.push_back(s.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (comma == std::string_view::npos) return fields;
-    start = comma + 1;
-  }
 }
 
 // "<name>=<rest>": the rest, or nullopt.
@@ -117,7 +107,7 @@ Result<ClientFirstMessage> ClientFirstMessage::parse(std::string_view message) {
   }
   m.gs2_header = std::string(message.substr(0, header_end + 1));
   m.bare = std::string(message.substr(header_end + 1));
-  const auto fields = split_commas(m.bare);
+  const auto fields = split_all(m.bare, ',');
   size_t i = 0;
   if (i < fields.size() && fields[i].starts_with("m=")) {
     if (!all_of(fields[i].substr(2), is_value)) return invalid(kWhich, "bad reserved attribute");
@@ -143,7 +133,7 @@ std::string ClientFirstMessage::format(std::string_view username, std::string_vi
 Result<ServerFirstMessage> ServerFirstMessage::parse(std::string_view message) {
   constexpr std::string_view kWhich = "server first";
   if (Status s = check_size(message, kWhich); !s.ok()) return Error(s.message());
-  const auto fields = split_commas(message);
+  const auto fields = split_all(message, ',');
   size_t i = 0;
   if (i < fields.size() && fields[i].starts_with("m=")) {
     if (!all_of(fields[i].substr(2), is_value)) return invalid(kWhich, "bad reserved attribute");
@@ -183,7 +173,7 @@ Result<ClientFinalMessage> ClientFinalMessage::parse(std::string_view message) {
   if (!proof) return invalid(kWhich, "bad p=<proof>");
   m.proof = std::move(*proof);
   m.without_proof = std::string(message.substr(0, proof_at));
-  const auto fields = split_commas(m.without_proof);
+  const auto fields = split_all(m.without_proof, ',');
   const auto binding = attribute(fields[0], "c");
   auto decoded = binding ? base64_decode(*binding, kMaxDecodedField) : std::nullopt;
   if (!decoded) return invalid(kWhich, "bad or missing c=<channel binding>");
@@ -214,7 +204,7 @@ Result<ServerFinalMessage> ServerFinalMessage::parse(std::string_view message) {
     m.error = std::string(*error);
     return m;
   }
-  const auto fields = split_commas(message);
+  const auto fields = split_all(message, ',');
   const auto signature = attribute(fields[0], "v");
   auto decoded = signature ? base64_decode(*signature, kMaxDecodedField) : std::nullopt;
   if (!decoded) return invalid(kWhich, "bad or missing v=<signature>");

@@ -3,55 +3,22 @@
 //   1: the rest as a token for the signed validator (a JWKS of keys made at start-up);
 //   2: the rest as a JWT payload signed with such a key, so the claim checks run;
 //   3: the rest as a JWKS, and as an OAUTHBEARER exchange (the message, then %x01).
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "security/base64.h"
 #include "security/oauth_bearer.h"
+#include "tests/security/jwt_test_signer.h"
 
 namespace {
 
 using namespace rokka::security;
 
-struct Signer {
-  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
-  std::string header = base64url_encode(R"({"alg":"ES256","kid":"fuzz"})");
-
-  std::string jwk() const {
-    unsigned char point[65];
-    size_t len = 0;
-    EVP_PKEY_get_octet_string_param(key, "pub", point, sizeof(point), &len);
-    const std::string p(reinterpret_cast<char*>(point) + 1, 64);
-    return R"({"keys":[{"kty":"EC","crv":"P-256","kid":"fuzz","x":")" + base64url_encode(p.substr(0, 32)) +
-           R"(","y":")" + base64url_encode(p.substr(32)) + R"("}]})";
-  }
-  std::string sign(std::string_view payload) const {
-    const std::string input = header + "." + base64url_encode(payload);
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, key);
-    size_t len = 0;
-    EVP_DigestSign(ctx, nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()), input.size());
-    std::string der(len, '\0');
-    EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(der.data()), &len,
-                   reinterpret_cast<const unsigned char*>(input.data()), input.size());
-    EVP_MD_CTX_free(ctx);
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
-    ECDSA_SIG* sig = d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len));
-    std::string raw(64, '\0');
-    BN_bn2binpad(ECDSA_SIG_get0_r(sig), reinterpret_cast<unsigned char*>(raw.data()), 32);
-    BN_bn2binpad(ECDSA_SIG_get0_s(sig), reinterpret_cast<unsigned char*>(raw.data()) + 32, 32);
-    ECDSA_SIG_free(sig);
-    return input + "." + base64url_encode(raw);
-  }
-};
-
-const Signer& signer() {
-  static const Signer* s = new Signer;
-  return *s;
+// An ES256 key made at start-up (the test signer of tests/security/).
+const rokka::security::testing::TestSigningKey& signer() {
+  static const auto* key = new rokka::security::testing::TestSigningKey("P-256", "fuzz");
+  return *key;
 }
 
 std::shared_ptr<const OAuthBearerValidator> signed_validator() {
@@ -59,7 +26,8 @@ std::shared_ptr<const OAuthBearerValidator> signed_validator() {
     SignedValidatorOptions options;
     options.expected_audience = {"kafka"};
     options.expected_issuer = "issuer";
-    return std::make_shared<const SignedOAuthBearerValidator>(JsonWebKeySet::parse(signer().jwk()).value(), options);
+    auto keys = JsonWebKeySet::parse(rokka::security::testing::jwks_of({signer().jwk()}));
+    return std::make_shared<const SignedOAuthBearerValidator>(std::move(keys).value(), options);
   }();
   return v;
 }
@@ -84,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: (void)unsecured_validator()->validate(rest, kNowMs); break;
     case 1: (void)signed_validator()->validate(rest, kNowMs); break;
     case 2:
-      if (rest.size() <= kMaxOAuthBearerMessageBytes / 2) (void)signed_validator()->validate(signer().sign(rest), kNowMs);
+      if (rest.size() <= kMaxOAuthBearerMessageBytes / 2)
+        (void)signed_validator()->validate(signer().sign("ES256", std::string(rest)), kNowMs);
       break;
     default: {
       (void)JsonWebKeySet::parse(rest);

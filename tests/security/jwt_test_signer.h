@@ -1,4 +1,4 @@
-// Test-only: signing keys made at test time (EVP_PKEY_keygen), their public
+// Test-only (and fuzz_jwt): signing keys made at test time (EVP_PKEY_keygen), their public
 // JWKS entries, and compact JWS tokens signed with them. No key is checked in.
 #pragma once
 
@@ -17,10 +17,10 @@ namespace rokka::security::testing {
 
 class TestSigningKey {
  public:
-  // "RSA" (2048 bits) or an EC curve: "P-256", "P-384", "P-521".
-  explicit TestSigningKey(const std::string& kind, std::string kid) : kid_(std::move(kid)) {
+  // "RSA" (of `rsa_bits`) or an EC curve: "P-256", "P-384", "P-521".
+  explicit TestSigningKey(const std::string& kind, std::string kid, size_t rsa_bits = 2048) : kid_(std::move(kid)) {
     if (kind == "RSA") {
-      key_.reset(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(2048)));
+      key_.reset(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", rsa_bits));
     } else {
       curve_ = kind;
       coordinate_ = kind == "P-256" ? 32 : kind == "P-384" ? 48 : 66;

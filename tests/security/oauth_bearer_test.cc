@@ -297,32 +297,13 @@ TEST(JsonWebKeySetTest, RefusesBrokenSetsAndSkipsKeysNotForSigning) {
 }
 
 TEST(JsonWebKeySetTest, RsaKeysUnder2048BitsAreNeverUsed) {
-  TestSigningKey small("RSA", "small");  // 2048; now a 1024-bit key made by hand:
-  EVP_PKEY* weak = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(1024));
-  BIGNUM *n = nullptr, *e = nullptr;
-  EVP_PKEY_get_bn_param(weak, OSSL_PKEY_PARAM_RSA_N, &n);
-  EVP_PKEY_get_bn_param(weak, OSSL_PKEY_PARAM_RSA_E, &e);
-  std::string nb(static_cast<size_t>(BN_num_bytes(n)), '\0'), eb(static_cast<size_t>(BN_num_bytes(e)), '\0');
-  BN_bn2bin(n, reinterpret_cast<unsigned char*>(nb.data()));
-  BN_bn2bin(e, reinterpret_cast<unsigned char*>(eb.data()));
-  BN_free(n);
-  BN_free(e);
-  auto keys = JsonWebKeySet::parse(R"({"keys":[{"kty":"RSA","kid":"w","n":")" + base64url_encode(nb) + R"(","e":")" +
-                                   base64url_encode(eb) + R"("}]})");
+  const TestSigningKey weak("RSA", "w", 1024);
+  auto keys = JsonWebKeySet::parse(testing::jwks_of({weak.jwk()}));
   ASSERT_TRUE(keys.ok());
-  // Sign with the weak key through EVP directly.
+  ASSERT_EQ(keys->size(), 1u);
   const std::string input = "aGVhZGVy.cGF5bG9hZA";
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, weak);
-  size_t len = 0;
-  EVP_DigestSign(ctx, nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()), input.size());
-  std::string sig(len, '\0');
-  EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len,
-                 reinterpret_cast<const unsigned char*>(input.data()), input.size());
-  EVP_MD_CTX_free(ctx);
-  EVP_PKEY_free(weak);
   std::string why;
-  EXPECT_FALSE(keys->verify(JwsAlgorithm::kRs256, std::string("w"), input, sig, why));
+  EXPECT_FALSE(keys->verify(JwsAlgorithm::kRs256, std::string("w"), input, weak.signature("RS256", input), why));
   EXPECT_NE(why.find("no key in the JWKS fits"), std::string::npos);
 }
 
