@@ -1,0 +1,47 @@
+// A listener's TLS server context (boost::asio::ssl::context over OpenSSL)
+// from Kafka's keys, and the principal of a TLS client:
+//
+//   ssl.keystore.type            PEM | PKCS12 | JKS (Kafka's default; a PKCS12
+//                                file is read, a real JKS file is refused)
+//   ssl.keystore.location        PKCS12 file, or PEM file holding the key and the chain
+//   ssl.keystore.password        PKCS12 only (Kafka refuses it with PEM)
+//   ssl.keystore.certificate.chain + ssl.keystore.key   PEM values inline (PEM type only)
+//   ssl.key.password             decrypts an ENCRYPTED PRIVATE KEY (PKCS#8)
+//   ssl.truststore.type / .location / .password / .certificates (PEM inline);
+//                                none: the system's CA paths, as Java uses its cacerts
+//   ssl.client.auth              none | requested | required (default none)
+//   ssl.enabled.protocols        default TLSv1.2,TLSv1.3 (TLSv1, TLSv1.1 also named)
+//   ssl.cipher.suites            IANA names as Java takes them (TLS_ECDHE_RSA_WITH_...,
+//                                TLS_AES_128_GCM_SHA256) or OpenSSL names; empty = OpenSSL's defaults
+// PEM values may have their line breaks turned into blanks (a properties value
+// continued with '\'), as Kafka's PEM parser allows. ssl.protocol,
+// ssl.provider, ssl.*manager.algorithm and ssl.endpoint.identification.algorithm
+// do not change a server context and are ignored. Errors start with the key
+// they are about.
+#pragma once
+
+#include <openssl/types.h>
+
+#include <boost/asio/ssl/context.hpp>
+#include <memory>
+
+#include "security/config_map.h"
+#include "security/kafka_principal.h"
+#include "security/result.h"
+#include "security/ssl_principal_mapper.h"
+
+namespace rokka::security {
+
+enum class SslClientAuth { kNone, kRequested, kRequired };
+
+Result<SslClientAuth> parse_ssl_client_auth(std::string_view value);
+
+// Builds the context once per listener (again on a keystore change: new
+// connections take the new one, live ones keep theirs).
+Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(const ConfigMap& listener_config);
+
+// After a completed handshake: User:<mapped subject> for a verified client
+// certificate, User:ANONYMOUS without one (DefaultKafkaPrincipalBuilder).
+Result<KafkaPrincipal> tls_peer_principal(const SSL* ssl, const SslPrincipalMapper& mapper);
+
+}  // namespace rokka::security
