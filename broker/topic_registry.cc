@@ -31,7 +31,9 @@ constexpr TopicConfigKey kTopicConfigKeys[] = {
     {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
     {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
     {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
-    {"message.timestamp.difference.max.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "timestamps are not range-checked"},
+    {"message.timestamp.after.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be ahead of the broker's clock"},
+    {"message.timestamp.before.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be behind the broker's clock"},
+    {"message.timestamp.difference.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "deprecated: before/after.max.ms while they are at their default"},
     {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
     {"min.cleanable.dirty.ratio", ConfigSupport::kApplied, ConfigType::kDouble, "dirty share that makes a partition due"},
     {"min.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "records younger than this stay uncleaned"},
@@ -153,6 +155,9 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
   s.max_message_bytes = config_.message_max_bytes;
   s.timestamp_type = config_.log_message_timestamp_type == "LogAppendTime" ? storage::TimestampType::kLogAppendTime
                                                                            : storage::TimestampType::kCreateTime;
+  s.timestamp_before_max_ms = config_.log_message_timestamp_before_max_ms;
+  s.timestamp_after_max_ms = config_.log_message_timestamp_after_max_ms;
+  std::optional<int64_t> difference_max_ms;
   for (const auto& [key, value] : configs) {
     const TopicConfigKey* k = find_topic_config_key(key);
     if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
@@ -181,6 +186,15 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       auto v = to_int64(value);
       if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
       s.max_message_bytes = static_cast<int32_t>(*v);
+    } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
+               key == "message.timestamp.difference.max.ms") {
+      auto v = to_int64(value);
+      if (!v || *v < 0) return bad("expected a non-negative integer");
+      if (key == "message.timestamp.difference.max.ms") {
+        difference_max_ms = *v;
+      } else {
+        (key == "message.timestamp.before.max.ms" ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
+      }
     } else if (key == "message.timestamp.type") {
       if (value == "CreateTime") {
         s.timestamp_type = storage::TimestampType::kCreateTime;
@@ -190,6 +204,11 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
         return bad("expected CreateTime or LogAppendTime");
       }
     }
+  }
+  // Kafka 3.6+: the deprecated difference applies to a bound left at Long.MAX_VALUE.
+  if (difference_max_ms) {
+    if (s.timestamp_before_max_ms == INT64_MAX) s.timestamp_before_max_ms = *difference_max_ms;
+    if (s.timestamp_after_max_ms == INT64_MAX) s.timestamp_after_max_ms = *difference_max_ms;
   }
   if (settings) *settings = s;
   return {};
@@ -210,6 +229,8 @@ std::map<std::string, std::string> TopicRegistry::broker_default_configs() const
       {"max.message.bytes", std::to_string(config_.message_max_bytes)},
       {"message.downconversion.enable", "true"},
       {"message.format.version", "3.0-IV1"},
+      {"message.timestamp.after.max.ms", std::to_string(config_.log_message_timestamp_after_max_ms)},
+      {"message.timestamp.before.max.ms", std::to_string(config_.log_message_timestamp_before_max_ms)},
       {"message.timestamp.difference.max.ms", "9223372036854775807"},
       {"message.timestamp.type", config_.log_message_timestamp_type},
       {"min.cleanable.dirty.ratio", "0.5"},

@@ -12,6 +12,11 @@
 
 #include "broker/services.h"
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
+#include "tests/testutil/compression_bombs.h"
+#include "tests/testutil/kafka_admin.h"
+#include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/hex.h"
 #include "tests/testutil/wire_client.h"
@@ -148,6 +153,64 @@ TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close is noticed asynchronously
   }
   ADD_FAILURE() << "a freed slot was never reused";
+}
+
+// VmHWM (peak RSS) of this process since the last reset_peak_rss().
+int64_t peak_rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Issue 25: a 960 KiB zstd batch inflating to 30 GiB, sent to a compacted topic,
+// took the broker from ~400 to ~790 MB. Now every produced batch is walked as a
+// stream: a bomb of each codec, to a compacted topic and to a plain one, costs the
+// broker (this process) a bounded amount of memory and is refused.
+TEST(HostileClientTest, ACompressionBombOfEachCodecCostsBoundedMemory) {
+  InProcessBroker b(InProcessBroker::Overrides{{"message.max.bytes", "4194304"}});
+  testutil::KafkaAdmin admin(b.bootstrap());
+  ASSERT_EQ(admin.create_topic("bombed-compacted", 1, {{"cleanup.policy", "compact"}}), RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(admin.create_topic("bombed-plain", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  const auto prefix = testutil::long_record_prefix(INT32_MAX - 64);
+  constexpr uint64_t kZeros = uint64_t{300} << 20;  // beyond the 256 MiB the walk allows
+  std::vector<std::pair<protocol::Compression, std::vector<std::byte>>> bombs;
+  bombs.emplace_back(protocol::Compression::kZstd, testutil::zstd_rle_bomb(prefix, uint64_t{30} << 30));
+  bombs.emplace_back(protocol::Compression::kGzip, testutil::gzip_bomb(prefix, kZeros));
+  bombs.emplace_back(protocol::Compression::kLz4, testutil::lz4_bomb(prefix, kZeros));
+  std::vector<std::vector<std::byte>> batches;
+  for (auto& [codec, section] : bombs)
+    batches.push_back(
+        testutil::RecordBatchBuilder().compression(codec).uncompressed_section().raw_records(section, 1).build());
+
+  WireClient c(b.port());
+  int32_t cid = 1;
+  const int64_t before = rss_bytes();
+  reset_peak_rss();
+  for (const char* topic : {"bombed-compacted", "bombed-plain"}) {
+    for (const auto& batch : batches) {
+      protocol::ProduceRequest req;
+      req.acks = -1;
+      req.timeout_ms = 10000;
+      auto& t = req.topic_data.emplace_back();
+      t.name = topic;
+      t.partition_data.emplace_back().records.data = protocol::Bytes(batch);
+      c.send(req, 9, ++cid);
+      auto r = c.receive<protocol::ProduceResponse>(9, cid);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code,
+                protocol::to_int(protocol::ErrorCode::kMessageTooLarge))
+          << topic;
+    }
+  }
+  const int64_t growth = peak_rss_bytes() - before;
+  RecordProperty("peak_growth_mib", static_cast<int>(growth >> 20));
+  // The request frames (up to ~1.2 MB each) and one decompressor per network thread
+  // (zstd's 8 MiB window, lz4's 4 MiB blocks); inflating any bomb whole would be 256 MiB.
+  EXPECT_LT(growth, int64_t{64} << 20) << "the broker's peak RSS grew by " << (growth >> 20) << " MiB";
 }
 
 }  // namespace

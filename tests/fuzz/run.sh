@@ -33,7 +33,7 @@ for f in glob.glob("tests/protocol/golden/*Request.golden"):
 PY
 
 status=0
-for target in request records; do
+for target in request records validate; do
   $cxx -fsanitize=fuzzer,address,undefined $lib_objs "$out/obj/tests_fuzz_fuzz_$target.o" "${libs[@]}" -o "$out/fuzz_$target"
   mkdir -p "$out/corpus/$target" "$out/seeds/$target"
   [ -d "tests/fuzz/seeds/$target" ] && cp -n tests/fuzz/seeds/$target/* "$out/seeds/$target/" 2>/dev/null || true
