@@ -1,5 +1,6 @@
 #include "broker/topic_registry.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <mutex>
@@ -119,6 +120,13 @@ protocol::Uuid random_uuid() {
 }
 
 TopicError error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
+
+// Kafka's metric names replace '.' with '_', so two topics differing only there collide.
+std::string folded(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
 
 }  // namespace
 
@@ -318,6 +326,7 @@ void TopicRegistry::publish(Topic t) {
   auto p = std::make_shared<const Topic>(std::move(t));
   std::unique_lock lock(mu_);
   by_id_[p->id] = p;
+  by_folded_[folded(p->name)] = p->name;
   by_name_[p->name] = std::move(p);
 }
 
@@ -367,30 +376,29 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
   if (TopicError e = validate_configs(configs, &settings); !e.ok()) return done(e, nullptr);
   {
     std::unique_lock lock(mu_);
-    if (by_name_.count(name) || creating_.count(name))
+    if (by_name_.count(name) || creating_.count(name)) {
+      lock.unlock();
       return done(error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists"), nullptr);
+    }
     // Kafka refuses names that differ only by '.' versus '_' (their metric names collide).
-    auto folded = [](std::string s) {
-      for (char& c : s)
-        if (c == '.') c = '_';
-      return s;
-    };
-    const std::string mine = folded(name);
-    for (const auto& [other, t] : by_name_) {
-      if (folded(other) == mine)
-        return done(error(ErrorCode::kInvalidTopicException, "topic '" + name + "' collides with '" + other + "'"),
-                    nullptr);
+    if (auto it = by_folded_.find(folded(name)); it != by_folded_.end()) {
+      const std::string other = it->second;
+      lock.unlock();
+      return done(error(ErrorCode::kInvalidTopicException, "topic '" + name + "' collides with '" + other + "'"),
+                  nullptr);
     }
     if (validate_only) {
       lock.unlock();
       return done({}, nullptr);
     }
     creating_.insert(name);
+    by_folded_.emplace(folded(name), name);  // a concurrent create of a colliding name is refused too
   }
   auto finish = [this, name, done](TopicError e, TopicPtr t) {
     {
       std::unique_lock lock(mu_);
       creating_.erase(name);
+      if (!t && !by_name_.count(name)) by_folded_.erase(folded(name));
     }
     done(std::move(e), std::move(t));
   };
@@ -420,6 +428,7 @@ void TopicRegistry::remove(std::string_view name, DoneCallback done) {
     std::unique_lock lock(mu_);
     by_name_.erase(t->name);
     by_id_.erase(t->id);
+    by_folded_.erase(folded(t->name));
   }
   // The name is free at once; the record and partitions go durably behind it.
   store_.meta().write({{std::string(kPrefix) + t->name, "", true}}, [this, t, done](storage::Status s) {

@@ -128,6 +128,9 @@ class TopicRegistry {
   std::unordered_map<std::string, TopicPtr> by_name_;
   std::map<protocol::Uuid, TopicPtr> by_id_;
   std::set<std::string, std::less<>> creating_;
+  // Every topic's and in-flight create's name with '.' folded to '_' -> the name:
+  // Kafka refuses a name that collides with another this way (constant-time check).
+  std::unordered_map<std::string, std::string> by_folded_;
   RemovalListener removal_listener_;
 };
 
