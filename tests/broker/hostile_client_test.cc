@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -14,11 +13,13 @@
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/produce.h"
-#include "tests/testutil/compression_bombs.h"
-#include "tests/testutil/kafka_admin.h"
-#include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/compression_bombs.h"
 #include "tests/testutil/hex.h"
+#include "tests/testutil/kafka_admin.h"
+#include "tests/testutil/process_memory.h"
+#include "tests/testutil/raw_records.h"
+#include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -30,7 +31,6 @@ using protocol::ApiVersionsResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-// This process's resident set size in bytes (the in-process broker lives here).
 // Polls `done` every 10 ms for up to 10 s: a sync point with the broker's threads.
 template <typename F>
 bool eventually(F done) {
@@ -39,15 +39,6 @@ bool eventually(F done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
-}
-
-int64_t rss_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
 }
 
 std::vector<std::byte> size_prefix(uint32_t size) {
@@ -74,12 +65,12 @@ bool api_versions_answered(WireClient& c, int32_t correlation_id) {
 TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotAllocateTheAnnouncedBytes) {
   // Unlimited request memory: only the reader's own allocation policy is tested.
   InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "-1"}});
-  const int64_t before = rss_bytes();
+  const int64_t before = testutil::rss_bytes();
   const auto held = send_size_prefix_bombs(b.port());  // 2 GiB if allocated up front
   WireClient good(b.port());  // the broker still serves a well-behaved client...
   ASSERT_TRUE(api_versions_answered(good, 1));
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(api_versions_answered(good, 2 + i));  // ...after all 20 were read
-  EXPECT_LT(rss_bytes() - before, 64 << 20);
+  EXPECT_LT(testutil::rss_bytes() - before, 64 << 20);
 }
 
 TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotSpendTheRequestMemory) {
@@ -125,7 +116,7 @@ TEST(HostileClientTest, TricklingClientIsClosedAtTheReadTimeoutAndFreesItsMemory
 
 TEST(HostileClientTest, ThousandsOfIdleConnectionsLeaveTheBrokerServingAndSmall) {
   InProcessBroker b;
-  const int64_t before = rss_bytes();
+  const int64_t before = testutil::rss_bytes();
   std::vector<std::unique_ptr<WireClient>> idle;
   for (int i = 0; i < 2000; ++i) idle.push_back(std::make_unique<WireClient>(b.port()));
   WireClient good(b.port());
@@ -133,7 +124,7 @@ TEST(HostileClientTest, ThousandsOfIdleConnectionsLeaveTheBrokerServingAndSmall)
   // The last idle connection made was accepted and served like any other.
   ASSERT_TRUE(api_versions_answered(*idle.back(), 2));
   // Both ends live in this process: 4,000 sockets and 2,001 client io_contexts.
-  EXPECT_LT(rss_bytes() - before, 256 << 20);
+  EXPECT_LT(testutil::rss_bytes() - before, 256 << 20);
 }
 
 TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
@@ -154,17 +145,6 @@ TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
   }
   ADD_FAILURE() << "a freed slot was never reused";
 }
-
-// VmHWM (peak RSS) of this process since the last reset_peak_rss().
-int64_t peak_rss_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
-}
-void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 // Issue 25: a 960 KiB zstd batch inflating to 30 GiB, sent to a compacted topic,
 // took the broker from ~400 to ~790 MB. Now every produced batch is walked as a
@@ -188,25 +168,18 @@ TEST(HostileClientTest, ACompressionBombOfEachCodecCostsBoundedMemory) {
 
   WireClient c(b.port());
   int32_t cid = 1;
-  const int64_t before = rss_bytes();
-  reset_peak_rss();
-  for (const char* topic : {"bombed-compacted", "bombed-plain"}) {
-    for (const auto& batch : batches) {
-      protocol::ProduceRequest req;
-      req.acks = -1;
-      req.timeout_ms = 10000;
-      auto& t = req.topic_data.emplace_back();
-      t.name = topic;
-      t.partition_data.emplace_back().records.data = protocol::Bytes(batch);
-      c.send(req, 9, ++cid);
-      auto r = c.receive<protocol::ProduceResponse>(9, cid);
-      ASSERT_TRUE(r);
-      EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code,
-                protocol::to_int(protocol::ErrorCode::kMessageTooLarge))
-          << topic;
+  const int64_t growth = testutil::peak_growth_bytes([&] {
+    for (const char* topic : {"bombed-compacted", "bombed-plain"}) {
+      for (const auto& batch : batches) {
+        c.send(testutil::produce_request(topic, batch), 9, ++cid);
+        auto r = c.receive<protocol::ProduceResponse>(9, cid);
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code,
+                  protocol::to_int(protocol::ErrorCode::kMessageTooLarge))
+            << topic;
+      }
     }
-  }
-  const int64_t growth = peak_rss_bytes() - before;
+  });
   RecordProperty("peak_growth_mib", static_cast<int>(growth >> 20));
   // The request frames (up to ~1.2 MB each) and one decompressor per network thread
   // (zstd's 8 MiB window, lz4's 4 MiB blocks); inflating any bomb whole would be 256 MiB.

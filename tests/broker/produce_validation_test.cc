@@ -21,6 +21,7 @@
 #include "tests/testutil/compression_bombs.h"
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
+#include "tests/testutil/raw_records.h"
 #include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/wire_client.h"
 
@@ -30,39 +31,15 @@ namespace {
 using protocol::Compression;
 using protocol::ErrorCode;
 using testutil::RecordBatchBuilder;
+using testutil::bytes_of;
+using testutil::cat;
+using testutil::good_record;
+using testutil::raw_record;
 using testutil::TestRecord;
+using testutil::varint;
 using testutil::WireClient;
 
 constexpr int16_t kProduceVersion = 9;
-
-std::vector<std::byte> bytes_of(std::initializer_list<int> b) {
-  std::vector<std::byte> out;
-  for (int x : b) out.push_back(static_cast<std::byte>(x));
-  return out;
-}
-
-std::vector<std::byte> cat(std::initializer_list<std::vector<std::byte>> parts) {
-  std::vector<std::byte> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-std::vector<std::byte> varint(int64_t v) {
-  protocol::Writer w;
-  w.write_varlong(v);
-  return std::move(w).take();
-}
-
-// A record: attributes 0, timestamp delta 0, `offset_delta`, then `fields`, behind
-// its true length unless `length` is given.
-std::vector<std::byte> record(int32_t offset_delta, const std::vector<std::byte>& fields,
-                              std::optional<std::vector<std::byte>> length = std::nullopt) {
-  const auto body = cat({bytes_of({0, 0}), varint(offset_delta), fields});
-  return cat({length ? *length : varint(static_cast<int64_t>(body.size())), body});
-}
-std::vector<std::byte> good_record(int32_t offset_delta) {
-  return record(offset_delta, cat({varint(1), bytes_of({'k'}), varint(1), bytes_of({'v'}), varint(0)}));
-}
 
 struct ProduceAnswer {
   int16_t error = -999;
@@ -73,15 +50,7 @@ struct ProduceAnswer {
 
 ProduceAnswer produce_raw(WireClient& c, std::string_view topic, const std::vector<std::byte>& records, int16_t v,
                           int32_t cid, std::optional<std::string_view> transactional_id = std::nullopt) {
-  protocol::ProduceRequest req;
-  req.transactional_id = transactional_id;
-  req.acks = -1;
-  req.timeout_ms = 10000;
-  auto& p = req.topic_data.emplace_back();
-  p.name = topic;
-  auto& part = p.partition_data.emplace_back();
-  part.records.data = protocol::Bytes(records);
-  c.send(req, v, cid);
+  c.send(testutil::produce_request(topic, records, transactional_id), v, cid);
   auto r = c.receive<protocol::ProduceResponse>(v, cid);
   if (!r) return {};
   auto& out = r->responses.at(0).partition_responses.at(0);
@@ -169,11 +138,11 @@ std::vector<WireShape> wire_shapes() {
   bad_crc.back() ^= std::byte{0x10};
   return {
       {"forty_bytes_of_ff", plain(std::vector<std::byte>(40, std::byte{0xff}), 1), ErrorCode::kInvalidRecord},
-      {"record_length_one_million", plain(record(0, {}, varint(1000000)), 1), ErrorCode::kInvalidRecord},
-      {"record_length_minus_five", plain(record(0, {}, varint(-5)), 1), ErrorCode::kInvalidRecord},
-      {"key_length_2_pow_30", plain(record(0, cat({varint(1 << 30), bytes_of({'k', 2, 'v', 0})})), 1),
+      {"record_length_one_million", plain(raw_record(0, {}, varint(1000000)), 1), ErrorCode::kInvalidRecord},
+      {"record_length_minus_five", plain(raw_record(0, {}, varint(-5)), 1), ErrorCode::kInvalidRecord},
+      {"key_length_2_pow_30", plain(raw_record(0, cat({varint(1 << 30), bytes_of({'k', 2, 'v', 0})})), 1),
        ErrorCode::kInvalidRecord},
-      {"ten_byte_overlong_varint", plain(record(0, {}, ten_byte_varint), 1), ErrorCode::kInvalidRecord},
+      {"ten_byte_overlong_varint", plain(raw_record(0, {}, ten_byte_varint), 1), ErrorCode::kInvalidRecord},
       {"valid_record_and_two_stray_bytes", plain(cat({good_record(0), bytes_of({0, 0})}), 1),
        ErrorCode::kInvalidRecord},
       {"count_one_with_two_records", plain(cat({good_record(0), good_record(1)}), 1), ErrorCode::kInvalidRecord},

@@ -10,13 +10,21 @@
 
 #include "protocol/record.h"
 #include "tests/testutil/compression_bombs.h"
+#include "tests/testutil/process_memory.h"
+#include "tests/testutil/raw_records.h"
 #include "tests/testutil/record_batch_builder.h"
 
 namespace rokka::protocol {
 namespace {
 
 using testutil::RecordBatchBuilder;
+using testutil::bytes_of;
+using testutil::cat;
+using testutil::good_fields;
+using testutil::good_record;
+using testutil::raw_record;
 using testutil::TestRecord;
+using testutil::varint;
 
 // A codec as a test case: snappy twice, raw (librdkafka) and xerial (the Java client).
 struct Codec {
@@ -49,36 +57,6 @@ RecordCheck check(const std::vector<std::byte>& batch, const RecordPolicy& polic
   return v.validate(parsed(batch), policy);
 }
 
-std::vector<std::byte> varint(int64_t v) {
-  Writer w;
-  w.write_varlong(v);
-  return std::move(w).take();
-}
-
-std::vector<std::byte> bytes_of(std::initializer_list<int> b) {
-  std::vector<std::byte> out;
-  for (int x : b) out.push_back(static_cast<std::byte>(x));
-  return out;
-}
-
-std::vector<std::byte> cat(std::initializer_list<std::vector<std::byte>> parts) {
-  std::vector<std::byte> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-// attributes 0, timestamp delta 0, the offset delta, then `fields`, prefixed by a
-// length (the true one unless given).
-std::vector<std::byte> record(int32_t offset_delta, const std::vector<std::byte>& fields,
-                              std::optional<std::vector<std::byte>> length = std::nullopt) {
-  const auto body = cat({bytes_of({0, 0}), varint(offset_delta), fields});
-  return cat({length ? *length : varint(static_cast<int64_t>(body.size())), body});
-}
-
-// key "k", value "v", no headers.
-std::vector<std::byte> good_fields() { return cat({varint(1), bytes_of({'k'}), varint(1), bytes_of({'v'}), varint(0)}); }
-std::vector<std::byte> good_record(int32_t offset_delta) { return record(offset_delta, good_fields()); }
-
 struct Shape {
   const char* name;
   std::vector<std::byte> section;
@@ -90,30 +68,30 @@ std::vector<Shape> malformed_shapes() {
   const auto ten_byte_varint = bytes_of({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00});
   return {
       {"forty_bytes_of_ff", std::vector<std::byte>(40, std::byte{0xff}), 1, RecordCheck::kBadRecordLength},
-      {"length_one_million", record(0, good_fields(), varint(1000000)), 1, RecordCheck::kBadRecordLength},
-      {"length_minus_five", record(0, good_fields(), varint(-5)), 1, RecordCheck::kBadRecordLength},
-      {"length_ten_byte_varint", record(0, good_fields(), ten_byte_varint), 1, RecordCheck::kBadRecordLength},
-      {"key_length_2_pow_30", record(0, cat({varint(1 << 30), bytes_of({'k', 1, 'v', 0})})), 1,
+      {"length_one_million", raw_record(0, good_fields(), varint(1000000)), 1, RecordCheck::kBadRecordLength},
+      {"length_minus_five", raw_record(0, good_fields(), varint(-5)), 1, RecordCheck::kBadRecordLength},
+      {"length_ten_byte_varint", raw_record(0, good_fields(), ten_byte_varint), 1, RecordCheck::kBadRecordLength},
+      {"key_length_2_pow_30", raw_record(0, cat({varint(1 << 30), bytes_of({'k', 1, 'v', 0})})), 1,
        RecordCheck::kMalformedRecord},
-      {"key_length_minus_five", record(0, cat({varint(-5), bytes_of({2, 'v', 0})})), 1, RecordCheck::kMalformedRecord},
-      {"value_length_minus_two", record(0, cat({varint(-1), varint(-2), varint(0)})), 1,
+      {"key_length_minus_five", raw_record(0, cat({varint(-5), bytes_of({2, 'v', 0})})), 1, RecordCheck::kMalformedRecord},
+      {"value_length_minus_two", raw_record(0, cat({varint(-1), varint(-2), varint(0)})), 1,
        RecordCheck::kMalformedRecord},
       {"offset_delta_ten_byte_varint", cat({varint(14), bytes_of({0, 0}), ten_byte_varint, bytes_of({1, 0})}), 1,
        RecordCheck::kMalformedRecord},
       // Kafka drops a 5-byte varint's bits above 32 (so this key length reads as 1);
       // librdkafka does not: refused so that no consumer reads it otherwise.
-      {"key_length_beyond_32_bits", record(0, cat({bytes_of({0x82, 0x80, 0x80, 0x80, 0x20}), bytes_of({'k', 0, 0})})),
+      {"key_length_beyond_32_bits", raw_record(0, cat({bytes_of({0x82, 0x80, 0x80, 0x80, 0x20}), bytes_of({'k', 0, 0})})),
        1, RecordCheck::kMalformedRecord},
-      {"header_count_minus_one", record(0, cat({varint(-1), varint(-1), varint(-1)})), 1,
+      {"header_count_minus_one", raw_record(0, cat({varint(-1), varint(-1), varint(-1)})), 1,
        RecordCheck::kMalformedRecord},
-      {"header_key_null", record(0, cat({varint(-1), varint(-1), varint(1), varint(-1), varint(-1)})), 1,
+      {"header_key_null", raw_record(0, cat({varint(-1), varint(-1), varint(1), varint(-1), varint(-1)})), 1,
        RecordCheck::kMalformedRecord},
-      {"header_value_minus_three", record(0, cat({varint(-1), varint(-1), varint(1), varint(1), bytes_of({'h'}), varint(-3)})),
+      {"header_value_minus_three", raw_record(0, cat({varint(-1), varint(-1), varint(1), varint(1), bytes_of({'h'}), varint(-3)})),
        1, RecordCheck::kMalformedRecord},
-      {"length_past_the_section", record(0, good_fields(), varint(static_cast<int64_t>(good_record(0).size()))), 1,
+      {"length_past_the_section", raw_record(0, good_fields(), varint(static_cast<int64_t>(good_record(0).size()))), 1,
        RecordCheck::kBadRecordLength},
-      {"length_beyond_the_fields", record(0, cat({good_fields(), bytes_of({0})})), 1, RecordCheck::kMalformedRecord},
-      {"length_one_short_of_the_fields", record(0, good_fields(), varint(static_cast<int64_t>(good_record(0).size() - 2))),
+      {"length_beyond_the_fields", raw_record(0, cat({good_fields(), bytes_of({0})})), 1, RecordCheck::kMalformedRecord},
+      {"length_one_short_of_the_fields", raw_record(0, good_fields(), varint(static_cast<int64_t>(good_record(0).size() - 2))),
        1, RecordCheck::kMalformedRecord},
       {"valid_record_and_two_stray_bytes", cat({good_record(0), bytes_of({0, 0})}), 1, RecordCheck::kTrailingBytes},
       {"count_one_with_two_records", cat({good_record(0), good_record(1)}), 1, RecordCheck::kTrailingBytes},
@@ -235,22 +213,6 @@ TEST(RecordValidatorTest, FramingsKafkasClientsCannotReadAreRefused) {
   EXPECT_EQ(check(both), RecordCheck::kOk);
 }
 
-// The peak resident memory of this process over f(), above what it held before.
-template <typename F>
-int64_t peak_growth_bytes(F f) {
-  auto status = [](const char* field) -> int64_t {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind(field, 0) == 0) return std::stoll(line.substr(std::string(field).size())) * 1024;
-    return -1;
-  };
-  std::ofstream("/proc/self/clear_refs") << "5";  // resets VmHWM to the current RSS
-  const int64_t before = status("VmRSS:");
-  f();
-  return status("VmHWM:") - before;
-}
-
 // A long value of zeros inside each codec: small on the wire, gigabytes inflated. The
 // walk stops at max_inflated_bytes, and memory stays that of one chunk plus the codec's
 // state (zstd's window: 8 MiB; lz4's blocks: 2 x 4 MiB), not the section's.
@@ -270,7 +232,7 @@ TEST(RecordValidatorTest, BombsStopAtTheInflatedBoundInBoundedMemory) {
   for (const Bomb& b : bombs) {
     const auto batch = RecordBatchBuilder().compression(b.c).uncompressed_section().raw_records(b.section, 1).build();
     RecordCheck got{};
-    const int64_t growth = peak_growth_bytes([&] { got = v.validate(parsed(batch), {}); });
+    const int64_t growth = testutil::peak_growth_bytes([&] { got = v.validate(parsed(batch), {}); });
     EXPECT_EQ(got, RecordCheck::kInflatesTooLarge) << compression_name(b.c);
     EXPECT_EQ(v.decompress_status(), DecompressStatus::kTooLarge);
     EXPECT_LT(growth, int64_t{24} << 20) << compression_name(b.c) << " grew by " << growth;
@@ -294,7 +256,7 @@ TEST(RecordValidatorTest, SnappyBlocksClaimingMoreThanTheyCanHoldAreRefusedUnall
   const auto batch = RecordBatchBuilder().compression(Compression::kSnappy).uncompressed_section().raw_records(claim, 1).build();
   RecordValidator v;
   RecordCheck got{};
-  const int64_t growth = peak_growth_bytes([&] { got = v.validate(parsed(batch), {}); });
+  const int64_t growth = testutil::peak_growth_bytes([&] { got = v.validate(parsed(batch), {}); });
   EXPECT_EQ(got, RecordCheck::kNotDecompressible);
   EXPECT_LT(growth, int64_t{4} << 20);
 }
