@@ -171,6 +171,7 @@ const char* record_check_name(RecordCheck c) {
     case RecordCheck::kBadRecordLength: return "malformed record length";
     case RecordCheck::kMalformedRecord: return "malformed record";
     case RecordCheck::kOffsetDeltaMismatch: return "record offset delta out of sequence";
+    case RecordCheck::kNegativeCount: return "negative record count";
     case RecordCheck::kMissingRecords: return "fewer records than the batch's record count";
     case RecordCheck::kTrailingBytes: return "bytes after the batch's last record";
     case RecordCheck::kRecordErrors: return "records refused";
@@ -191,6 +192,7 @@ ErrorCode kafka_error(RecordCheck c, std::span<const RecordError> errors) {
     case RecordCheck::kBadRecordLength:
     case RecordCheck::kMalformedRecord:
     case RecordCheck::kOffsetDeltaMismatch:
+    case RecordCheck::kNegativeCount:
     case RecordCheck::kMissingRecords:
     case RecordCheck::kTrailingBytes: return ErrorCode::kInvalidRecord;
   }
@@ -245,6 +247,8 @@ RecordCheck RecordValidator::validate(const RecordBatchView& batch, const Record
   };
 
   const int32_t count = batch.records_count();
+  failed_record_ = 0;
+  if (count < 0) return RecordCheck::kNegativeCount;  // check_produced() refuses it first in Produce
   const auto base_timestamp = static_cast<uint64_t>(batch.base_timestamp());
   int64_t max_timestamp = -1;  // Kafka's NO_TIMESTAMP: the floor of the batch's MaxTimestamp
   RecordFields f;

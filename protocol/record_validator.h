@@ -62,6 +62,7 @@ enum class RecordCheck : uint8_t {
   kBadRecordLength,     // a record's Length varint is malformed or negative, or runs past the section
   kMalformedRecord,     // the fields do not fill the record's length exactly (see above)
   kOffsetDeltaMismatch, // record i's OffsetDelta is not i
+  kNegativeCount,       // RecordsCount below 0
   kMissingRecords,      // the section ends before RecordsCount records
   kTrailingBytes,       // bytes after the last of RecordsCount records
   kRecordErrors,        // well-formed, but records break the policy: see record_errors()

@@ -97,6 +97,7 @@ std::vector<Shape> malformed_shapes() {
       {"count_one_with_two_records", cat({good_record(0), good_record(1)}), 1, RecordCheck::kTrailingBytes},
       {"count_three_with_two_records", cat({good_record(0), good_record(1)}), 3, RecordCheck::kMissingRecords},
       {"empty_section", {}, 1, RecordCheck::kMissingRecords},
+      {"negative_count", good_record(0), -1, RecordCheck::kNegativeCount},
       {"offset_delta_five_first", cat({good_record(5), good_record(1)}), 2, RecordCheck::kOffsetDeltaMismatch},
       {"offset_delta_repeated", cat({good_record(0), good_record(0)}), 2, RecordCheck::kOffsetDeltaMismatch},
   };
