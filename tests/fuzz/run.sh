@@ -42,6 +42,9 @@ for target in request records validate; do
           "corpus/$target" "seeds/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)|Done "); then
     :
   fi
-  if ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-* >/dev/null 2>&1; then status=1; fi
+  # (one test per file: `ls a b` fails when any one pattern matches nothing)
+  for f in "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-*; do
+    if [ -e "$f" ]; then echo "fuzz_$target left $f"; status=1; fi
+  done
 done
 exit $status
