@@ -208,6 +208,14 @@ const std::vector<Entry>& table() {
               "faults (a backlog read ran 3x slower with 50 MiB responses than with 4 MiB ones)."),
       choice("log.message.timestamp.type", &BrokerConfig::log_message_timestamp_type, {"CreateTime", "LogAppendTime"},
              "CreateTime", "Topic default for message.timestamp.type."),
+      integer("log.message.timestamp.before.max.ms", &BrokerConfig::log_message_timestamp_before_max_ms, 0, kI64,
+              "9223372036854775807",
+              "CreateTime topics: a produced record whose timestamp is more than this far behind the broker's "
+              "clock is refused (INVALID_TIMESTAMP). Topic default for message.timestamp.before.max.ms."),
+      integer("log.message.timestamp.after.max.ms", &BrokerConfig::log_message_timestamp_after_max_ms, 0, kI64,
+              "9223372036854775807",
+              "CreateTime topics: a produced record whose timestamp is more than this far ahead of the broker's "
+              "clock is refused (INVALID_TIMESTAMP). Topic default for message.timestamp.after.max.ms."),
       // Storage
       integer("log.segment.bytes", &BrokerConfig::log_segment_bytes, 1 << 20, int64_t{1} << 32, "1073741824",
               "Size of one CommitLog file (every partition shares the log)."),

@@ -41,6 +41,8 @@ struct BrokerConfig {
   int32_t message_max_bytes = 0;
   int32_t fetch_max_bytes = 0;  // cap on the record bytes of one Fetch response
   std::string log_message_timestamp_type;  // CreateTime | LogAppendTime
+  int64_t log_message_timestamp_before_max_ms = 0;  // topic defaults for message.timestamp.{before,after}.max.ms
+  int64_t log_message_timestamp_after_max_ms = 0;
 
   int64_t log_segment_bytes = 0;
   std::string store_flush_mode;  // sync | async

@@ -1,5 +1,6 @@
 #include "broker/topic_registry.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <mutex>
@@ -31,7 +32,9 @@ constexpr TopicConfigKey kTopicConfigKeys[] = {
     {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
     {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
     {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
-    {"message.timestamp.difference.max.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "timestamps are not range-checked"},
+    {"message.timestamp.after.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be ahead of the broker's clock"},
+    {"message.timestamp.before.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be behind the broker's clock"},
+    {"message.timestamp.difference.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "deprecated: before/after.max.ms while they are at their default"},
     {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
     {"min.cleanable.dirty.ratio", ConfigSupport::kApplied, ConfigType::kDouble, "dirty share that makes a partition due"},
     {"min.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "records younger than this stay uncleaned"},
@@ -118,6 +121,13 @@ protocol::Uuid random_uuid() {
 
 TopicError error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
 
+// Kafka's metric names replace '.' with '_', so two topics differing only there collide.
+std::string folded(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
+
 }  // namespace
 
 std::span<const TopicConfigKey> topic_config_keys() { return kTopicConfigKeys; }
@@ -153,6 +163,9 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
   s.max_message_bytes = config_.message_max_bytes;
   s.timestamp_type = config_.log_message_timestamp_type == "LogAppendTime" ? storage::TimestampType::kLogAppendTime
                                                                            : storage::TimestampType::kCreateTime;
+  s.timestamp_before_max_ms = config_.log_message_timestamp_before_max_ms;
+  s.timestamp_after_max_ms = config_.log_message_timestamp_after_max_ms;
+  std::optional<int64_t> difference_max_ms;
   for (const auto& [key, value] : configs) {
     const TopicConfigKey* k = find_topic_config_key(key);
     if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
@@ -181,6 +194,15 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       auto v = to_int64(value);
       if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
       s.max_message_bytes = static_cast<int32_t>(*v);
+    } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
+               key == "message.timestamp.difference.max.ms") {
+      auto v = to_int64(value);
+      if (!v || *v < 0) return bad("expected a non-negative integer");
+      if (key == "message.timestamp.difference.max.ms") {
+        difference_max_ms = *v;
+      } else {
+        (key == "message.timestamp.before.max.ms" ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
+      }
     } else if (key == "message.timestamp.type") {
       if (value == "CreateTime") {
         s.timestamp_type = storage::TimestampType::kCreateTime;
@@ -190,6 +212,11 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
         return bad("expected CreateTime or LogAppendTime");
       }
     }
+  }
+  // Kafka 3.6+: the deprecated difference applies to a bound left at Long.MAX_VALUE.
+  if (difference_max_ms) {
+    if (s.timestamp_before_max_ms == INT64_MAX) s.timestamp_before_max_ms = *difference_max_ms;
+    if (s.timestamp_after_max_ms == INT64_MAX) s.timestamp_after_max_ms = *difference_max_ms;
   }
   if (settings) *settings = s;
   return {};
@@ -210,6 +237,8 @@ std::map<std::string, std::string> TopicRegistry::broker_default_configs() const
       {"max.message.bytes", std::to_string(config_.message_max_bytes)},
       {"message.downconversion.enable", "true"},
       {"message.format.version", "3.0-IV1"},
+      {"message.timestamp.after.max.ms", std::to_string(config_.log_message_timestamp_after_max_ms)},
+      {"message.timestamp.before.max.ms", std::to_string(config_.log_message_timestamp_before_max_ms)},
       {"message.timestamp.difference.max.ms", "9223372036854775807"},
       {"message.timestamp.type", config_.log_message_timestamp_type},
       {"min.cleanable.dirty.ratio", "0.5"},
@@ -297,6 +326,7 @@ void TopicRegistry::publish(Topic t) {
   auto p = std::make_shared<const Topic>(std::move(t));
   std::unique_lock lock(mu_);
   by_id_[p->id] = p;
+  by_folded_[folded(p->name)] = p->name;
   by_name_[p->name] = std::move(p);
 }
 
@@ -346,30 +376,29 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
   if (TopicError e = validate_configs(configs, &settings); !e.ok()) return done(e, nullptr);
   {
     std::unique_lock lock(mu_);
-    if (by_name_.count(name) || creating_.count(name))
+    if (by_name_.count(name) || creating_.count(name)) {
+      lock.unlock();
       return done(error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists"), nullptr);
+    }
     // Kafka refuses names that differ only by '.' versus '_' (their metric names collide).
-    auto folded = [](std::string s) {
-      for (char& c : s)
-        if (c == '.') c = '_';
-      return s;
-    };
-    const std::string mine = folded(name);
-    for (const auto& [other, t] : by_name_) {
-      if (folded(other) == mine)
-        return done(error(ErrorCode::kInvalidTopicException, "topic '" + name + "' collides with '" + other + "'"),
-                    nullptr);
+    if (auto it = by_folded_.find(folded(name)); it != by_folded_.end()) {
+      const std::string other = it->second;
+      lock.unlock();
+      return done(error(ErrorCode::kInvalidTopicException, "topic '" + name + "' collides with '" + other + "'"),
+                  nullptr);
     }
     if (validate_only) {
       lock.unlock();
       return done({}, nullptr);
     }
     creating_.insert(name);
+    by_folded_.emplace(folded(name), name);  // a concurrent create of a colliding name is refused too
   }
   auto finish = [this, name, done](TopicError e, TopicPtr t) {
     {
       std::unique_lock lock(mu_);
       creating_.erase(name);
+      if (!t && !by_name_.count(name)) by_folded_.erase(folded(name));
     }
     done(std::move(e), std::move(t));
   };
@@ -399,6 +428,7 @@ void TopicRegistry::remove(std::string_view name, DoneCallback done) {
     std::unique_lock lock(mu_);
     by_name_.erase(t->name);
     by_id_.erase(t->id);
+    by_folded_.erase(folded(t->name));
   }
   // The name is free at once; the record and partitions go durably behind it.
   store_.meta().write({{std::string(kPrefix) + t->name, "", true}}, [this, t, done](storage::Status s) {

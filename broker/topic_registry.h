@@ -31,6 +31,11 @@ struct TopicSettings {
   int64_t retention_bytes = -1;
   int32_t max_message_bytes = 1048588;
   storage::TimestampType timestamp_type = storage::TimestampType::kCreateTime;
+  // CreateTime: how far a record's timestamp may lie behind / ahead of the broker's
+  // clock (message.timestamp.{before,after}.max.ms; while one is at its default,
+  // the deprecated message.timestamp.difference.max.ms applies, as in Kafka 3.6+).
+  int64_t timestamp_before_max_ms = INT64_MAX;
+  int64_t timestamp_after_max_ms = INT64_MAX;
   // Log compaction (broker/log_cleaner.h): cleanup.policy holds "compact" / "delete".
   bool compact = false;
   bool delete_retention = true;
@@ -123,6 +128,9 @@ class TopicRegistry {
   std::unordered_map<std::string, TopicPtr> by_name_;
   std::map<protocol::Uuid, TopicPtr> by_id_;
   std::set<std::string, std::less<>> creating_;
+  // Every topic's and in-flight create's name with '.' folded to '_' -> the name:
+  // Kafka refuses a name that collides with another this way (constant-time check).
+  std::unordered_map<std::string, std::string> by_folded_;
   RemovalListener removal_listener_;
 };
 

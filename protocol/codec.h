@@ -173,16 +173,35 @@ class Reader {
     return static_cast<int32_t>(n);
   }
 
-  // Tagged fields: uvarint count, then {uvarint tag, uvarint size, bytes} each.
-  // Unknown tags are skipped. Tags must be strictly increasing.
+  // Kafka's ByteUtils.readUnsignedVarint: at most 5 bytes (a fifth with its high bit
+  // set fails), and the bits a fifth byte carries beyond 32 are dropped.
+  uint32_t read_uvarint_wrapping() {
+    uint32_t value = 0;
+    for (int shift = 0; shift <= 28; shift += 7) {
+      const uint8_t b = read_be<uint8_t>();
+      if (!ok_) return 0;
+      value |= static_cast<uint32_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return value;
+    }
+    fail();
+    return 0;
+  }
+
+  // Tagged fields: uvarint count, then {uvarint tag, uvarint size, bytes} each. As
+  // Kafka's generated readers do, every tag is skipped by its size, in any order,
+  // repeated or not, and the three varints are read as Java ints
+  // (read_uvarint_wrapping): a count negative as an int reads no field, a negative
+  // size fails.
   void skip_tagged_fields() {
-    const uint32_t n = read_uvarint();
-    int64_t last = -1;
-    for (uint32_t i = 0; i < n && ok_; ++i) {
-      const uint32_t tag = read_uvarint();
-      if (static_cast<int64_t>(tag) <= last) fail();
-      last = tag;
-      read_raw(read_uvarint());
+    const auto n = static_cast<int32_t>(read_uvarint_wrapping());
+    for (int32_t i = 0; i < n && ok_; ++i) {
+      read_uvarint_wrapping();  // the tag
+      const auto size = static_cast<int32_t>(read_uvarint_wrapping());
+      if (size < 0) {
+        fail();
+      } else {
+        read_raw(static_cast<size_t>(size));
+      }
     }
   }
 

@@ -22,14 +22,59 @@ struct RecordHeader {
   std::optional<Bytes> value;
 };
 
-struct Record {
+// The fields of one record as its body gives them (headers go to a callback).
+struct RecordFields {
   int8_t attributes = 0;
   int64_t timestamp_delta = 0;
   int32_t offset_delta = 0;
-  std::optional<Bytes> key;
-  std::optional<Bytes> value;
+  std::optional<Bytes> key;    // nullopt: a null key
+  std::optional<Bytes> value;  // nullopt: a null value
+  int32_t header_count = 0;
+};
+
+// A record with its headers, as RecordReader fills it.
+struct Record : RecordFields {
   std::vector<RecordHeader> headers;
 };
+
+namespace record_detail {
+// A varint length, then that many bytes: -1 is null when `nullable`; any other
+// negative length, or one beyond the bytes left, fails the source.
+template <class Source>
+std::optional<Bytes> read_length_prefixed(Source& s, bool nullable) {
+  const int32_t n = s.read_varint();
+  if (n == -1 && nullable) return std::nullopt;
+  if (n < 0 || static_cast<size_t>(n) > s.remaining()) {
+    s.fail();
+    return std::nullopt;
+  }
+  return s.read_raw(static_cast<size_t>(n));
+}
+}  // namespace record_detail
+
+// Reads one record body (the bytes after its Length varint) from `s` and checks that
+// the fields fill it exactly. `s` is a Reader over exactly the body, or any source
+// with the same calls (read_int8, read_varint, read_varlong, read_raw, remaining,
+// fail, ok, at_end; one that streams returns empty views from read_raw).
+// on_header(key, value) runs for each header. False if the body is malformed.
+template <class Source, class OnHeader>
+bool read_record_body(Source& s, RecordFields& out, OnHeader&& on_header) {
+  out.attributes = s.read_int8();
+  out.timestamp_delta = s.read_varlong();
+  out.offset_delta = s.read_varint();
+  out.key = record_detail::read_length_prefixed(s, true);
+  out.value = record_detail::read_length_prefixed(s, true);
+  const int32_t headers = s.read_varint();
+  // Each header takes at least two bytes (two lengths).
+  if (headers < 0 || static_cast<size_t>(headers) > s.remaining() / 2) s.fail();
+  out.header_count = headers;
+  for (int32_t i = 0; i < headers && s.ok(); ++i) {
+    const std::optional<Bytes> key = record_detail::read_length_prefixed(s, false);  // never null
+    const std::optional<Bytes> value = record_detail::read_length_prefixed(s, true);
+    if (s.ok()) on_header(as_string_view(*key), value);
+  }
+  return s.ok() && s.at_end();
+}
 
 class RecordReader {
  public:

@@ -25,9 +25,9 @@ const char* batch_check_name(BatchCheck c) {
     case BatchCheck::kLengthBeyondData: return "batch length beyond the bytes present";
     case BatchCheck::kOldMagic: return "magic 0/1 (old message format)";
     case BatchCheck::kUnknownMagic: return "unknown magic";
-    case BatchCheck::kBadRecordCount: return "impossible record count";
     case BatchCheck::kUnknownCompression: return "unknown compression codec";
     case BatchCheck::kZstdBeforeProduceV7: return "zstd before Produce v7";
+    case BatchCheck::kNonZeroBaseOffset: return "a produced batch's base offset must be 0";
     case BatchCheck::kOffsetCountMismatch: return "record count does not match the offset range";
     case BatchCheck::kControlBatchFromClient: return "control batch from a client";
     case BatchCheck::kLogAppendTimeFromClient: return "LogAppendTime set by a client";
@@ -47,12 +47,12 @@ ErrorCode kafka_error(BatchCheck c) {
     case BatchCheck::kLengthBelowHeader:
     case BatchCheck::kLengthBeyondData:
     case BatchCheck::kUnknownMagic:
-    case BatchCheck::kBadRecordCount:
     case BatchCheck::kUnknownCompression:
     case BatchCheck::kLegacyCrcMismatch: return ErrorCode::kCorruptMessage;
     case BatchCheck::kZstdBeforeProduceV7: return ErrorCode::kUnsupportedCompressionType;
     case BatchCheck::kLogAppendTimeFromClient: return ErrorCode::kInvalidTimestamp;
     case BatchCheck::kOldMagic:
+    case BatchCheck::kNonZeroBaseOffset:
     case BatchCheck::kOffsetCountMismatch:
     case BatchCheck::kControlBatchFromClient:
     case BatchCheck::kMissingSequence:
@@ -82,18 +82,11 @@ BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
 
   const RecordBatchView view(data.first(kBatchLengthPrefix + static_cast<size_t>(length)));
   if ((view.attributes() & kCompressionMask) > kMaxCompressionId) return BatchCheck::kUnknownCompression;
-  const int32_t count = view.records_count();
-  if (count < 0) return BatchCheck::kBadRecordCount;
-  if (view.compression() == Compression::kNone &&
-      static_cast<uint64_t>(count) * kMinRecordSize > view.records_section().size()) {
-    return BatchCheck::kBadRecordCount;
-  }
   *out = view;
   return BatchCheck::kOk;
 }
 
-BatchCheck RecordBatchView::check_produced(int16_t produce_version) const {
-  if (compression() == Compression::kZstd && produce_version < 7) return BatchCheck::kZstdBeforeProduceV7;
+BatchCheck RecordBatchView::check_produced() const {
   const int64_t count = records_count();
   if (count < 1 || static_cast<int64_t>(last_offset_delta()) + 1 != count) return BatchCheck::kOffsetCountMismatch;
   if (is_control()) return BatchCheck::kControlBatchFromClient;
@@ -123,7 +116,8 @@ BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordB
   RecordBatchView batch;
   if (const BatchCheck c = RecordBatchView::parse(records, &batch); c != BatchCheck::kOk) return c;
   if (batch.size() != records.size()) return BatchCheck::kMoreThanOneBatch;
-  if (const BatchCheck c = batch.check_produced(produce_version); c != BatchCheck::kOk) return c;
+  if (batch.compression() == Compression::kZstd && produce_version < 7) return BatchCheck::kZstdBeforeProduceV7;
+  if (batch.base_offset() != 0) return BatchCheck::kNonZeroBaseOffset;
   *out = batch;
   return BatchCheck::kOk;
 }
@@ -138,6 +132,12 @@ void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) {
 
 void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms) {
   const auto attributes = static_cast<uint16_t>(load_be<uint16_t>(batch, batch_field::kAttributes) | kTimestampTypeBit);
+  store_be<uint16_t>(batch, batch_field::kAttributes, attributes);
+  store_be<uint64_t>(batch, batch_field::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
+}
+
+void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms) {
+  const auto attributes = static_cast<uint16_t>(load_be<uint16_t>(batch, batch_field::kAttributes) & kDefinedAttributeBits);
   store_be<uint16_t>(batch, batch_field::kAttributes, attributes);
   store_be<uint64_t>(batch, batch_field::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }

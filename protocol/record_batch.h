@@ -9,7 +9,8 @@
 //
 // Nothing here computes the CRC (protocol/ depends on nothing of ours): the broker,
 // which links storage/crc32c.h, compares crc32c(crc_covered_bytes()) with stored_crc().
-// Nothing here decompresses either: see protocol/compression.h and protocol/record.h.
+// Nothing here decompresses either: see protocol/compression.h, protocol/record.h and,
+// for the records of a produced batch, protocol/record_validator.h.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +57,7 @@ inline constexpr int16_t kTimestampTypeBit = 0x08;
 inline constexpr int16_t kTransactionalBit = 0x10;
 inline constexpr int16_t kControlBit = 0x20;
 inline constexpr int16_t kDeleteHorizonBit = 0x40;
+inline constexpr int16_t kDefinedAttributeBits = 0x7f;
 
 // Why a batch (or a Produce partition's records) was refused; kafka_error() gives
 // the code Kafka answers with for each.
@@ -66,9 +68,9 @@ enum class BatchCheck : uint8_t {
   kLengthBeyondData,         // Length says more bytes than are present
   kOldMagic,                 // magic 0 or 1: the pre-0.11 message format
   kUnknownMagic,             // magic other than 0, 1 or 2
-  kBadRecordCount,           // negative, or more than an uncompressed section can hold
   kUnknownCompression,       // codec id 5-7
   kZstdBeforeProduceV7,      // zstd needs Produce v7+
+  kNonZeroBaseOffset,        // produced batch whose BaseOffset is not 0
   kOffsetCountMismatch,      // produced batch: count < 1, or != LastOffsetDelta + 1
   kControlBatchFromClient,   // produced batch with the control bit
   kLogAppendTimeFromClient,  // produced batch with the LogAppendTime bit
@@ -92,8 +94,9 @@ class RecordBatchView {
   RecordBatchView() = default;
 
   // Checks the framing of the batch at the front of `data` (header present, Length
-  // within bounds, magic 2, codec id, record count) and views its 12 + Length bytes,
-  // which may be fewer than data.size(). `out` is set only on kOk.
+  // within bounds, magic 2, codec id) and views its 12 + Length bytes, which may be
+  // fewer than data.size(). `out` is set only on kOk. The record count is the
+  // reader's to check against the records (RecordReader, RecordValidator).
   static BatchCheck parse(Bytes data, RecordBatchView* out);
 
   Bytes bytes() const { return data_; }
@@ -128,10 +131,10 @@ class RecordBatchView {
   // The records section (compressed when compression() != kNone).
   Bytes records_section() const { return data_.subspan(kBatchHeaderSize); }
 
-  // The rules Kafka applies to a batch a client produces, beyond parse(): zstd only
-  // from Produce v7, a dense offset range matching a positive count, no control
-  // batch, no LogAppendTime, a sequence whenever there is a producer id.
-  BatchCheck check_produced(int16_t produce_version) const;
+  // The rules Kafka's log validator applies to the header of a batch a client
+  // produces (after its CRC): a dense offset range matching a positive count, no
+  // control batch, a sequence whenever there is a producer id, no LogAppendTime.
+  BatchCheck check_produced() const;
 
  private:
   explicit RecordBatchView(Bytes data) : data_(data) {}
@@ -146,17 +149,22 @@ class RecordBatchView {
 // that fails and returns its check; `out` then holds the batches before it.
 BatchCheck split_batches(Bytes records, std::vector<RecordBatchView>& out);
 
-// A Produce partition's records: exactly one batch (Kafka refuses more), framed
-// correctly and passing check_produced(). `out` is set only on kOk.
+// A Produce partition's records, checked as Kafka checks them before its log
+// validator (and the CRC): exactly one batch, framed correctly (parse()), zstd only
+// from Produce v7, BaseOffset 0. `out` is set only on kOk; check_produced() and the
+// records (protocol/record_validator.h) come next.
 BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordBatchView* out);
 
 // In-place edits of a batch the broker owns. set_base_offset and
-// set_partition_leader_epoch leave the CRC valid; set_log_append_time changes
-// covered bytes (the timestamp-type bit and MaxTimestamp), so the caller must then
-// store a recomputed CRC with set_crc.
+// set_partition_leader_epoch leave the CRC valid; set_log_append_time and
+// set_max_timestamp change covered bytes, so the caller must then store a recomputed
+// CRC with set_crc. set_max_timestamp rewrites MaxTimestamp as Kafka does when the
+// records say otherwise, and like Kafka rebuilds the attributes from the bits it
+// defines (0-6), clearing the others.
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset);
 void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch);
 void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms);
+void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms);
 void set_crc(std::span<std::byte> batch, uint32_t crc);
 
 }  // namespace rokka::protocol

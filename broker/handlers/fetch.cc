@@ -4,6 +4,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <unordered_map>
 
 #include "broker/error_mapping.h"
 #include "broker/fetch_waiters.h"
@@ -30,16 +31,69 @@ struct Target {
   bool valid = false;
 };
 
+// A partition as the request names it; Kafka keys a fetch by partition, so a partition
+// named again replaces the earlier entry's position and limits but keeps its place.
+struct Wanted {
+  std::string_view topic;
+  const FetchRequest::FetchPartition* p;
+};
+
+struct TopicPartitionHash {
+  size_t operator()(const std::pair<std::string_view, int32_t>& k) const {
+    return std::hash<std::string_view>()(k.first) * 31 + std::hash<int32_t>()(k.second);
+  }
+};
+
+std::vector<Wanted> wanted_partitions(const FetchRequest& req) {
+  std::vector<Wanted> out;
+  std::unordered_map<std::pair<std::string_view, int32_t>, size_t, TopicPartitionHash> seen;
+  for (const auto& t : req.topics) {
+    for (const auto& p : t.partitions) {
+      auto [it, fresh] = seen.try_emplace({t.topic, p.partition}, out.size());
+      if (fresh) {
+        out.push_back({t.topic, &p});
+      } else {
+        out[it->second].p = &p;
+      }
+    }
+  }
+  return out;
+}
+
+// Kafka's answer to a read it cannot make (FetchRequest's error response, v4-12):
+// the error at the top and in every partition named, with no offsets and no records.
+FetchResponse error_response(const FetchRequest& req, ErrorCode e) {
+  FetchResponse resp;
+  resp.error_code = code(e);
+  for (const auto& t : req.topics) {
+    auto& out_topic = resp.responses.emplace_back();
+    out_topic.topic = std::string(t.topic);
+    for (const auto& p : t.partitions) {
+      auto& out = out_topic.partitions.emplace_back();
+      out.partition_index = p.partition;
+      out.error_code = code(e);
+      out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
+      out.records.data = protocol::Bytes{};
+    }
+  }
+  return resp;
+}
+
 // Reads every valid target into its response slot. Returns the record bytes placed.
 // KIP-74: the response stays within max_bytes except that the first batch of the
 // first partition with data is returned whole, so a consumer can always progress.
+// A negative limit (the partition's, or the request's for the first partition read)
+// fails a partition that has records to return with UNKNOWN_SERVER_ERROR, as Kafka's
+// log read refuses a negative size; at the end of the log it is simply empty.
 int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int32_t max_bytes, bool read_committed) {
   int64_t total = 0;
+  int64_t limit = max_bytes;  // Kafka's limitBytes: the request's, then what is left of it
   for (Target& t : targets) {
     if (!t.valid) continue;
     auto& out = *t.out;
     out.records = {};
     out.records.data = protocol::Bytes{};  // empty, never null: clients reject a null record set
+    const bool negative_limit = std::min<int64_t>(t.max_bytes, limit) < 0;
     const int64_t budget = std::min<int64_t>(t.max_bytes, std::max<int64_t>(0, max_bytes - total));
     auto r = store.read(t.pid, t.offset, std::max<int64_t>(budget, 1));
     if (!r.ok()) {
@@ -59,6 +113,12 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
     out.log_start_offset = r->offsets.log_start_offset;
     // read_committed stops at the last stable offset: batches of open transactions wait.
     const int64_t stable_end = read_committed ? r->offsets.last_stable_offset : r->offsets.next_offset;
+    if (negative_limit && t.offset < stable_end) {
+      out.error_code = code(ErrorCode::kUnknownServerError);
+      out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
+      limit = 0;
+      continue;
+    }
     int64_t placed = 0;
     int64_t end_offset = t.offset;  // after the last batch placed
     for (auto& slice : r->batches) {
@@ -81,6 +141,7 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
         if (a.first_offset < end_offset) aborted.push_back({a.producer_id, a.first_offset});
     }
     total += placed;
+    limit = std::max<int64_t>(0, limit - placed);
   }
   return total;
 }
@@ -103,31 +164,47 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     co_return make_response(resp, v);
   }
 
+  // One entry per partition, in the order first named; consecutive entries of one
+  // topic share a topic in the response, as Kafka builds it.
+  const std::vector<Wanted> wanted = wanted_partitions(req);
+  std::vector<size_t> topic_of(wanted.size());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (i == 0 || wanted[i].topic != wanted[i - 1].topic) resp.responses.emplace_back().topic = std::string(wanted[i].topic);
+    topic_of[i] = resp.responses.size() - 1;
+    resp.responses.back().partitions.emplace_back();
+  }
   std::vector<Target> targets;
   std::vector<storage::PartitionId> pids;
-  resp.responses.reserve(req.topics.size());
-  for (const auto& t : req.topics) {
-    auto& out_topic = resp.responses.emplace_back();
-    out_topic.topic = std::string(t.topic);
-    out_topic.partitions.reserve(t.partitions.size());
-    const TopicPtr topic = svc.topics->find(t.topic);
-    const bool allowed = authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.topic);
-    for (const auto& p : t.partitions) {
-      auto& out = out_topic.partitions.emplace_back();
-      out.partition_index = p.partition;
-      out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
-      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
-      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
-      out.error_code = code(ref.error);
-      out.records.data = protocol::Bytes{};
-      if (ref.error != ErrorCode::kNone) {
-        targets.push_back({&out});
-        continue;
-      }
-      targets.push_back({&out, ref.pid, p.fetch_offset, p.partition_max_bytes, true});
-      pids.push_back(ref.pid);
+  targets.reserve(wanted.size());
+  TopicPtr topic;
+  bool allowed = false;
+  size_t next_in_topic = 0;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    auto& out_topic = resp.responses[topic_of[i]];
+    if (i == 0 || topic_of[i] != topic_of[i - 1]) {
+      topic = svc.topics->find(out_topic.topic);
+      allowed = authorized(ctx, AclOperation::kRead, ResourceType::kTopic, out_topic.topic);
+      next_in_topic = 0;
     }
+    const FetchRequest::FetchPartition& p = *wanted[i].p;
+    auto& out = out_topic.partitions[next_in_topic++];
+    out.partition_index = p.partition;
+    out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
+    PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
+    if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+    out.error_code = code(ref.error);
+    out.records.data = protocol::Bytes{};
+    if (ref.error != ErrorCode::kNone) {
+      targets.push_back({&out});
+      continue;
+    }
+    targets.push_back({&out, ref.pid, p.fetch_offset, p.partition_max_bytes, true});
+    pids.push_back(ref.pid);
   }
+  // Kafka reads the isolation level once it has a partition to read, and an unknown
+  // one fails the whole request (UNKNOWN_SERVER_ERROR, its answer to the exception).
+  if (!pids.empty() && req.isolation_level != 0 && req.isolation_level != 1)
+    co_return make_response(error_response(req, ErrorCode::kUnknownServerError), v);
 
   // The broker's fetch.max.bytes caps the response, and so the min_bytes it waits
   // for: a client asking for more than the cap is answered once the cap's worth is there.

@@ -1,9 +1,9 @@
 #include "protocol/messages/produce.h"
 
+#include <chrono>
 #include <deque>
 
 #include "broker/async.h"
-#include "broker/batch_rewriter.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -12,6 +12,7 @@
 #include "coordinator/transaction_service.h"
 #include "protocol/legacy_records.h"
 #include "protocol/record_batch.h"
+#include "protocol/record_validator.h"
 #include "storage/crc32c.h"
 #include "storage/store.h"
 
@@ -77,16 +78,64 @@ protocol::BatchCheck batch_to_store(const protocol::Records& records, int16_t v,
   return check;
 }
 
-// A compacted topic keeps the latest record per key: Kafka refuses a record without
-// one (INVALID_RECORD), and a batch whose records do not decode (CORRUPT_MESSAGE).
-ErrorCode check_keys_for_compaction(const protocol::RecordBatchView& batch) {
-  std::vector<std::byte> scratch;
-  bool all_keyed = true;
-  if (!for_each_batch_record(batch, scratch, [&](const protocol::Record& r, int64_t) {
-        if (!r.key) all_keyed = false;
-      }))
-    return ErrorCode::kCorruptMessage;
-  return all_keyed ? ErrorCode::kNone : ErrorCode::kInvalidRecord;
+// Why Kafka's log validator refuses a batch: its error, message and (key and
+// timestamp rules) the refused records.
+struct Refusal {
+  ErrorCode code = ErrorCode::kNone;
+  std::string message;
+  std::vector<ProduceResponse::BatchIndexAndErrorMessage> record_errors;
+  bool refused() const { return code != ErrorCode::kNone; }
+};
+
+bool crc_matches(const protocol::RecordBatchView& batch) {
+  return storage::crc32c(batch.crc_covered_bytes()) == batch.stored_crc();
+}
+
+// Kafka checks a batch's CRC before its validator looks at the header rules or the
+// records: a batch damaged on the way is CORRUPT_MESSAGE (clients retry it), whatever
+// else then looks wrong. The store checks the CRC of every batch it is given; here
+// it is computed only for a batch about to be refused, or about to be changed.
+Refusal refuse(const protocol::RecordBatchView& batch, ErrorCode code, std::string message) {
+  if (!crc_matches(batch)) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
+  return {code, std::move(message), {}};
+}
+
+// Kafka's log validator on one produced batch, before it is stored: the header rules,
+// then every record, walked once (protocol/record_validator.h) under the topic's key
+// rule (compacted) and timestamp bounds (CreateTime). A CreateTime batch whose
+// MaxTimestamp is not its records' largest timestamp gets that value written in place
+// (in bytes this handler owns: the request frame, or an up-converted batch) and a new
+// CRC, once the client's CRC is verified, as Kafka does; the store stamps LogAppendTime.
+Refusal validate_batch(const protocol::RecordBatchView& batch, const TopicSettings& settings, int64_t now_ms) {
+  if (const auto rule = batch.check_produced(); rule != protocol::BatchCheck::kOk)
+    return refuse(batch, protocol::kafka_error(rule), protocol::batch_check_name(rule));
+  thread_local protocol::RecordValidator validator;  // one per network thread: its buffers are reused
+  protocol::RecordPolicy policy;
+  policy.keys_required = settings.compact;
+  policy.check_timestamps = settings.timestamp_type == storage::TimestampType::kCreateTime;
+  policy.now_ms = now_ms;
+  policy.timestamp_before_max_ms = settings.timestamp_before_max_ms;
+  policy.timestamp_after_max_ms = settings.timestamp_after_max_ms;
+  const protocol::RecordCheck check = validator.validate(batch, policy);
+  if (check == protocol::RecordCheck::kRecordErrors) {
+    const auto errors = validator.record_errors();
+    Refusal r = refuse(batch, protocol::kafka_error(check, errors),
+                       std::to_string(errors.size()) + " of " + std::to_string(batch.records_count()) +
+                           " records refused, the first: " + protocol::describe(errors.front(), policy));
+    if (r.code == ErrorCode::kCorruptMessage) return r;
+    for (const protocol::RecordError& e : errors) r.record_errors.push_back({e.index, protocol::describe(e, policy)});
+    return r;
+  }
+  if (check != protocol::RecordCheck::kOk)
+    return refuse(batch, protocol::kafka_error(check, {}), validator.describe(check, batch.compression()));
+  if (policy.check_timestamps && validator.max_timestamp() != batch.max_timestamp()) {
+    if (!crc_matches(batch)) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
+    const protocol::Bytes bytes = batch.bytes();
+    const std::span<std::byte> owned(const_cast<std::byte*>(bytes.data()), bytes.size());
+    protocol::set_max_timestamp(owned, validator.max_timestamp());
+    protocol::set_crc(owned, storage::crc32c(batch.crc_covered_bytes()));
+  }
+  return {};
 }
 
 }  // namespace
@@ -117,6 +166,9 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
       transactional && !authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, *req.transactional_id);
   std::optional<coordinator::ProducerRef> txn_producer;  // from the first batch
   std::vector<coordinator::TopicPartition> txn_partitions;
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
 
   resp.responses.reserve(req.topic_data.size());
   for (const auto& t : req.topic_data) {
@@ -163,11 +215,10 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
                                               std::to_string(topic->settings.max_message_bytes));
         continue;
       }
-      if (topic->settings.compact && !batch.is_control()) {
-        if (ErrorCode e = check_keys_for_compaction(batch); e != ErrorCode::kNone) {
-          fail(e, "Compacted topic cannot accept message without key");
-          continue;
-        }
+      if (Refusal r = validate_batch(batch, topic->settings, now_ms); r.refused()) {
+        if (v >= 8) out.record_errors = std::move(r.record_errors);
+        fail(r.code, std::move(r.message));
+        continue;
       }
       if (auto bad = check_transactional(batch, req.transactional_id, txn_producer); !bad.empty()) {
         fail(ErrorCode::kInvalidRecord, std::move(bad));

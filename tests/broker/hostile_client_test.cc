@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,8 +11,15 @@
 
 #include "broker/services.h"
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
 #include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/compression_bombs.h"
 #include "tests/testutil/hex.h"
+#include "tests/testutil/kafka_admin.h"
+#include "tests/testutil/process_memory.h"
+#include "tests/testutil/raw_records.h"
+#include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -25,7 +31,6 @@ using protocol::ApiVersionsResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-// This process's resident set size in bytes (the in-process broker lives here).
 // Polls `done` every 10 ms for up to 10 s: a sync point with the broker's threads.
 template <typename F>
 bool eventually(F done) {
@@ -34,15 +39,6 @@ bool eventually(F done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
-}
-
-int64_t rss_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
 }
 
 std::vector<std::byte> size_prefix(uint32_t size) {
@@ -69,12 +65,12 @@ bool api_versions_answered(WireClient& c, int32_t correlation_id) {
 TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotAllocateTheAnnouncedBytes) {
   // Unlimited request memory: only the reader's own allocation policy is tested.
   InProcessBroker b(InProcessBroker::Overrides{{"queued.max.request.bytes", "-1"}});
-  const int64_t before = rss_bytes();
+  const int64_t before = testutil::rss_bytes();
   const auto held = send_size_prefix_bombs(b.port());  // 2 GiB if allocated up front
   WireClient good(b.port());  // the broker still serves a well-behaved client...
   ASSERT_TRUE(api_versions_answered(good, 1));
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(api_versions_answered(good, 2 + i));  // ...after all 20 were read
-  EXPECT_LT(rss_bytes() - before, 64 << 20);
+  EXPECT_LT(testutil::rss_bytes() - before, 64 << 20);
 }
 
 TEST(HostileClientTest, SizePrefixesWithoutBodiesDoNotSpendTheRequestMemory) {
@@ -120,7 +116,7 @@ TEST(HostileClientTest, TricklingClientIsClosedAtTheReadTimeoutAndFreesItsMemory
 
 TEST(HostileClientTest, ThousandsOfIdleConnectionsLeaveTheBrokerServingAndSmall) {
   InProcessBroker b;
-  const int64_t before = rss_bytes();
+  const int64_t before = testutil::rss_bytes();
   std::vector<std::unique_ptr<WireClient>> idle;
   for (int i = 0; i < 2000; ++i) idle.push_back(std::make_unique<WireClient>(b.port()));
   WireClient good(b.port());
@@ -128,7 +124,7 @@ TEST(HostileClientTest, ThousandsOfIdleConnectionsLeaveTheBrokerServingAndSmall)
   // The last idle connection made was accepted and served like any other.
   ASSERT_TRUE(api_versions_answered(*idle.back(), 2));
   // Both ends live in this process: 4,000 sockets and 2,001 client io_contexts.
-  EXPECT_LT(rss_bytes() - before, 256 << 20);
+  EXPECT_LT(testutil::rss_bytes() - before, 256 << 20);
 }
 
 TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
@@ -148,6 +144,46 @@ TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close is noticed asynchronously
   }
   ADD_FAILURE() << "a freed slot was never reused";
+}
+
+// Issue 25: a 960 KiB zstd batch inflating to 30 GiB, sent to a compacted topic,
+// took the broker from ~400 to ~790 MB. Now every produced batch is walked as a
+// stream: a bomb of each codec, to a compacted topic and to a plain one, costs the
+// broker (this process) a bounded amount of memory and is refused.
+TEST(HostileClientTest, ACompressionBombOfEachCodecCostsBoundedMemory) {
+  InProcessBroker b(InProcessBroker::Overrides{{"message.max.bytes", "4194304"}});
+  testutil::KafkaAdmin admin(b.bootstrap());
+  ASSERT_EQ(admin.create_topic("bombed-compacted", 1, {{"cleanup.policy", "compact"}}), RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(admin.create_topic("bombed-plain", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  const auto prefix = testutil::long_record_prefix(INT32_MAX - 64);
+  constexpr uint64_t kZeros = uint64_t{300} << 20;  // beyond the 256 MiB the walk allows
+  std::vector<std::pair<protocol::Compression, std::vector<std::byte>>> bombs;
+  bombs.emplace_back(protocol::Compression::kZstd, testutil::zstd_rle_bomb(prefix, uint64_t{30} << 30));
+  bombs.emplace_back(protocol::Compression::kGzip, testutil::gzip_bomb(prefix, kZeros));
+  bombs.emplace_back(protocol::Compression::kLz4, testutil::lz4_bomb(prefix, kZeros));
+  std::vector<std::vector<std::byte>> batches;
+  for (auto& [codec, section] : bombs)
+    batches.push_back(
+        testutil::RecordBatchBuilder().compression(codec).uncompressed_section().raw_records(section, 1).build());
+
+  WireClient c(b.port());
+  int32_t cid = 1;
+  const int64_t growth = testutil::peak_growth_bytes([&] {
+    for (const char* topic : {"bombed-compacted", "bombed-plain"}) {
+      for (const auto& batch : batches) {
+        c.send(testutil::produce_request(topic, batch), 9, ++cid);
+        auto r = c.receive<protocol::ProduceResponse>(9, cid);
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code,
+                  protocol::to_int(protocol::ErrorCode::kMessageTooLarge))
+            << topic;
+      }
+    }
+  });
+  RecordProperty("peak_growth_mib", static_cast<int>(growth >> 20));
+  // The request frames (up to ~1.2 MB each) and one decompressor per network thread
+  // (zstd's 8 MiB window, lz4's 4 MiB blocks); inflating any bomb whole would be 256 MiB.
+  EXPECT_LT(growth, int64_t{64} << 20) << "the broker's peak RSS grew by " << (growth >> 20) << " MiB";
 }
 
 }  // namespace

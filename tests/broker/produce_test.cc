@@ -8,6 +8,7 @@
 #include "storage/format.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/record_batch.h"
+#include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -154,11 +155,14 @@ TEST_F(ProduceErrors, OldMagicAndControlBatchesAreInvalidRecord) {
 }
 
 TEST_F(ProduceErrors, ZstdBeforeVersion7IsUnsupportedCompressionType) {
-  auto zstd = testutil::make_batch({});
-  storage::format::put_be(zstd.data() + fb::kAttributes, 4, 2);
-  fb::set_crc(zstd);
+  const auto zstd = testutil::RecordBatchBuilder().compression(protocol::Compression::kZstd).add("k", "v").build();
   EXPECT_EQ(produce(c_, one_batch("p", zstd), 6, 2).error, protocol::to_int(ErrorCode::kUnsupportedCompressionType));
-  EXPECT_EQ(produce(c_, one_batch("p", zstd), 7, 3).error, 0);  // stored as sent (never decompressed)
+  EXPECT_EQ(produce(c_, one_batch("p", zstd), 7, 3).error, 0);  // stored as sent (never recompressed)
+  // The zstd attribute on records that are not zstd: the records are walked, and refused.
+  auto not_zstd = testutil::make_batch({});
+  storage::format::put_be(not_zstd.data() + fb::kAttributes, 4, 2);
+  fb::set_crc(not_zstd);
+  EXPECT_EQ(produce(c_, one_batch("p", not_zstd), 7, 4).error, protocol::to_int(ErrorCode::kInvalidRecord));
 }
 
 TEST_F(ProduceErrors, UnknownTopicOrPartitionIsNotCreatedByProduce) {

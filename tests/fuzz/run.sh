@@ -33,7 +33,13 @@ for f in glob.glob("tests/protocol/golden/*Request.golden"):
 PY
 
 status=0
-for target in request records; do
+check_artifacts() {  # check_artifacts TARGET: a crash, leak, timeout or oom file left behind fails the run
+  local f
+  for f in "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-*; do  # one test per file
+    if [ -e "$f" ]; then echo "fuzz_$1 left $f"; status=1; fi
+  done
+}
+for target in request records validate; do
   $cxx -fsanitize=fuzzer,address,undefined $lib_objs "$out/obj/tests_fuzz_fuzz_$target.o" "${libs[@]}" -o "$out/fuzz_$target"
   mkdir -p "$out/corpus/$target" "$out/seeds/$target"
   [ -d "tests/fuzz/seeds/$target" ] && cp -n tests/fuzz/seeds/$target/* "$out/seeds/$target/" 2>/dev/null || true
@@ -42,7 +48,7 @@ for target in request records; do
           "corpus/$target" "seeds/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)|Done "); then
     :
   fi
-  if [ -n "$(ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-* 2>/dev/null)" ]; then status=1; fi
+  check_artifacts "$target"
 done
 source tests/fuzz/security.sh  # the security room's targets
 exit $status

@@ -1,4 +1,4 @@
-# Sourced by run.sh, with its $cxx, $flags, $out, $secs and $status: the security
+# Sourced by run.sh, with its $cxx, $flags, $out, $secs, $status and check_artifacts: the security
 # room's targets. fuzz_scram: SCRAM messages, the server's exchange, credential
 # records, JAAS values and PLAIN; fuzz_jwt: OAUTHBEARER messages, unsecured and
 # signed JWTs (claims signed at run time so their checks are reached), JWKS.
@@ -16,5 +16,5 @@ for target in scram jwt; do
   echo "== fuzz_$target: ${secs}s"
   (cd "$out" && ./fuzz_$target -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
       "corpus/$target" "seeds/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)|Done ") || true
-  if [ -n "$(ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-* 2>/dev/null)" ]; then status=1; fi
+  check_artifacts "$target"
 done

@@ -110,8 +110,37 @@ TEST(CompressionTest, SnappyClaimingAHugeLengthIsRefusedBeforeAllocating) {
   // Preamble varint 0xffffffff (4 GiB), then a few bytes.
   const auto hostile = bytes_of("\xff\xff\xff\xff\x0f\x00\x01\x02");
   std::vector<std::byte> out;
-  EXPECT_EQ(decompress(Compression::kSnappy, hostile, 1 << 20, out), DecompressStatus::kTooLarge);
+  // A block inflates at most ~21x: 4 GiB from 8 bytes cannot be snappy at all.
+  EXPECT_EQ(decompress(Compression::kSnappy, hostile, 1 << 20, out), DecompressStatus::kMalformed);
   EXPECT_LT(out.capacity(), 1u << 20);
+  // A plausible claim above the bound is refused as too large, also before allocating.
+  std::vector<std::byte> packed;
+  ASSERT_TRUE(compress(Compression::kSnappy, std::vector<std::byte>(2 << 20), packed));
+  EXPECT_EQ(decompress(Compression::kSnappy, packed, 1 << 20, out), DecompressStatus::kTooLarge);
+  EXPECT_LT(out.capacity(), 1u << 20);
+}
+
+// decompress() and Decompressor in chunks of any size give the same bytes.
+TEST(CompressionTest, StreamingInChunksOfAnySizeYieldsTheWholeSection) {
+  std::vector<std::byte> plain(300000);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<std::byte>((i * 7919) >> 5);
+  for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kSnappy, Compression::kLz4,
+                        Compression::kZstd}) {
+    std::vector<std::byte> packed;
+    ASSERT_TRUE(compress(c, plain, packed));
+    for (size_t chunk : {size_t{1}, size_t{333}, size_t{65536}}) {
+      Decompressor d(chunk);
+      d.start(c, packed, plain.size());
+      std::vector<std::byte> got;
+      for (Bytes b = d.next(); !b.empty(); b = d.next()) {
+        EXPECT_LE(b.size(), c == Compression::kNone || c == Compression::kSnappy ? plain.size() : chunk);
+        got.insert(got.end(), b.begin(), b.end());
+      }
+      EXPECT_EQ(d.status(), DecompressStatus::kOk) << compression_name(c) << " chunk " << chunk;
+      EXPECT_EQ(got, plain) << compression_name(c) << " chunk " << chunk;
+      EXPECT_EQ(d.produced(), plain.size());
+    }
+  }
 }
 
 TEST(CompressionTest, TruncatedOrGarbageInputIsMalformedForEveryCodec) {

@@ -27,6 +27,7 @@
 #include "protocol/messages/offset_fetch.h"
 #include "protocol/record.h"
 #include "protocol/record_batch.h"
+#include "protocol/record_validator.h"
 #include "storage/crc32c.h"
 
 namespace rokka::protocol {
@@ -202,6 +203,8 @@ TEST_P(LibrdkafkaBatchTest, BatchesFromLibrdkafkaParseVerifyAndYieldEveryRecord)
   int next = 0;
   int compressed_batches = 0;
   std::vector<std::byte> scratch;
+  RecordValidator validator;
+  RecordValidator small_chunks(7, 16);
   for (int round = 0; next < kMessages && round < 100; ++round) {
     FetchRequest fetch;
     fetch.max_wait_ms = 100;
@@ -227,7 +230,13 @@ TEST_P(LibrdkafkaBatchTest, BatchesFromLibrdkafkaParseVerifyAndYieldEveryRecord)
       EXPECT_TRUE(batch.compression() == c.expected || batch.compression() == Compression::kNone);
       compressed_batches += batch.compression() == c.expected;
       EXPECT_EQ(storage::crc32c(batch.crc_covered_bytes()), batch.stored_crc()) << "CRC-32C differs from librdkafka's";
-      EXPECT_EQ(batch.check_produced(9), BatchCheck::kOk);
+      EXPECT_EQ(batch.check_produced(), BatchCheck::kOk);
+      // Every record librdkafka writes passes the produce validation, also walked in
+      // 7-byte chunks (records spanning them, some longer than the 16-byte carry).
+      EXPECT_EQ(validator.validate(batch, RecordPolicy{}), RecordCheck::kOk)
+          << validator.describe(RecordCheck::kOk, batch.compression());
+      EXPECT_EQ(small_chunks.validate(batch, RecordPolicy{}), RecordCheck::kOk);
+      EXPECT_EQ(validator.max_timestamp(), batch.max_timestamp());
       EXPECT_EQ(batch.base_offset(), next);
       EXPECT_EQ(batch.has_producer_id(), c.idempotent);
       if (c.idempotent) {

@@ -60,6 +60,23 @@ class RecordBatchBuilder {
     extra_attributes_ = bits;
     return *this;
   }
+  // The records section (before compression) given as bytes, and RecordsCount
+  // (LastOffsetDelta = count - 1): for malformed records.
+  RecordBatchBuilder& raw_records(std::vector<std::byte> plain, int32_t count) {
+    raw_ = std::move(plain);
+    raw_count_ = count;
+    return *this;
+  }
+  // Stores the section as given, not compressed, whatever the codec attribute says.
+  RecordBatchBuilder& uncompressed_section() {
+    as_is_ = true;
+    return *this;
+  }
+  // The header's MaxTimestamp (default: the records' largest timestamp).
+  RecordBatchBuilder& max_timestamp(int64_t v) {
+    max_timestamp_ = v;
+    return *this;
+  }
   RecordBatchBuilder& add(TestRecord r) {
     records_.push_back(std::move(r));
     return *this;
@@ -91,9 +108,12 @@ class RecordBatchBuilder {
   }
 
   std::vector<std::byte> build() const {
-    const std::vector<std::byte> plain = records_section();
+    const std::vector<std::byte> plain = raw_count_ ? *raw_ : records_section();
+    const int32_t count = raw_count_ ? *raw_count_ : static_cast<int32_t>(records_.size());
     std::vector<std::byte> section;
-    if (xerial_block_ > 0) {
+    if (as_is_) {
+      section = plain;
+    } else if (xerial_block_ > 0) {
       section = xerial(plain);
     } else if (!protocol::compress(compression_, plain, section)) {
       throw std::runtime_error("compression failed");
@@ -108,13 +128,13 @@ class RecordBatchBuilder {
     w.write_int8(protocol::kMagicV2);
     w.write_uint32(0);  // CRC, filled in below
     w.write_int16(static_cast<int16_t>(static_cast<int16_t>(compression_) | extra_attributes_));
-    w.write_int32(records_.empty() ? -1 : static_cast<int32_t>(records_.size() - 1));
+    w.write_int32(count - 1);
     w.write_int64(base_timestamp_);
-    w.write_int64(base_timestamp_ + max_delta);
+    w.write_int64(max_timestamp_ ? *max_timestamp_ : base_timestamp_ + max_delta);
     w.write_int64(producer_id_);
     w.write_int16(producer_epoch_);
     w.write_int32(base_sequence_);
-    w.write_int32(static_cast<int32_t>(records_.size()));
+    w.write_int32(count);
     w.write_raw(section);
     w.patch_length(length);
     std::vector<std::byte> batch = std::move(w).take();
@@ -157,6 +177,10 @@ class RecordBatchBuilder {
   int32_t base_sequence_ = -1;
   int16_t extra_attributes_ = 0;
   std::vector<TestRecord> records_;
+  std::optional<std::vector<std::byte>> raw_;
+  std::optional<int32_t> raw_count_;
+  bool as_is_ = false;
+  std::optional<int64_t> max_timestamp_;
 };
 
 }  // namespace rokka::testutil
