@@ -43,6 +43,11 @@ class IoThread {
     if (fut.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("coroutine did not finish");
     return std::move(*fut.get());
   }
+  void run(boost::asio::awaitable<void> aw, std::chrono::seconds timeout = 60s) {
+    auto fut = boost::asio::co_spawn(io_, std::move(aw), boost::asio::use_future);
+    if (fut.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("coroutine did not finish");
+    fut.get();
+  }
   // Runs `fn` on the io thread (for state only that thread may touch) and returns its result.
   template <typename Fn>
   auto call(Fn fn) -> decltype(fn()) {
