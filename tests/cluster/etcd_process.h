@@ -56,10 +56,10 @@ inline uint16_t free_port() {
   return ntohs(addr.sin_port);
 }
 
-// True if a plain GET of http://127.0.0.1:port/health says {"health":"true"}.
-inline bool etcd_healthy(uint16_t port) {
+// One plain HTTP/1.0 request to 127.0.0.1:port; the whole answer (header and body), or "".
+inline std::string http_request(uint16_t port, const std::string& request) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
+  if (fd < 0) return {};
   timeval tv{0, 500 * 1000};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -67,19 +67,26 @@ inline bool etcd_healthy(uint16_t port) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(port);
-  bool ok = false;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string req = "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      std::string answer;
-      char buf[1024];
-      ssize_t n;
-      while ((n = ::read(fd, buf, sizeof buf)) > 0) answer.append(buf, static_cast<size_t>(n));
-      ok = answer.find("\"health\":\"true\"") != std::string::npos;
-    }
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) answer.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
-  return ok;
+  return answer;
+}
+
+inline std::string http_post(uint16_t port, const std::string& path, const std::string& body) {
+  return http_request(port, "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+                                "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+}
+
+// True if a plain GET of http://127.0.0.1:port/health says {"health":"true"}.
+inline bool etcd_healthy(uint16_t port) {
+  return http_request(port, "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").find("\"health\":\"true\"") !=
+         std::string::npos;
 }
 
 class EtcdProcess {
@@ -97,11 +104,14 @@ class EtcdProcess {
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
   std::string log_path() const { return data_dir_.string() + ".log"; }
+  // What the last start() was given (a restart of a cluster member passes it again).
+  const std::string& initial_cluster() const { return initial_cluster_; }
 
   // Starts the member; `initial_cluster` is "name=peer_url,..." (empty: just this one).
   void start(const std::string& initial_cluster = "") {
     if (pid_ > 0) throw std::runtime_error("etcd already running");
     const std::string cluster = initial_cluster.empty() ? name_ + "=" + peer_url() : initial_cluster;
+    initial_cluster_ = cluster;
     std::vector<std::string> args = {etcd_binary(),
                                      "--name", name_,
                                      "--data-dir", data_dir_.string(),
@@ -178,6 +188,7 @@ class EtcdProcess {
   uint16_t client_port_;
   uint16_t peer_port_;
   pid_t pid_ = -1;
+  std::string initial_cluster_;
 };
 
 // 1 or 3 members under `dir`, started together.
