@@ -21,6 +21,12 @@
 //   such lease, kIoError = unavailable / deadline / transport, kInvalidArgument = etcd refused
 //   the request, kMalformed = an answer that does not decode, kShutdown after shutdown().
 //
+// GCC 12 bug: an aggregate built in the co_await expression itself, as in
+// `co_await client->put({.key = k, .value = v})` or `co_await client->txn(Txn{...})`, is
+// destroyed twice (ASan: "attempting free on address which was not malloc()-ed"). Name the
+// request first (`PutRequest req{...}; co_await client->put(std::move(req));`). Outside
+// coroutines (tests calling through IoThread::run) the braced form is fine.
+//
 // Threading: create, call and destroy on one executor (an io_context run by one thread, or
 // a strand). Coroutines keep the client alive (shared_from_this) while they run.
 #pragma once
