@@ -68,6 +68,14 @@ asio::awaitable<void> EtcdClient::backoff(int attempt, Clock::time_point deadlin
   co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
+template <typename T>
+asio::awaitable<Result<T>> EtcdClient::call_and_decode(const char* path, std::string body, Retry retry,
+                                                       Deadline deadline, Result<T> (*decode)(std::string_view)) {
+  auto answer = co_await call(path, std::move(body), retry, deadline);
+  if (!answer.ok()) co_return answer.status();
+  co_return decode(*answer);
+}
+
 asio::awaitable<Result<std::string>> EtcdClient::call(const char* path, std::string body, Retry retry,
                                                       Deadline deadline_opt) {
   auto self = shared_from_this();
@@ -103,21 +111,16 @@ asio::awaitable<Result<std::string>> EtcdClient::call(const char* path, std::str
 }
 
 asio::awaitable<Result<RangeResult>> EtcdClient::range(RangeRequest req, Deadline deadline) {
-  auto body = co_await call("/v3/kv/range", encode_range(req), Retry::kIdempotent, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_range(*body);
+  co_return co_await call_and_decode("/v3/kv/range", encode_range(req), Retry::kIdempotent, deadline, decode_range);
 }
 
 asio::awaitable<Result<PutResult>> EtcdClient::put(PutRequest req, Deadline deadline) {
-  auto body = co_await call("/v3/kv/put", encode_put(req), Retry::kOnlyIfNotApplied, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_put(*body);
+  co_return co_await call_and_decode("/v3/kv/put", encode_put(req), Retry::kOnlyIfNotApplied, deadline, decode_put);
 }
 
 asio::awaitable<Result<DeleteResult>> EtcdClient::delete_range(DeleteRequest req, Deadline deadline) {
-  auto body = co_await call("/v3/kv/deleterange", encode_delete(req), Retry::kOnlyIfNotApplied, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_delete(*body);
+  co_return co_await call_and_decode("/v3/kv/deleterange", encode_delete(req), Retry::kOnlyIfNotApplied, deadline,
+                                     decode_delete);
 }
 
 asio::awaitable<Result<TxnResult>> EtcdClient::txn(Txn txn, Deadline deadline) {
@@ -126,35 +129,29 @@ asio::awaitable<Result<TxnResult>> EtcdClient::txn(Txn txn, Deadline deadline) {
   for (const auto* branch : {&txn.success, &txn.failure}) {
     for (const TxnOp& op : *branch) writes = writes || !std::holds_alternative<RangeRequest>(op);
   }
-  auto body = co_await call("/v3/kv/txn", encode_txn(txn), writes ? Retry::kOnlyIfNotApplied : Retry::kIdempotent,
-                            deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_txn(*body);
+  co_return co_await call_and_decode("/v3/kv/txn", encode_txn(txn),
+                                     writes ? Retry::kOnlyIfNotApplied : Retry::kIdempotent, deadline, decode_txn);
 }
 
 asio::awaitable<Result<ResponseHeader>> EtcdClient::compact(int64_t revision, bool physical, Deadline deadline) {
-  auto body = co_await call("/v3/kv/compaction", encode_compaction(revision, physical), Retry::kIdempotent, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_header_only(*body);
+  co_return co_await call_and_decode("/v3/kv/compaction", encode_compaction(revision, physical), Retry::kIdempotent,
+                                     deadline, decode_header_only);
 }
 
 asio::awaitable<Result<LeaseGrant>> EtcdClient::lease_grant(int64_t ttl_seconds, Deadline deadline) {
   // Retried freely: a grant whose answer was lost leaves a lease nobody keeps alive; it expires.
-  auto body = co_await call("/v3/lease/grant", encode_lease_grant(ttl_seconds), Retry::kIdempotent, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_lease_grant(*body);
+  co_return co_await call_and_decode("/v3/lease/grant", encode_lease_grant(ttl_seconds), Retry::kIdempotent, deadline,
+                                     decode_lease_grant);
 }
 
 asio::awaitable<Result<LeaseKeepAlive>> EtcdClient::lease_keepalive(int64_t id, Deadline deadline) {
-  auto body = co_await call("/v3/lease/keepalive", encode_lease_id(id), Retry::kIdempotent, deadline);
-  if (!body.ok()) co_return body.status();
-  co_return decode_lease_keepalive(*body);
+  co_return co_await call_and_decode("/v3/lease/keepalive", encode_lease_id(id), Retry::kIdempotent, deadline,
+                                     decode_lease_keepalive);
 }
 
 asio::awaitable<Status> EtcdClient::lease_revoke(int64_t id, Deadline deadline) {
-  auto body = co_await call("/v3/lease/revoke", encode_lease_id(id), Retry::kIdempotent, deadline);
-  if (!body.ok()) co_return body.status();
-  auto header = decode_header_only(*body);
+  auto header = co_await call_and_decode("/v3/lease/revoke", encode_lease_id(id), Retry::kIdempotent, deadline,
+                                         decode_header_only);
   co_return header.ok() ? Status() : header.status();
 }
 

@@ -94,6 +94,10 @@ class EtcdClient : public std::enable_shared_from_this<EtcdClient> {
   enum class Retry { kIdempotent, kOnlyIfNotApplied };
   boost::asio::awaitable<Result<std::string>> call(const char* path, std::string body, Retry retry,
                                                    Deadline deadline);
+  // call(), then the answer's decoder.
+  template <typename T>
+  boost::asio::awaitable<Result<T>> call_and_decode(const char* path, std::string body, Retry retry, Deadline deadline,
+                                                    Result<T> (*decode)(std::string_view));
   std::shared_ptr<HttpConnection> take_connection();
   void give_back(std::shared_ptr<HttpConnection> conn);
   void endpoint_failed(size_t index);

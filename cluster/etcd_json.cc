@@ -1,8 +1,6 @@
 #include "cluster/etcd_json.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <charconv>
 
@@ -13,7 +11,7 @@ namespace rokka::cluster {
 namespace {
 
 namespace rj = rapidjson;
-using Writer = rj::Writer<rj::StringBuffer>;
+using Writer = JsonWriter;
 
 // ---- writing ----
 
@@ -128,14 +126,6 @@ void write_ops(Writer& w, const char* name, const std::vector<TxnOp>& ops) {
     w.EndObject();
   }
   w.EndArray();
-}
-
-template <typename Fn>
-std::string json(Fn&& fn) {
-  rj::StringBuffer buf;
-  Writer w(buf);
-  fn(w);
-  return std::string(buf.GetString(), buf.GetSize());
 }
 
 // ---- reading ----
@@ -314,16 +304,16 @@ std::string prefix_range_end(const std::string& prefix) {
 }
 
 std::string encode_range(const RangeRequest& req) {
-  return json([&](Writer& w) { write_range(w, req); });
+  return write_json([&](Writer& w) { write_range(w, req); });
 }
 std::string encode_put(const PutRequest& req) {
-  return json([&](Writer& w) { write_put(w, req); });
+  return write_json([&](Writer& w) { write_put(w, req); });
 }
 std::string encode_delete(const DeleteRequest& req) {
-  return json([&](Writer& w) { write_delete(w, req); });
+  return write_json([&](Writer& w) { write_delete(w, req); });
 }
 std::string encode_txn(const Txn& txn) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     if (!txn.compare.empty()) {
       w.Key("compare");
@@ -337,7 +327,7 @@ std::string encode_txn(const Txn& txn) {
   });
 }
 std::string encode_compaction(int64_t revision, bool physical) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     put_int(w, "revision", revision);
     put_bool(w, "physical", physical);
@@ -345,21 +335,21 @@ std::string encode_compaction(int64_t revision, bool physical) {
   });
 }
 std::string encode_lease_grant(int64_t ttl_seconds) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     put_int(w, "TTL", ttl_seconds);
     w.EndObject();
   });
 }
 std::string encode_lease_id(int64_t id) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     put_int(w, "ID", id);
     w.EndObject();
   });
 }
 std::string encode_watch_create(const WatchCreate& req) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     w.Key("create_request");
     w.StartObject();

@@ -1,7 +1,5 @@
 #include "cluster/records.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "cluster/json_util.h"
 
@@ -9,18 +7,10 @@ namespace rokka::cluster {
 namespace {
 
 namespace rj = rapidjson;
-using Writer = rj::Writer<rj::StringBuffer>;
+using Writer = JsonWriter;
 using storage::Status;
 
 void write_string(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rj::SizeType>(s.size())); }
-
-template <typename Fn>
-std::string json(Fn&& fn) {
-  rj::StringBuffer buf;
-  Writer w(buf);
-  fn(w);
-  return std::string(buf.GetString(), buf.GetSize());
-}
 
 Status bad(std::string_view what) { return Status::malformed(std::string(what)); }
 
@@ -44,7 +34,7 @@ bool placement_is_json(const std::string& text) {
 }  // namespace
 
 std::string encode_broker_registration(const BrokerRegistration& reg) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     w.Key("listeners");
     w.StartArray();
@@ -98,7 +88,7 @@ Result<BrokerRegistration> decode_broker_registration(std::string_view text) {
 }
 
 std::string encode_controller(int32_t broker_id) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     w.Key("broker");
     w.Int(broker_id);
@@ -115,7 +105,7 @@ Result<int32_t> decode_controller(std::string_view text) {
 }
 
 std::string encode_cluster_id(std::string_view id) {
-  return json([&](Writer& w) { write_string(w, id); });
+  return write_json([&](Writer& w) { write_string(w, id); });
 }
 
 Result<std::string> decode_cluster_id(std::string_view text) {
@@ -126,7 +116,7 @@ Result<std::string> decode_cluster_id(std::string_view text) {
 }
 
 std::string encode_topic(const TopicRecord& topic) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     w.Key("id");
     write_string(w, topic.id);
@@ -172,7 +162,7 @@ Result<TopicRecord> decode_topic(std::string_view text) {
 }
 
 std::string encode_producer_id_block(const ProducerIdBlockRecord& rec) {
-  return json([&](Writer& w) {
+  return write_json([&](Writer& w) {
     w.StartObject();
     w.Key("next");
     w.Int64(rec.next);
