@@ -28,7 +28,7 @@ namespace rokka::testutil {
 
 // The etcd binary: $ROKKA_ETCD, else `etcd` on PATH; empty if there is none.
 inline std::string etcd_binary() {
-  if (const char* env = std::getenv("ROKKA_ETCD"); env && *env) return env;
+  if (const char* env = std::getenv("ROKKA_ETCD"); env && *env) return ::access(env, X_OK) == 0 ? env : "";
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
   std::string dir;
