@@ -1,0 +1,99 @@
+// The key layout in etcd: every key Rokka reads or writes is built here, and nowhere else.
+// Root configurable (rokka.cluster.root), default "/rokka". Values are JSON
+// (cluster/records.h); the ones marked "later" belong to the replication issue.
+//
+//   <root>/cluster_id                  "<22-char id>" (a JSON string); created once, create_revision == 0 guard
+//   <root>/brokers/<id>                BrokerRegistration, under the broker's lease. Its create_revision
+//                                      is the broker epoch (a restart makes a new one)
+//   <root>/controller                  {"broker":<id>}, under the controller's lease, created with
+//                                      create_revision == 0. Its create_revision is the controller epoch;
+//                                      every controller write compares it (controller_guard)
+//   <root>/epoch                       "42": cluster-wide leader epoch counter (later)
+//   <root>/groups/<g>/spec             {"members":[1,2,3]} (later)
+//   <root>/groups/<g>/state            {"leader":1,"epoch":42,"sss":[...],"sss_version":7} (later)
+//   <root>/topics/<name>               TopicRecord: id, partitions, placement, configs
+//   <root>/moving/<topic>/<partition>  a partition move in flight (later)
+//   <root>/deleting/<topic-id>[/<g>]   topic deletion across brokers (later)
+//   <root>/producer_id_block           ProducerIdBlockRecord: the next free block (CAS, blocks of 1000)
+//   <root>/config/brokers/<id>         dynamic broker configs; <root>/config/brokers/default for all
+//   <root>/acls/<type>/<pattern>/<name>  ACL list of one resource (the name may contain '/')
+//   <root>/scram/<mechanism>/<user>    SCRAM credential (the user may contain '/')
+//
+// Deviations from SCALE-OUT.md §3.2: moves live under <root>/moving/ (not under
+// <root>/topics/<name>/moving/) so that <root>/topics/ holds only topic records; SCRAM
+// credentials get their own prefix; the producer-id block is a JSON object that names its
+// writer (cluster/records.h says why).
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rokka::cluster {
+
+class Keys {
+ public:
+  static constexpr std::string_view kDefaultRoot = "/rokka";
+
+  // `root` without a trailing '/'.
+  explicit Keys(std::string root = std::string(kDefaultRoot)) : root_(std::move(root)) {
+    while (!root_.empty() && root_.back() == '/') root_.pop_back();
+  }
+
+  const std::string& root() const { return root_; }
+  std::string prefix() const { return root_ + "/"; }  // every key of this cluster
+
+  std::string cluster_id() const { return root_ + "/cluster_id"; }
+  std::string brokers_prefix() const { return root_ + "/brokers/"; }
+  std::string broker(int32_t id) const { return brokers_prefix() + std::to_string(id); }
+  std::string controller() const { return root_ + "/controller"; }
+  std::string epoch() const { return root_ + "/epoch"; }
+  std::string groups_prefix() const { return root_ + "/groups/"; }
+  std::string group_spec(std::string_view group) const { return groups_prefix() + std::string(group) + "/spec"; }
+  std::string group_state(std::string_view group) const { return groups_prefix() + std::string(group) + "/state"; }
+  std::string topics_prefix() const { return root_ + "/topics/"; }
+  std::string topic(std::string_view name) const { return topics_prefix() + std::string(name); }
+  std::string moving_prefix() const { return root_ + "/moving/"; }
+  std::string deleting_prefix() const { return root_ + "/deleting/"; }
+  std::string producer_id_block() const { return root_ + "/producer_id_block"; }
+  std::string broker_configs_prefix() const { return root_ + "/config/brokers/"; }
+  std::string broker_config(int32_t id) const { return broker_configs_prefix() + std::to_string(id); }
+  std::string broker_config_default() const { return broker_configs_prefix() + "default"; }
+  std::string acls_prefix() const { return root_ + "/acls/"; }
+  std::string acl(std::string_view type, std::string_view pattern, std::string_view name) const {
+    return acls_prefix() + std::string(type) + "/" + std::string(pattern) + "/" + std::string(name);
+  }
+  std::string scram_prefix() const { return root_ + "/scram/"; }
+  std::string scram(std::string_view mechanism, std::string_view user) const {
+    return scram_prefix() + std::string(mechanism) + "/" + std::string(user);
+  }
+
+  // The broker id of a <root>/brokers/<id> key (canonical decimal, >= 0), else nullopt.
+  std::optional<int32_t> broker_id_of(std::string_view key) const {
+    const std::string p = brokers_prefix();
+    if (!key.starts_with(p)) return std::nullopt;
+    const std::string_view digits = key.substr(p.size());
+    int32_t id = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (ec != std::errc() || end != digits.data() + digits.size() || id < 0 || digits.empty() ||
+        (digits.size() > 1 && digits[0] == '0')) {
+      return std::nullopt;
+    }
+    return id;
+  }
+  // The topic name of a <root>/topics/<name> key (one segment), else nullopt.
+  std::optional<std::string_view> topic_of(std::string_view key) const {
+    const std::string p = topics_prefix();
+    if (!key.starts_with(p)) return std::nullopt;
+    const std::string_view name = key.substr(p.size());
+    if (name.empty() || name.find('/') != std::string_view::npos) return std::nullopt;
+    return name;
+  }
+
+ private:
+  std::string root_;
+};
+
+}  // namespace rokka::cluster

@@ -1,0 +1,191 @@
+#include "cluster/records.h"
+
+
+#include "cluster/json_util.h"
+
+namespace rokka::cluster {
+namespace {
+
+namespace rj = rapidjson;
+using Writer = JsonWriter;
+using storage::Status;
+
+void write_string(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rj::SizeType>(s.size())); }
+
+Status bad(std::string_view what) { return Status::malformed(std::string(what)); }
+
+const rj::Value* member(const rj::Value& obj, const char* name) {
+  auto it = obj.FindMember(name);
+  return it == obj.MemberEnd() ? nullptr : &it->value;
+}
+bool get_string(const rj::Value& obj, const char* name, std::string& out) {
+  const rj::Value* v = member(obj, name);
+  if (v == nullptr || !v->IsString()) return false;
+  out.assign(v->GetString(), v->GetStringLength());
+  return true;
+}
+
+// True if `text` is one JSON value (the placement is written verbatim into the record).
+bool placement_is_json(const std::string& text) {
+  auto doc = parse_json_object("{\"p\":" + text + "}", "placement");
+  return doc.ok() && doc->MemberCount() == 1;  // "1,\"q\":2" is not one value
+}
+
+}  // namespace
+
+std::string encode_broker_registration(const BrokerRegistration& reg) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("listeners");
+    w.StartArray();
+    for (const Listener& l : reg.listeners) {
+      w.StartObject();
+      w.Key("name");
+      write_string(w, l.name);
+      w.Key("host");
+      write_string(w, l.host);
+      w.Key("port");
+      w.Int(l.port);
+      w.Key("security_protocol");
+      write_string(w, l.security_protocol);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("rack");
+    if (reg.rack) write_string(w, *reg.rack);
+    else w.Null();
+    w.Key("incarnation");
+    write_string(w, reg.incarnation);
+    w.EndObject();
+  });
+}
+
+Result<BrokerRegistration> decode_broker_registration(std::string_view text) {
+  auto doc = parse_json_object(text, "broker registration");
+  if (!doc.ok()) return doc.status();
+  BrokerRegistration reg;
+  const rj::Value* listeners = member(*doc, "listeners");
+  if (listeners == nullptr || !listeners->IsArray() || listeners->Size() > kMaxListeners) {
+    return bad("broker registration: listeners");
+  }
+  for (const auto& l : listeners->GetArray()) {
+    Listener out;
+    const rj::Value* port = l.IsObject() ? member(l, "port") : nullptr;
+    if (!l.IsObject() || !get_string(l, "name", out.name) || !get_string(l, "host", out.host) ||
+        !get_string(l, "security_protocol", out.security_protocol) || port == nullptr || !port->IsInt() ||
+        port->GetInt() < 0 || port->GetInt() > 65535 || out.name.empty() || out.host.empty()) {
+      return bad("broker registration: listener");
+    }
+    out.port = port->GetInt();
+    reg.listeners.push_back(std::move(out));
+  }
+  if (const rj::Value* rack = member(*doc, "rack"); rack != nullptr && !rack->IsNull()) {
+    if (!rack->IsString()) return bad("broker registration: rack");
+    reg.rack.emplace(rack->GetString(), rack->GetStringLength());
+  }
+  if (!get_string(*doc, "incarnation", reg.incarnation)) return bad("broker registration: incarnation");
+  return reg;
+}
+
+std::string encode_controller(int32_t broker_id) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("broker");
+    w.Int(broker_id);
+    w.EndObject();
+  });
+}
+
+Result<int32_t> decode_controller(std::string_view text) {
+  auto doc = parse_json_object(text, "controller");
+  if (!doc.ok()) return doc.status();
+  const rj::Value* b = member(*doc, "broker");
+  if (b == nullptr || !b->IsInt() || b->GetInt() < 0) return bad("controller: broker");
+  return b->GetInt();
+}
+
+std::string encode_cluster_id(std::string_view id) {
+  return write_json([&](Writer& w) { write_string(w, id); });
+}
+
+Result<std::string> decode_cluster_id(std::string_view text) {
+  rj::Document d;  // a bare JSON string; an operator's deep array still parses without recursion
+  d.Parse<rj::kParseIterativeFlag | rj::kParseValidateEncodingFlag>(text.data(), text.size());
+  if (d.HasParseError() || !d.IsString() || d.GetStringLength() == 0) return bad("cluster id");
+  return std::string(d.GetString(), d.GetStringLength());
+}
+
+std::string encode_topic(const TopicRecord& topic) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("id");
+    write_string(w, topic.id);
+    w.Key("partitions");
+    w.Int(topic.partitions);
+    w.Key("placement");
+    if (placement_is_json(topic.placement)) w.RawValue(topic.placement.data(), topic.placement.size(), rj::kObjectType);
+    else w.Null();
+    w.Key("configs");
+    w.StartObject();
+    for (const auto& [k, v] : topic.configs) {
+      w.Key(k.data(), static_cast<rj::SizeType>(k.size()));
+      write_string(w, v);
+    }
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
+Result<TopicRecord> decode_topic(std::string_view text) {
+  auto doc = parse_json_object(text, "topic");
+  if (!doc.ok()) return doc.status();
+  TopicRecord t;
+  if (!get_string(*doc, "id", t.id)) return bad("topic: id");
+  const rj::Value* p = member(*doc, "partitions");
+  if (p == nullptr || !p->IsInt() || p->GetInt() < 1 || p->GetInt() > kMaxPartitions) return bad("topic: partitions");
+  t.partitions = p->GetInt();
+  if (const rj::Value* placement = member(*doc, "placement")) {
+    rj::StringBuffer buf;
+    Writer w(buf);
+    placement->Accept(w);  // depth is bounded by parse_json_object
+    t.placement.assign(buf.GetString(), buf.GetSize());
+  }
+  if (const rj::Value* configs = member(*doc, "configs")) {
+    if (!configs->IsObject()) return bad("topic: configs");
+    for (const auto& m : configs->GetObject()) {
+      if (!m.value.IsString()) return bad("topic: config value");
+      t.configs.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
+                        std::string(m.value.GetString(), m.value.GetStringLength()));
+    }
+  }
+  return t;
+}
+
+std::string encode_producer_id_block(const ProducerIdBlockRecord& rec) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("next");
+    w.Int64(rec.next);
+    w.Key("broker");
+    w.Int(rec.broker);
+    w.Key("nonce");
+    write_string(w, rec.nonce);
+    w.EndObject();
+  });
+}
+
+Result<ProducerIdBlockRecord> decode_producer_id_block(std::string_view text) {
+  auto doc = parse_json_object(text, "producer id block");
+  if (!doc.ok()) return doc.status();
+  ProducerIdBlockRecord r;
+  const rj::Value* next = member(*doc, "next");
+  const rj::Value* broker = member(*doc, "broker");
+  if (next == nullptr || !next->IsInt64() || next->GetInt64() < 0) return bad("producer id block: next");
+  if (broker == nullptr || !broker->IsInt()) return bad("producer id block: broker");
+  if (!get_string(*doc, "nonce", r.nonce)) return bad("producer id block: nonce");
+  r.next = next->GetInt64();
+  r.broker = broker->GetInt();
+  return r;
+}
+
+}  // namespace rokka::cluster
