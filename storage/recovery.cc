@@ -10,7 +10,7 @@
 //      oldest segment; apply start-offset floors; publish; checkpoint; "abort" marker.
 #include <algorithm>
 
-#include "storage/log.h"
+#include "storage/logger.h"
 #include "storage/store_impl.h"
 
 namespace rokka::storage {

@@ -1,7 +1,7 @@
 // Store facade: open, request submission, and the read paths (any thread).
 #include <algorithm>
 
-#include "storage/log.h"
+#include "storage/logger.h"
 #include "storage/store_impl.h"
 #include "storage/thread.h"
 

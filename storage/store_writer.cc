@@ -5,7 +5,7 @@
 // (async flush, checkpoint, retention) is due: no polling.
 #include <algorithm>
 
-#include "storage/log.h"
+#include "storage/logger.h"
 #include "storage/store_impl.h"
 
 namespace rokka::storage {
