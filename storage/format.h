@@ -13,14 +13,9 @@
 #include <vector>
 
 #include "storage/crc32c.h"
+#include "storage/types.h"
 
 namespace rokka::storage {
-
-// A byte position in the CommitLog (not a Kafka offset: never mix the two).
-struct LogPosition {
-  int64_t value = 0;
-  auto operator<=>(const LogPosition&) const = default;
-};
 
 namespace format {
 
