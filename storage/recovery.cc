@@ -11,22 +11,11 @@
 #include <algorithm>
 
 #include "storage/logger.h"
+#include "storage/partition_records.h"
 #include "storage/store_impl.h"
 
 namespace rokka::storage {
 namespace {
-
-bool parse_u32(std::string_view s, uint32_t& out) {
-  if (s.empty() || s.size() > 10) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
 
 // A checkpointed ChunkDir must cover the unit range it claims, with allocated chunks.
 bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t next_chunk) {
@@ -42,17 +31,19 @@ bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t
 }  // namespace
 
 Status StoreImpl::load_partition_table() {
-  for (const auto& [key, value] : journal_->scan("s/p/")) {
-    uint32_t id = 0;
-    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) {
+  namespace pr = partition_records;
+  for (const auto& [key, value] : journal_->scan(pr::kPartitionPrefix)) {
+    const auto record = pr::parse_partition(key, value);
+    if (!record) {
       log_warn("meta: ignoring malformed partition record key={}", key);
       continue;
     }
-    partitions_.add(id);
-    next_partition_ = std::max(next_partition_, id + 1);
+    partitions_.add(record->id);
+    next_partition_ = std::max(next_partition_, record->id + 1);
   }
-  uint32_t next = 0;
-  if (auto v = journal_->get("s/next_pid"); v && parse_u32(*v, next)) next_partition_ = std::max(next_partition_, next);
+  if (auto v = journal_->get(std::string(pr::kNextIdKey))) {
+    if (auto next = pr::parse_next_id(*v)) next_partition_ = std::max(next_partition_, *next);
+  }
   return {};
 }
 
@@ -122,7 +113,7 @@ Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
     const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
                                  e.header.max_timestamp};
     if (failure = q.put(*index_, unit); !failure.ok()) return false;
-    apply_producer_batch(*p, e.batch, e.header.base_offset, e.header.append_time);
+    p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
     ++entries;
     return true;
   });
@@ -200,11 +191,9 @@ Status StoreImpl::recover() {
     if (p.txn_index) p.txn_index->truncate(p.queue.writer_next_offset());
     p.queue.drop_before(*index_, begin);   // segments deleted after the checkpoint
   });
-  for (const auto& [key, value] : journal_->scan("s/p/")) {
-    uint32_t id = 0;
-    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) continue;
-    if (Partition* p = partitions_.get(id))
-      p->queue.set_floor(static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data()))));
+  for (const auto& [key, value] : journal_->scan(partition_records::kPartitionPrefix)) {
+    const auto record = partition_records::parse_partition(key, value);
+    if (Partition* p = record ? partitions_.get(record->id) : nullptr) p->queue.set_floor(record->floor);
   }
   partitions_.for_each([](PartitionId, Partition& p) {
     if (p.txn_index) {

@@ -25,31 +25,6 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
 
 }  // namespace
 
-PartitionTable::~PartitionTable() {
-  for (size_t i = 0; i < kSlots; ++i) {
-    Block* b = top_[i].load();
-    if (!b) continue;
-    for (auto& slot : *b) delete slot.load();
-    delete b;
-  }
-}
-
-Partition* PartitionTable::add(PartitionId id) {
-  auto& top = top_[id >> kBits];
-  Block* b = top.load(std::memory_order_relaxed);
-  if (!b) {
-    b = new Block();
-    for (auto& slot : *b) slot.store(nullptr, std::memory_order_relaxed);
-    top.store(b, std::memory_order_release);
-  }
-  auto& slot = (*b)[id & (kSlots - 1)];
-  if (Partition* p = slot.load(std::memory_order_relaxed)) return p;
-  auto* p = new Partition();
-  slot.store(p, std::memory_order_release);
-  ids_.push_back(id);
-  return p;
-}
-
 Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
   if (options.segment_bytes < 64 * 1024 || options.max_append_bytes > options.segment_bytes / 2 ||
       options.index_chunk_units == 0 || options.index_file_chunks == 0)
@@ -171,13 +146,8 @@ Status StoreImpl::close() {
   return close_status_;
 }
 
-const Partition* StoreImpl::live_partition(PartitionId id) const {
-  const Partition* p = partitions_.get(id);
-  return p && p->live.load(std::memory_order_acquire) ? p : nullptr;
-}
-
 Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   // next first: start is published after next, and start <= next must hold in the answer;
   // the first unstable offset is published before next (txn_index.h).
@@ -201,7 +171,7 @@ int64_t StoreImpl::first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Uni
 }
 
 Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_t max_bytes) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   ReadResult out;
   out.offsets = *offsets(partition);
@@ -232,7 +202,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
 }
 
 Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64_t ts) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   const ConsumeQueue& q = p->queue;
   const int64_t start = q.start_offset();
@@ -245,7 +215,7 @@ Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64
 }
 
 Result<TimestampOffset> StoreImpl::max_timestamp(PartitionId partition) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   const auto v = p->queue.units();
   const auto last = v.end > v.first ? p->queue.unit(*index_, v, v.end - 1) : std::nullopt;

@@ -27,57 +27,10 @@
 #include "storage/dir_lock.h"
 #include "storage/index_file.h"
 #include "storage/meta_journal.h"
-#include "storage/producer_state.h"
+#include "storage/partition_table.h"
 #include "storage/store.h"
-#include "storage/txn_index.h"
 
 namespace rokka::storage {
-
-struct Partition {
-  ConsumeQueue queue;
-  std::atomic<bool> live{true};
-  std::atomic<bool> retained{false};                 // set_retained: retention keeps its segments
-  bool touched = false;                              // writer: grew in the current group
-  std::unique_ptr<ProducerStateTable> producers;     // writer; null until an idempotent batch
-  // Transactions: null until the first transactional batch. The writer creates the
-  // index once and never frees it before the store closes; readers load `txns`.
-  std::unique_ptr<TxnIndex> txn_index;
-  std::atomic<const TxnIndex*> txns{nullptr};
-  TxnIndex& writer_txns() {
-    if (!txn_index) {
-      txn_index = std::make_unique<TxnIndex>();
-      txns.store(txn_index.get(), std::memory_order_release);
-    }
-    return *txn_index;
-  }
-};
-
-// PartitionId -> Partition, readable from any thread while the writer adds entries.
-// Two levels of 65,536 slots; a block is allocated when its first id is. Partition
-// objects live until the store closes (a deleted one is marked, not freed), so a
-// reader's pointer never dangles.
-class PartitionTable {
- public:
-  PartitionTable() : top_(new std::atomic<Block*>[kSlots]()) {}
-  ~PartitionTable();
-  Partition* get(PartitionId id) const {
-    Block* b = top_[id >> kBits].load(std::memory_order_acquire);
-    return b ? (*b)[id & (kSlots - 1)].load(std::memory_order_acquire) : nullptr;
-  }
-  Partition* add(PartitionId id);  // writer
-  template <typename F>
-  void for_each(F&& f) const {  // writer: every partition ever added, by id
-    for (PartitionId id : ids_)
-      if (Partition* p = get(id)) f(id, *p);
-  }
-
- private:
-  static constexpr int kBits = 16;
-  static constexpr size_t kSlots = size_t{1} << kBits;
-  using Block = std::array<std::atomic<Partition*>, kSlots>;
-  std::unique_ptr<std::atomic<Block*>[]> top_;
-  std::vector<PartitionId> ids_;
-};
 
 class StoreImpl final : public Store, public MetaStore {
  public:
@@ -145,7 +98,6 @@ class StoreImpl final : public Store, public MetaStore {
 
   // ---- any thread ----
   void submit(Op op);
-  const Partition* live_partition(PartitionId id) const;
   int64_t first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Units& v, int64_t offset) const;
   int64_t now_ms() const { return options_.clock_ms(); }
 
@@ -199,9 +151,6 @@ class StoreImpl final : public Store, public MetaStore {
   bool restore_checkpoint(Checkpoint& cp);
   Status replay_log(LogPosition from, bool rebuild);
   LogPosition reverify_start(LogPosition checkpoint_pos) const;
-  void apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
-                            int64_t append_time);
-  Result<std::optional<AppendInfo>> check_producer(const Partition& p, std::span<const std::byte> batch) const;
 
   StoreOptions options_;
   FileSystem* fs_;

@@ -6,23 +6,10 @@
 #include <algorithm>
 
 #include "storage/logger.h"
+#include "storage/partition_records.h"
 #include "storage/store_impl.h"
 
 namespace rokka::storage {
-namespace {
-
-std::string partition_key(PartitionId id) {
-  std::string s = std::to_string(id);
-  return "s/p/" + std::string(10 - s.size(), '0') + s;
-}
-
-std::string encode_i64(int64_t v) {
-  std::string s(8, '\0');
-  format::put_le64(reinterpret_cast<std::byte*>(s.data()), static_cast<uint64_t>(v));
-  return s;
-}
-
-}  // namespace
 
 void StoreImpl::fail_all(std::vector<Op>& ops, const Status& s) {
   for (auto& op : ops) {
@@ -148,15 +135,14 @@ void StoreImpl::handle(AppendOp& op) {
 Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) {
   namespace fb = format::batch;
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Partition* p = partitions_.get(req.partition);
-  if (!p || !p->live.load(std::memory_order_relaxed))
-    return Status::not_found("partition " + std::to_string(req.partition));
+  Partition* p = partitions_.live(req.partition);
+  if (!p) return Status::not_found("partition " + std::to_string(req.partition));
   const auto in = req.batch;
   const int32_t lod = fb::i32(in, fb::kLastOffsetDelta);
   const bool log_append_time = req.timestamp_type == TimestampType::kLogAppendTime;
   const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + in.size());
   if (entry_size > log_->max_entry_size()) return Status::too_large("batch larger than a segment");
-  auto producer_check = check_producer(*p, in);
+  auto producer_check = p->check_producer(in);
   if (!producer_check.ok()) return producer_check.status();
   if (*producer_check) return **producer_check;  // an idempotent retry: the original append
   auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
@@ -189,7 +175,7 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
     enter_read_only(s);
     return s;
   }
-  apply_producer_batch(*p, stored, base, now);
+  p->apply_producer_batch(stored, base, now);
   if (!p->touched) {
     p->touched = true;
     grown_.push_back(req.partition);
@@ -197,44 +183,6 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
   unflushed_messages_ += int64_t{lod} + 1;
   changed_since_checkpoint_ = true;
   return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
-}
-
-Result<std::optional<AppendInfo>> StoreImpl::check_producer(const Partition& p, std::span<const std::byte> batch) const {
-  namespace fb = format::batch;
-  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
-  if (producer_id < 0 || !p.producers) return std::optional<AppendInfo>{};
-  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
-  if (fb::is_control(batch)) {
-    if (Status s = p.producers->check_marker(producer_id, epoch); !s.ok()) return s;
-    return std::optional<AppendInfo>{};
-  }
-  const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
-  const int32_t last_seq = increment_sequence(first_seq, fb::i32(batch, fb::kLastOffsetDelta));
-  auto dup = p.producers->check(producer_id, epoch, first_seq, last_seq);
-  if (!dup.ok()) return dup.status();
-  if (!*dup) return std::optional<AppendInfo>{};
-  return std::optional<AppendInfo>(AppendInfo{(*dup)->base_offset, (*dup)->log_append_time, p.queue.start_offset()});
-}
-
-void StoreImpl::apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
-                                     int64_t append_time) {
-  namespace fb = format::batch;
-  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
-  if (producer_id < 0) return;
-  if (!p.producers) p.producers = std::make_unique<ProducerStateTable>();
-  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
-  if (fb::is_control(batch)) {
-    p.producers->update_marker(producer_id, epoch, append_time);
-  } else {
-    const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
-    const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
-    const bool lat = (fb::attributes(batch) & fb::kTimestampTypeBit) != 0;
-    p.producers->update(producer_id, epoch,
-                        {first_seq, increment_sequence(first_seq, lod), base_offset,
-                         lat ? fb::i64(batch, fb::kMaxTimestamp) : -1},
-                        append_time);
-  }
-  if (fb::is_transactional(batch)) p.writer_txns().on_batch(batch, base_offset);
 }
 
 Status StoreImpl::write_meta(const std::vector<Mutation>& batch, bool must_sync) {
@@ -253,9 +201,9 @@ void StoreImpl::handle(CreateOp& op) {
   std::vector<Mutation> batch;
   for (uint32_t i = 0; i < op.count; ++i) {
     ids.push_back(next_partition_ + i);
-    batch.push_back({partition_key(next_partition_ + i), encode_i64(0), false});
+    batch.push_back(partition_records::put_partition(next_partition_ + i, 0));
   }
-  batch.push_back({"s/next_pid", std::to_string(next_partition_ + op.count), false});
+  batch.push_back(partition_records::put_next_id(next_partition_ + op.count));
   Status s = write_meta(batch, true);
   if (s.ok()) {
     next_partition_ += op.count;
@@ -271,12 +219,12 @@ void StoreImpl::handle(CreateOp& op) {
 }
 
 void StoreImpl::handle(DeleteOp& op) {
-  Partition* p = partitions_.get(op.partition);
+  Partition* p = partitions_.live(op.partition);
   Status s;
-  if (!p || !p->live.load(std::memory_order_relaxed)) {
+  if (!p) {
     s = Status::not_found("partition " + std::to_string(op.partition));
   } else {
-    s = write_meta({{partition_key(op.partition), "", true}}, true);
+    s = write_meta({partition_records::erase_partition(op.partition)}, true);
     if (s.ok()) {
       p->live.store(false, std::memory_order_release);
       p->queue.release_all(*index_);
@@ -290,9 +238,9 @@ void StoreImpl::handle(DeleteOp& op) {
 }
 
 void StoreImpl::handle(DeleteRecordsOp& op) {
-  Partition* p = partitions_.get(op.partition);
+  Partition* p = partitions_.live(op.partition);
   Result<int64_t> result = Status::not_found("partition " + std::to_string(op.partition));
-  if (p && p->live.load(std::memory_order_relaxed)) {
+  if (p) {
     ConsumeQueue& q = p->queue;
     const int64_t next = q.writer_next_offset();
     const int64_t target = op.offset == -1 ? next : op.offset;
@@ -300,7 +248,7 @@ void StoreImpl::handle(DeleteRecordsOp& op) {
       result = Status::out_of_range("delete_records offset " + std::to_string(op.offset));
     } else if (target <= q.floor()) {
       result = std::max(q.floor(), q.start_offset());
-    } else if (Status s = write_meta({{partition_key(op.partition), encode_i64(target), false}}, true); !s.ok()) {
+    } else if (Status s = write_meta({partition_records::put_partition(op.partition, target)}, true); !s.ok()) {
       result = s;
     } else {
       q.set_floor(target);
@@ -335,8 +283,8 @@ Status StoreImpl::stage_rewrite(RewriteOp& op) {
   namespace fb = format::batch;
   const RewriteRequest& rq = op.request;
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Partition* p = partitions_.get(rq.partition);
-  if (!p || !p->live.load(std::memory_order_relaxed)) return Status::not_found("partition " + std::to_string(rq.partition));
+  Partition* p = partitions_.live(rq.partition);
+  if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
   const ConsumeQueue& q = p->queue;
@@ -501,7 +449,7 @@ Status StoreImpl::enforce_retention() {
       if (!p.live.load(std::memory_order_relaxed) || !p.queue.drop_before(*index_, begin)) return;
       // A partition emptied by retention keeps its next offset only in the
       // checkpoint; record it durably too, so a lost checkpoint cannot reuse offsets.
-      if (p.queue.unit_count() == 0) floors.push_back({partition_key(id), encode_i64(p.queue.writer_next_offset()), false});
+      if (p.queue.unit_count() == 0) floors.push_back(partition_records::put_partition(id, p.queue.writer_next_offset()));
     });
     if (Status s = log_->drop_oldest(drop); !s.ok()) return s;
     changed_since_checkpoint_ = true;
