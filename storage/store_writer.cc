@@ -287,12 +287,9 @@ Status StoreImpl::stage_rewrite(RewriteOp& op) {
   if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
-  const ConsumeQueue& q = p->queue;
-  const int64_t first = rq.from < q.floor() ? -1 : q.writer_ordinal_of(*index_, rq.from);
-  const int64_t last = rq.to == q.writer_next_offset() ? q.writer_unit_end() : q.writer_ordinal_of(*index_, rq.to);
-  if (first < 0 || last <= first) return Status::conflict("rewrite range no longer matches the stored batches");
-  if (rq.batches.empty() && first == q.writer_first_unit() && last == q.writer_unit_end())
-    return Status::invalid_argument("a rewrite must leave batches in the partition");
+  const auto range = p->queue.batch_range(*index_, rq.from, rq.to);
+  if (!range) return Status::conflict("rewrite range no longer matches the stored batches");
+  if (rq.batches.empty() && range->whole) return Status::invalid_argument("a rewrite must leave batches in the partition");
   int64_t expected = rq.from;
   for (const auto& b : rq.batches) {
     const int64_t base = fb::i64(b, fb::kBaseOffset);
@@ -302,7 +299,7 @@ Status StoreImpl::stage_rewrite(RewriteOp& op) {
       return Status::too_large("batch larger than a segment");
     expected = end;
   }
-  StagedRewrite staged{rq.partition, first, last, {}, {}};
+  StagedRewrite staged{rq.partition, range->first, range->last, {}, {}};
   const int64_t now = now_ms();
   for (const auto& b : rq.batches) {
     auto unit = append_rewritten(rq.partition, b, now);
@@ -466,7 +463,7 @@ LogPosition StoreImpl::retained_limit() const {
   LogPosition limit{INT64_MAX};
   partitions_.for_each([&](PartitionId, const Partition& p) {
     if (!p.live.load(std::memory_order_relaxed) || !p.retained.load(std::memory_order_acquire)) return;
-    for (const auto& u : p.queue.writer_units(*index_)) limit = std::min(limit, u.pos);
+    if (const auto oldest = p.queue.oldest_entry(*index_)) limit = std::min(limit, *oldest);
   });
   return limit;
 }
