@@ -53,7 +53,7 @@ StoreImpl::~StoreImpl() {
   }
   cv_.notify_one();
   writer_.join();
-  stop_flusher();
+  if (flusher_) flusher_->stop();
 }
 
 Status StoreImpl::start() {
@@ -66,7 +66,7 @@ Status StoreImpl::start() {
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
-  start_flusher();
+  flusher_ = std::make_unique<Flusher>(*log_, *fs_, options_.dir / "checkpoint");
   writer_ = std::thread([this] {
     name_this_thread("rokka-writer");
     batch_scheduling();
@@ -141,7 +141,7 @@ Status StoreImpl::close() {
   }
   cv_.notify_one();
   if (writer_.joinable()) writer_.join();
-  stop_flusher();
+  if (flusher_) flusher_->stop();
   dir_lock_.reset();  // writer and flusher are gone: another Store may open the directory now
   return close_status_;
 }

@@ -4,7 +4,7 @@
 // LogAppendTime + CRC fix-up, CommitLog append, ConsumeQueue units, idempotence,
 // group commit, checkpoints and retention. The fdatasyncs that no acknowledgement
 // waits for -- the periodic log flush of async mode (log.flush.interval.ms) and a
-// checkpoint's syncs and file write -- run on a flusher thread (store_flusher.cc),
+// checkpoint's syncs and file write -- run on a flusher thread (flusher.h),
 // so appends never stall behind them. Callers queue work and return; reads
 // (store.cc) run on the caller's thread against published state.
 // Recovery at open: recovery.cc.
@@ -25,6 +25,7 @@
 #include "storage/commit_log.h"
 #include "storage/consume_queue.h"
 #include "storage/dir_lock.h"
+#include "storage/flusher.h"
 #include "storage/index_file.h"
 #include "storage/meta_journal.h"
 #include "storage/partition_table.h"
@@ -101,22 +102,6 @@ class StoreImpl final : public Store, public MetaStore {
   int64_t first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Units& v, int64_t offset) const;
   int64_t now_ms() const { return options_.clock_ms(); }
 
-  // Work for the flusher: sync what the log marked, then (a checkpoint) these index
-  // files, then write the checkpoint file.
-  struct FlushJob {
-    std::vector<File*> index_files;
-    std::optional<std::vector<std::byte>> checkpoint;
-    std::vector<StatusCallback> after;  // run once the job is done (rewrites waiting for it)
-  };
-
-  // ---- flusher thread (store_flusher.cc) ----
-  void start_flusher();
-  void stop_flusher();     // finishes the queued jobs first; idempotent
-  void submit_flush(FlushJob job);  // writer; merges into a job not started yet
-  Status flusher_error();  // writer: the flusher's first failure, if any
-  void run_flusher();
-  Status run_flush_job(const FlushJob& job);
-
   // ---- writer thread (store_writer.cc) ----
   void run();
   void process(std::vector<Op>& ops);
@@ -187,14 +172,7 @@ class StoreImpl final : public Store, public MetaStore {
   // still names the replaced entries, so retention deletes nothing meanwhile.
   std::atomic<int> rewrites_in_flight_{0};
 
-  // flusher (guarded by flush_mu_)
-  std::mutex flush_mu_;
-  std::condition_variable flush_cv_;
-  std::optional<FlushJob> pending_flush_;  // submitted, not started
-  bool flush_stop_ = false;
-  Status flush_error_;
-  std::atomic<bool> flush_failed_{false};
-  std::thread flusher_;
+  std::unique_ptr<Flusher> flusher_;  // from start(), after recovery
 };
 
 }  // namespace rokka::storage

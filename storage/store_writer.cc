@@ -90,7 +90,7 @@ void StoreImpl::process(std::vector<Op>& ops) {
 
 Status StoreImpl::end_group() {
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Status s = flusher_error();
+  Status s = flusher_->error();
   if (s.ok()) s = log_->write_out();
   const bool sync = options_.flush_mode == FlushMode::kSync;
   if (s.ok() && (sync || unflushed_messages_ >= options_.flush_interval_messages) && log_->has_unflushed()) {
@@ -364,12 +364,12 @@ void StoreImpl::apply_rewrites(const Status& durable) {
 
 void StoreImpl::run_timers() {
   const auto now = Clock::now();
-  Status s = flusher_error();
+  Status s = flusher_->error();
   if (options_.flush_mode == FlushMode::kAsync && now >= next_flush_) {
     next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
     if (!read_only_ && log_->has_unflushed()) {
       s = log_->mark_for_sync();
-      if (s.ok()) submit_flush({});  // fdatasync on the flusher thread: appends go on meanwhile
+      if (s.ok()) flusher_->submit({});  // fdatasync on the flusher thread: appends go on meanwhile
       unflushed_messages_ = 0;
     }
     if (s.ok() && !read_only_) s = journal_->sync();
@@ -392,7 +392,7 @@ Status StoreImpl::checkpoint(std::vector<StatusCallback> after) {
     return s;
   }
   unflushed_messages_ = 0;
-  submit_flush({index_->take_dirty(), encode_checkpoint(), std::move(after)});
+  flusher_->submit({index_->take_dirty(), encode_checkpoint(), std::move(after)});
   checkpoint_pos_ = log_->write_end();
   changed_since_checkpoint_ = false;
   return {};
@@ -469,8 +469,8 @@ LogPosition StoreImpl::retained_limit() const {
 }
 
 Status StoreImpl::shutdown_cleanly() {
-  stop_flusher();  // its jobs done, the last checkpoint below is the newest
-  if (Status s = flusher_error(); !s.ok()) enter_read_only(s);
+  flusher_->stop();  // its jobs done, the last checkpoint below is the newest
+  if (Status s = flusher_->error(); !s.ok()) enter_read_only(s);
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
   Status s = checkpoint_now();
   if (s.ok()) s = fs_->remove(options_.dir / "abort");
