@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "storage/logger.h"
+#include "storage/recovery.h"
 #include "storage/store_impl.h"
 #include "storage/thread.h"
 
@@ -35,7 +36,8 @@ Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
 }
 
 StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
-  fs_ = options_.fs ? options_.fs : &FileSystem::real();
+  if (!options_.fs) options_.fs = &FileSystem::real();
+  fs_ = options_.fs;
   if (!options_.clock_ms) {
     options_.clock_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -61,12 +63,19 @@ Status StoreImpl::start() {
   auto lock = DirLock::acquire(options_.dir);  // before reading anything: another broker may be writing
   if (!lock.ok()) return lock.status();
   dir_lock_ = std::move(*lock);
-  if (Status s = recover(); !s.ok()) return s;
+  auto recovered = recover(options_, partitions_);
+  if (!recovered.ok()) return recovered.status();
+  journal_ = std::move(recovered->journal);
+  log_ = std::move(recovered->log);
+  index_ = std::move(recovered->index);
+  next_partition_ = recovered->next_partition;
+  checkpoint_pos_ = recovered->checkpoint_pos;
+  state_ = std::make_unique<StoreState>(StoreState{options_, *log_, *index_, *journal_, partitions_});
   const auto now = Clock::now();
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
-  flusher_ = std::make_unique<Flusher>(*log_, *fs_, options_.dir / "checkpoint");
+  flusher_ = std::make_unique<Flusher>(*log_, *fs_, checkpoint_path(options_));
   writer_ = std::thread([this] {
     name_this_thread("rokka-writer");
     batch_scheduling();

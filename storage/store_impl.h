@@ -7,7 +7,7 @@
 // checkpoint's syncs and file write -- run on a flusher thread (flusher.h),
 // so appends never stall behind them. Callers queue work and return; reads
 // (store.cc) run on the caller's thread against published state.
-// Recovery at open: recovery.cc.
+// Recovery at open: recover() (recovery.h).
 #pragma once
 
 #include <array>
@@ -21,7 +21,6 @@
 #include <thread>
 #include <variant>
 
-#include "storage/checkpoint.h"
 #include "storage/commit_log.h"
 #include "storage/consume_queue.h"
 #include "storage/dir_lock.h"
@@ -30,6 +29,7 @@
 #include "storage/meta_journal.h"
 #include "storage/partition_table.h"
 #include "storage/store.h"
+#include "storage/store_state.h"
 
 namespace rokka::storage {
 
@@ -123,19 +123,11 @@ class StoreImpl final : public Store, public MetaStore {
   // (or with the failure).
   Status checkpoint(std::vector<StatusCallback> after = {});
   Status checkpoint_now();  // everything inline (clean shutdown)
-  std::vector<std::byte> encode_checkpoint() const;
   Status enforce_retention();
   Status shutdown_cleanly();
   void enter_read_only(const Status& cause);
   Status write_meta(const std::vector<Mutation>& batch, bool must_sync);
   void fail_all(std::vector<Op>& ops, const Status& s);
-
-  // ---- recovery (recovery.cc), before the writer starts ----
-  Status recover();
-  Status load_partition_table();
-  bool restore_checkpoint(Checkpoint& cp);
-  Status replay_log(LogPosition from, bool rebuild);
-  LogPosition reverify_start(LogPosition checkpoint_pos) const;
 
   StoreOptions options_;
   FileSystem* fs_;
@@ -144,6 +136,7 @@ class StoreImpl final : public Store, public MetaStore {
   std::unique_ptr<IndexFiles> index_;
   std::unique_ptr<MetaJournal> journal_;
   PartitionTable partitions_;
+  std::unique_ptr<StoreState> state_;  // the above, from start()
 
   // queue (guarded by mu_)
   mutable std::mutex mu_;

@@ -392,7 +392,7 @@ Status StoreImpl::checkpoint(std::vector<StatusCallback> after) {
     return s;
   }
   unflushed_messages_ = 0;
-  flusher_->submit({index_->take_dirty(), encode_checkpoint(), std::move(after)});
+  flusher_->submit({index_->take_dirty(), encode_checkpoint(*state_), std::move(after)});
   checkpoint_pos_ = log_->write_end();
   changed_since_checkpoint_ = false;
   return {};
@@ -400,26 +400,11 @@ Status StoreImpl::checkpoint(std::vector<StatusCallback> after) {
 
 Status StoreImpl::checkpoint_now() {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  if (Status s = log_->flush(); !s.ok()) return s;
-  if (Status s = index_->sync(); !s.ok()) return s;
-  if (Status s = journal_->sync(); !s.ok()) return s;
-  if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", encode_checkpoint()); !s.ok()) return s;
-  checkpoint_pos_ = log_->write_end();
+  auto pos = checkpoint_inline(*state_);
+  if (!pos.ok()) return pos.status();
+  checkpoint_pos_ = *pos;
   changed_since_checkpoint_ = false;
   return {};
-}
-
-// The state as of the log's write end: valid once the log up to there, the index
-// files and the journal are durable.
-std::vector<std::byte> StoreImpl::encode_checkpoint() const {
-  std::vector<std::pair<int64_t, int64_t>> ages;
-  for (const auto& seg : log_->segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
-  CheckpointWriter w(log_->write_end(), index_->next_chunk(), index_->free_chunks(), ages);
-  partitions_.for_each([&](PartitionId id, const Partition& p) {
-    if (p.live.load(std::memory_order_relaxed))
-      w.add_partition(id, p.queue.state(), p.producers.get(), p.txn_index.get());
-  });
-  return w.finish();
 }
 
 Status StoreImpl::enforce_retention() {
@@ -473,7 +458,7 @@ Status StoreImpl::shutdown_cleanly() {
   if (Status s = flusher_->error(); !s.ok()) enter_read_only(s);
   if (read_only_) return Status::read_only(read_only_cause_.to_string());
   Status s = checkpoint_now();
-  if (s.ok()) s = fs_->remove(options_.dir / "abort");
+  if (s.ok()) s = fs_->remove(abort_marker_path(options_));
   if (s.ok()) s = fs_->sync_dir(options_.dir);
   if (!s.ok()) enter_read_only(s);
   return s;
