@@ -1,10 +1,9 @@
-// Store facade: open, request submission, and the read paths (any thread).
+// Store facade (store_impl.h): open, op submission, and the read paths (any thread).
 #include <algorithm>
 
 #include "storage/logger.h"
 #include "storage/recovery.h"
 #include "storage/store_impl.h"
-#include "storage/thread.h"
 
 namespace rokka::storage {
 namespace {
@@ -37,7 +36,6 @@ Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
 
 StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
   if (!options_.fs) options_.fs = &FileSystem::real();
-  fs_ = options_.fs;
   if (!options_.clock_ms) {
     options_.clock_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -46,20 +44,8 @@ StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
   }
 }
 
-StoreImpl::~StoreImpl() {
-  {
-    std::lock_guard lock(mu_);
-    if (!writer_.joinable()) return;
-    stopping_ = true;
-    abandon_ = true;  // no close(): behave like a crash
-  }
-  cv_.notify_one();
-  writer_.join();
-  if (flusher_) flusher_->stop();
-}
-
 Status StoreImpl::start() {
-  if (Status s = fs_->create_dirs(options_.dir); !s.ok()) return s;
+  if (Status s = options_.fs->create_dirs(options_.dir); !s.ok()) return s;
   auto lock = DirLock::acquire(options_.dir);  // before reading anything: another broker may be writing
   if (!lock.ok()) return lock.status();
   dir_lock_ = std::move(*lock);
@@ -68,50 +54,26 @@ Status StoreImpl::start() {
   journal_ = std::move(recovered->journal);
   log_ = std::move(recovered->log);
   index_ = std::move(recovered->index);
-  next_partition_ = recovered->next_partition;
-  checkpoint_pos_ = recovered->checkpoint_pos;
-  state_ = std::make_unique<StoreState>(StoreState{options_, *log_, *index_, *journal_, partitions_});
-  const auto now = Clock::now();
-  next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
-  next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
-  flusher_ = std::make_unique<Flusher>(*log_, *fs_, checkpoint_path(options_));
-  writer_ = std::thread([this] {
-    name_this_thread("rokka-writer");
-    batch_scheduling();
-    run();
-  });
+  writer_ = std::make_unique<StoreWriter>(StoreState{options_, *log_, *index_, *journal_, partitions_},
+                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos});
   return {};
 }
 
-void StoreImpl::submit(Op op) {
-  {
-    std::unique_lock lock(mu_);
-    if (!stopping_) {
-      queue_.push_back(std::move(op));
-      lock.unlock();
-      cv_.notify_one();
-      return;
-    }
-  }
-  std::vector<Op> one;
-  one.push_back(std::move(op));
-  fail_all(one, Status::shutdown("store is closed"));
-}
-
 void StoreImpl::create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) {
-  submit(CreateOp{count, std::move(done)});
+  writer_->submit(CreateOp{count, std::move(done)});
 }
 
 void StoreImpl::delete_partition(PartitionId partition, StatusCallback done) {
-  submit(DeleteOp{partition, std::move(done)});
+  writer_->submit(DeleteOp{partition, std::move(done)});
 }
 
 void StoreImpl::delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) {
-  submit(DeleteRecordsOp{partition, offset, std::move(done)});
+  writer_->submit(DeleteRecordsOp{partition, offset, std::move(done)});
 }
 
-void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) { submit(MetaOp{std::move(batch), std::move(done)}); }
+void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) {
+  writer_->submit(MetaOp{std::move(batch), std::move(done)});
+}
 
 std::vector<std::pair<std::string, std::string>> StoreImpl::scan(std::string_view prefix) const {
   return journal_->scan(prefix);
@@ -121,14 +83,14 @@ void StoreImpl::append(std::vector<AppendRequest> requests, AppendCallback done)
   AppendOp op{std::move(requests), {}, std::move(done)};
   op.checked.reserve(op.requests.size());
   for (const auto& r : op.requests) op.checked.push_back(check_batch(r.batch, options_.max_append_bytes));
-  submit(std::move(op));
+  writer_->submit(std::move(op));
 }
 
 void StoreImpl::rewrite(RewriteRequest request, StatusCallback done) {
   for (const auto& b : request.batches) {
     if (Status s = check_batch(b, options_.max_append_bytes); !s.ok()) return done(s);
   }
-  submit(RewriteOp{std::move(request), std::move(done)});
+  writer_->submit(RewriteOp{std::move(request), std::move(done)});
 }
 
 void StoreImpl::set_retained(PartitionId partition, bool retained) {
@@ -137,22 +99,13 @@ void StoreImpl::set_retained(PartitionId partition, bool retained) {
 }
 
 void StoreImpl::set_append_listener(std::function<void(std::span<const PartitionId>)> listener) {
-  std::lock_guard lock(mu_);
-  listener_ = std::move(listener);
+  writer_->set_append_listener(std::move(listener));
 }
 
 Status StoreImpl::close() {
-  {
-    std::lock_guard lock(mu_);
-    if (closed_) return close_status_;
-    closed_ = true;
-    stopping_ = true;
-  }
-  cv_.notify_one();
-  if (writer_.joinable()) writer_.join();
-  if (flusher_) flusher_->stop();
+  Status s = writer_->close();
   dir_lock_.reset();  // writer and flusher are gone: another Store may open the directory now
-  return close_status_;
+  return s;
 }
 
 Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
