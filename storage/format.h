@@ -160,6 +160,12 @@ inline uint32_t entry_crc(const std::byte* entry) {
   return crc32c_extend(0, entry + 12, kEntryHeaderSize - 12 + batch::kAttributes);
 }
 
+// Writes the header of an entry whose batch bytes are in place, then its CRC.
+inline void seal_entry(std::byte* entry, const EntryHeader& h) {
+  encode_entry_header(h, entry);
+  put_le32(entry + 8, entry_crc(entry));
+}
+
 // ---- ConsumeQueue unit: 32 bytes, packed into chunks of shared index files ----
 // [0,8) log position of the entry | [8,12) batch size | [12,16) last offset delta |
 // [16,24) base offset | [24,32) running max timestamp (max over this and every earlier unit

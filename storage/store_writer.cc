@@ -8,16 +8,6 @@
 #include "storage/thread.h"
 
 namespace rokka::storage {
-namespace {
-
-// Writes the header of an entry whose batch bytes are in place, then its CRC
-// (format.h, "CommitLog entry").
-void seal_entry(std::byte* entry, const format::EntryHeader& h) {
-  format::encode_entry_header(h, entry);
-  format::put_le32(entry + 8, format::entry_crc(entry));
-}
-
-}  // namespace
 
 bool OpQueue::push(WriterOp&& op) {
   {
@@ -235,13 +225,13 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
     fb::set_crc(stored);
   }
   const int64_t max_timestamp = fb::i64(stored, fb::kMaxTimestamp);
-  seal_entry(entry, {.magic = format::kEntryMagic,
-                     .length = static_cast<uint32_t>(entry_size),
-                     .partition = req.partition,
-                     .base_offset = base,
-                     .record_count = lod + 1,
-                     .max_timestamp = max_timestamp,
-                     .append_time = now});
+  format::seal_entry(entry, {.magic = format::kEntryMagic,
+                             .length = static_cast<uint32_t>(entry_size),
+                             .partition = req.partition,
+                             .base_offset = base,
+                             .record_count = lod + 1,
+                             .max_timestamp = max_timestamp,
+                             .append_time = now});
   const format::QueueUnit unit{r->pos, static_cast<int32_t>(in.size()), lod, base, max_timestamp};
   if (Status s = p->queue.put(index_, unit); !s.ok()) {
     enter_read_only(s);
@@ -397,13 +387,13 @@ Result<format::QueueUnit> StoreWriter::append_rewritten(PartitionId id, std::spa
   const int64_t base = fb::i64(batch, fb::kBaseOffset);
   const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
   const int64_t max_timestamp = fb::i64(batch, fb::kMaxTimestamp);
-  seal_entry(entry, {.magic = format::kRewriteMagic,
-                     .length = static_cast<uint32_t>(entry_size),
-                     .partition = id,
-                     .base_offset = base,
-                     .record_count = lod + 1,
-                     .max_timestamp = max_timestamp,
-                     .append_time = now});
+  format::seal_entry(entry, {.magic = format::kRewriteMagic,
+                             .length = static_cast<uint32_t>(entry_size),
+                             .partition = id,
+                             .base_offset = base,
+                             .record_count = lod + 1,
+                             .max_timestamp = max_timestamp,
+                             .append_time = now});
   return format::QueueUnit{r->pos, static_cast<int32_t>(batch.size()), lod, base, max_timestamp};
 }
 
