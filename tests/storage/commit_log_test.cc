@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
-#include <iterator>
+#include <functional>
 #include <vector>
 
 #include "tests/testutil/faulty_file_system.h"
+#include "tests/testutil/file_bytes.h"
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -17,23 +19,10 @@ namespace rokka::storage {
 namespace {
 
 using Bytes = std::vector<std::byte>;
+using testutil::file_bytes;
 using testutil::make_batch;
 
 constexpr int64_t kSegment = 64 * 1024;  // the smallest segment the store allows
-
-Bytes file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Bytes out(c.size());
-  std::memcpy(out.data(), c.data(), c.size());
-  return out;
-}
-
-void write_bytes(const std::filesystem::path& p, int64_t at, const Bytes& bytes) {
-  std::fstream f(p, std::ios::binary | std::ios::in | std::ios::out);
-  f.seekp(at);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
 
 class CommitLogTest : public ::testing::Test {
  protected:
@@ -71,6 +60,17 @@ class CommitLogTest : public ::testing::Test {
     EXPECT_TRUE(log_->write_out().ok());
     log_->publish();
     return pos.ok() ? *pos : LogPosition{-1};
+  }
+  // Flushes and closes the log, lets `damage` change the first segment's bytes,
+  // reopens and scans it: the entries found, and in `end` where the valid prefix ends.
+  std::vector<LogPosition> scan_after_damage(const std::function<void(Bytes&)>& damage, LogPosition* end) {
+    EXPECT_TRUE(log_->flush().ok());
+    log_.reset();
+    Bytes seg = file_bytes(segment_path(0));
+    damage(seg);
+    testutil::write_file_bytes(segment_path(0), seg);
+    reopen();
+    return scanned({0}, end);
   }
   std::vector<LogPosition> scanned(LogPosition from, LogPosition* end = nullptr) {
     std::vector<LogPosition> out;
@@ -184,13 +184,12 @@ TEST_F(CommitLogTest, ScanEndsBeforeATornLastEntry) {
   const Bytes b = batch_of(2000);
   append_published(1, 0, b);
   const LogPosition last = append_published(1, 1, b);
-  ASSERT_TRUE(log_->flush().ok());
-  log_.reset();
   const int64_t entry_end = last.value + format::kEntryHeaderSize + static_cast<int64_t>(b.size());
-  write_bytes(segment_path(0), entry_end - 500, Bytes(500));  // its last 500 bytes never reached the disk
-  reopen();
   LogPosition end;
-  EXPECT_EQ(scanned({0}, &end), std::vector<LogPosition>{{0}});
+  const auto found = scan_after_damage(
+      [&](Bytes& seg) { std::fill(seg.begin() + entry_end - 500, seg.begin() + entry_end, std::byte{0}); },  // never reached the disk
+      &end);
+  EXPECT_EQ(found, std::vector<LogPosition>{{0}});
   EXPECT_EQ(end, last);
 }
 
@@ -199,14 +198,10 @@ TEST_F(CommitLogTest, ScanEndsAtAnEntryWhoseBatchBytesAreCorrupt) {
   append_published(1, 0, b);
   const LogPosition bad = append_published(1, 1, b);
   append_published(1, 2, b);
-  ASSERT_TRUE(log_->flush().ok());
-  log_.reset();
-  const int64_t at = bad.value + format::kEntryHeaderSize + 1000;  // a record byte: the batch CRC covers it
-  Bytes seg = file_bytes(segment_path(0));
-  write_bytes(segment_path(0), at, {seg[at] ^ std::byte{0x01}});
-  reopen();
   LogPosition end;
-  EXPECT_EQ(scanned({0}, &end).size(), 1u);  // nothing after the damage either
+  // A record byte: the batch CRC covers it.
+  const auto found = scan_after_damage([&](Bytes& seg) { seg[bad.value + format::kEntryHeaderSize + 1000] ^= std::byte{1}; }, &end);
+  EXPECT_EQ(found.size(), 1u);  // nothing after the damage either
   EXPECT_EQ(end, bad);
 }
 
@@ -214,13 +209,8 @@ TEST_F(CommitLogTest, ScanEndsAtAnEntryWhoseHeaderIsCorrupt) {
   const Bytes b = batch_of(2000);
   append_published(1, 0, b);
   const LogPosition bad = append_published(1, 1, b);
-  ASSERT_TRUE(log_->flush().ok());
-  log_.reset();
-  Bytes seg = file_bytes(segment_path(0));
-  write_bytes(segment_path(0), bad.value + 16, {seg[bad.value + 16] ^ std::byte{0x80}});  // its base offset
-  reopen();
   LogPosition end;
-  scanned({0}, &end);
+  scan_after_damage([&](Bytes& seg) { seg[bad.value + 16] ^= std::byte{0x80}; }, &end);  // its base offset
   EXPECT_EQ(end, bad);
 }
 
@@ -230,14 +220,10 @@ TEST_F(CommitLogTest, ScanEndsAtABlankEntryWhoseLengthDoesNotReachTheFileEnd) {
   append_published(1, 1, b);
   const LogPosition tail = log_->write_end();
   append_published(1, 2, b);
-  ASSERT_TRUE(log_->flush().ok());
-  log_.reset();
-  Bytes len(4);
-  format::put_le32(len.data(), 64);  // padding that claims to end mid-file
-  write_bytes(segment_path(0), tail.value + 4, len);
-  reopen();
   LogPosition end;
-  EXPECT_EQ(scanned({0}, &end).size(), 2u);
+  // Padding that claims to end mid-file.
+  const auto found = scan_after_damage([&](Bytes& seg) { format::put_le32(seg.data() + tail.value + 4, 64); }, &end);
+  EXPECT_EQ(found.size(), 2u);
   EXPECT_EQ(end, tail);
 }
 

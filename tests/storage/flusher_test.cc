@@ -5,26 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <future>
-#include <iterator>
+#include <thread>
 #include <vector>
 
 #include "tests/testutil/faulty_file_system.h"
+#include "tests/testutil/file_bytes.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace rokka::storage {
 namespace {
 
 using Bytes = std::vector<std::byte>;
-
-Bytes file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Bytes out(c.size());
-  for (size_t i = 0; i < c.size(); ++i) out[i] = static_cast<std::byte>(c[i]);
-  return out;
-}
+using testutil::file_bytes;
 
 Bytes bytes_of(std::string_view s) {
   Bytes out;

@@ -5,12 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "storage/format.h"
 #include "tests/testutil/faulty_file_system.h"
+#include "tests/testutil/file_bytes.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace rokka::storage {
@@ -29,6 +30,14 @@ class MetaJournalTest : public ::testing::Test {
     j_ = std::move(*j);
   }
   std::filesystem::path path() { return dir_ / "meta" / "journal"; }
+  // Closes the journal, lets `damage` change its bytes, reopens it.
+  void reopen_after(const std::function<void(std::vector<std::byte>&)>& damage) {
+    j_.reset();
+    auto bytes = testutil::file_bytes(path());
+    damage(bytes);
+    testutil::write_file_bytes(path(), bytes);
+    reopen();
+  }
   void append(const Batch& b) { ASSERT_TRUE(j_->append(b).ok()); }
   // Record boundaries as appended: the file size after each append.
   int64_t size() { return static_cast<int64_t>(std::filesystem::file_size(path())); }
@@ -69,9 +78,7 @@ TEST_F(MetaJournalTest, ATornLastRecordIsCutAndItsWholeBatchIsGone) {
   append({{"t/a", "1"}});
   const int64_t valid = size();
   append({{"t/a", "2"}, {"t/b", "2"}});
-  j_.reset();
-  std::filesystem::resize_file(path(), static_cast<uintmax_t>(size() - 3));
-  reopen();
+  reopen_after([](auto& bytes) { bytes.resize(bytes.size() - 3); });
   EXPECT_EQ(j_->scan("t/"), (KV{{"t/a", "1"}}));  // atomic: neither put of the torn batch
   EXPECT_EQ(size(), valid);                     // the file is cut to its valid prefix
   EXPECT_EQ(j_->file_bytes(), valid);
@@ -85,13 +92,8 @@ TEST_F(MetaJournalTest, ACorruptRecordDropsItAndEverythingAfterIt) {
   const int64_t second = size();
   append({{"t/b", "2"}});
   append({{"t/c", "3"}});
-  j_.reset();
-  {
-    std::fstream f(path(), std::ios::binary | std::ios::in | std::ios::out);
-    f.seekp(second + format::kJournalRecordHeaderSize + 6);  // a payload byte of the second record
-    f.put('?');
-  }
-  reopen();
+  // A payload byte of the second record.
+  reopen_after([&](auto& bytes) { bytes[second + format::kJournalRecordHeaderSize + 6] ^= std::byte{1}; });
   EXPECT_EQ(j_->scan("t/"), (KV{{"t/a", "1"}}));
   EXPECT_EQ(size(), second);
 }
@@ -99,14 +101,10 @@ TEST_F(MetaJournalTest, ACorruptRecordDropsItAndEverythingAfterIt) {
 TEST_F(MetaJournalTest, ARecordLengthBeyondTheFileIsATornTail) {
   append({{"t/a", "1"}});
   const int64_t valid = size();
-  j_.reset();
-  {
-    std::ofstream f(path(), std::ios::binary | std::ios::app);
-    std::byte header[format::kJournalRecordHeaderSize] = {};
-    format::put_le32(header, 1000);  // claims 1000 payload bytes, has none
-    f.write(reinterpret_cast<const char*>(header), sizeof header);
-  }
-  reopen();
+  reopen_after([](auto& bytes) {
+    bytes.resize(bytes.size() + format::kJournalRecordHeaderSize);
+    format::put_le32(bytes.data() + bytes.size() - format::kJournalRecordHeaderSize, 1000);  // 1000 payload bytes, none there
+  });
   EXPECT_EQ(j_->scan("t/"), (KV{{"t/a", "1"}}));
   EXPECT_EQ(size(), valid);
 }
