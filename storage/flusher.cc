@@ -7,10 +7,10 @@
 namespace rokka::storage {
 
 Flusher::Flusher(CommitLog& log, FileSystem& fs, std::filesystem::path checkpoint_path)
-    : log_(log), fs_(fs), checkpoint_path_(std::move(checkpoint_path)), thread_([this] {
-        name_this_thread("rokka-flusher");
-        run();
-      }) {}
+    : log_(log),
+      fs_(fs),
+      checkpoint_path_(std::move(checkpoint_path)),
+      thread_(start_named_thread("rokka-flusher", [this] { run(); })) {}
 
 void Flusher::stop() {
   {

@@ -66,8 +66,7 @@ StoreWriter::StoreWriter(const StoreState& state, Start start)
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
   next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
-  thread_ = std::thread([this] {
-    name_this_thread("rokka-writer");
+  thread_ = start_named_thread("rokka-writer", [this] {
     batch_scheduling();
     run();
   });
