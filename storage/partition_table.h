@@ -23,18 +23,18 @@
 
 namespace rokka::storage {
 
+// (Members in this order keep the struct at its size: the flags share one word.)
 struct Partition {
   ConsumeQueue queue;
-  std::atomic<bool> live{true};                      // false once deleted (never freed)
-  std::atomic<bool> retained{false};                 // set_retained: retention keeps its segments
-  // Transactions, for readers: null until the first transactional batch, then the
-  // writer's txn_index (never freed before the store closes).
-  std::atomic<const TxnIndex*> txns{nullptr};
-
+  std::atomic<bool> live{true};                      // any thread: false once deleted (never freed)
+  std::atomic<bool> retained{false};                 // any thread: set_retained, retention keeps its segments
   // ---- writer thread (recovery before it) ----
   bool touched = false;                              // grew in the current group
   std::unique_ptr<ProducerStateTable> producers;     // null until an idempotent batch
   std::unique_ptr<TxnIndex> txn_index;               // null until a transactional batch
+  // Any thread: the transaction index for readers, null until the first transactional
+  // batch, then txn_index (never freed before the store closes).
+  std::atomic<const TxnIndex*> txns{nullptr};
 
   TxnIndex& writer_txns();  // creates the index and publishes it in `txns`
   // The producer checks of an append (producer_state.h): the original append of an
