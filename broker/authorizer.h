@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "broker/acl.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::broker {
 

@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::broker {
 

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/store.h"
+#include "storage/types.h"
 
 namespace rokka::broker {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <mutex>
 
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::broker {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

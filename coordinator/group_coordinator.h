@@ -42,7 +42,7 @@
 #include "coordinator/offset_store.h"
 #include "coordinator/state_loader.h"
 #include "coordinator/timer_queue.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

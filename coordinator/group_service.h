@@ -43,7 +43,7 @@
 #include "coordinator/group_coordinator.h"
 #include "coordinator/group_types.h"
 #include "coordinator/strand_host.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

@@ -23,7 +23,7 @@
 
 #include "coordinator/committed_offset.h"
 #include "coordinator/durable_writer.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

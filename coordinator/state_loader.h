@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "coordinator/meta_records.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

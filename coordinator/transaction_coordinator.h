@@ -45,7 +45,7 @@
 #include "coordinator/timer_queue.h"
 #include "coordinator/txn_records.h"
 #include "coordinator/txn_types.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

@@ -28,7 +28,7 @@
 #include "coordinator/strand_host.h"
 #include "coordinator/transaction_coordinator.h"
 #include "coordinator/txn_types.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "coordinator/txn_types.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 

@@ -11,7 +11,7 @@
 #include "storage/file_system.h"
 #include "storage/format.h"
 #include "storage/producer_state.h"
-#include "storage/store.h"
+#include "storage/types.h"
 #include "storage/txn_index.h"
 
 namespace rokka::storage {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "storage/log.h"
+#include "storage/logger.h"
 
 namespace rokka::storage {
 

@@ -20,7 +20,7 @@
 #include "storage/file_system.h"
 #include "storage/format.h"
 #include "storage/mapped_file.h"
-#include "storage/store.h"
+#include "storage/types.h"
 
 namespace rokka::storage {
 

@@ -139,7 +139,7 @@ void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_
   ix.release(released);
 }
 
-int64_t ConsumeQueue::writer_ordinal_of(const IndexFiles& ix, int64_t offset) const {
+int64_t ConsumeQueue::ordinal_of(const IndexFiles& ix, int64_t offset) const {
   int64_t lo = w_first_unit_, hi = w_unit_end_ - 1;
   while (lo <= hi) {
     const int64_t mid = lo + (hi - lo) / 2;
@@ -154,11 +154,21 @@ int64_t ConsumeQueue::writer_ordinal_of(const IndexFiles& ix, int64_t offset) co
   return -1;
 }
 
-std::vector<QueueUnit> ConsumeQueue::writer_units(const IndexFiles& ix) const {
-  std::vector<QueueUnit> out;
-  out.reserve(static_cast<size_t>(w_unit_end_ - w_first_unit_));
-  for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) out.push_back(writer_unit(ix, i));
-  return out;
+std::optional<ConsumeQueue::BatchRange> ConsumeQueue::batch_range(const IndexFiles& ix, int64_t from,
+                                                                   int64_t to) const {
+  const int64_t first = from < floor_ ? -1 : ordinal_of(ix, from);
+  const int64_t last = to == w_next_offset_ ? w_unit_end_ : ordinal_of(ix, to);
+  if (first < 0 || last <= first) return std::nullopt;
+  return BatchRange{first, last, first == w_first_unit_ && last == w_unit_end_};
+}
+
+std::optional<LogPosition> ConsumeQueue::oldest_entry(const IndexFiles& ix) const {
+  std::optional<LogPosition> oldest;
+  for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) {
+    const LogPosition pos = writer_unit(ix, i).pos;
+    if (!oldest || pos < *oldest) oldest = pos;
+  }
+  return oldest;
 }
 
 Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::span<const QueueUnit> fresh) {

@@ -55,19 +55,25 @@ class ConsumeQueue {
     next_offset_.store(w_next_offset_, std::memory_order_release);
     refresh_start();
   }
+  // The writer's view: units put but not yet published count.
   int64_t writer_next_offset() const { return w_next_offset_; }
-  int64_t writer_max_timestamp() const { return running_max_ts_; }
   int64_t unit_count() const { return w_unit_end_ - w_first_unit_; }
-  int64_t writer_first_unit() const { return w_first_unit_; }
-  int64_t writer_unit_end() const { return w_unit_end_; }
   // Where the first unit whose entry starts at or after `pos` points (an entry
   // boundary of the log), or nullopt when no unit does.
   std::optional<LogPosition> first_entry_at_or_after(const IndexFiles& ix, LogPosition pos) const;
   // Raises the explicit start offset (DeleteRecords or a durable floor); no-op if lower.
   void set_floor(int64_t offset);
   int64_t floor() const { return floor_; }
-  // The ordinal of the writer-side unit whose base offset is exactly `offset`, or -1.
-  int64_t writer_ordinal_of(const IndexFiles& ix, int64_t offset) const;
+  // The units of the stored batches from the one whose base offset is `from` up to
+  // the one whose base offset is `to` (excluded), or to the end when `to` is the next
+  // offset: ordinals [first, last) for replace_range(). `whole` when that is every
+  // unit. nullopt when `from` is below the floor, either offset is not a stored
+  // batch's base offset, or the range is empty (compaction: the batches changed).
+  struct BatchRange {
+    int64_t first = 0, last = 0;
+    bool whole = false;
+  };
+  std::optional<BatchRange> batch_range(const IndexFiles& ix, int64_t from, int64_t to) const;
   // Replaces units [a, b) (ordinals, w_first <= a <= b <= w_end) with `fresh`, whose
   // base offsets the caller checked to lie strictly increasing within the replaced
   // range, and publishes the result: the whole array is written into new chunks and
@@ -75,8 +81,9 @@ class ConsumeQueue {
   // interval later, as for retention). The start offset does not move. On failure
   // (no chunk left) nothing changed.
   Status replace_range(IndexFiles& ix, int64_t a, int64_t b, std::span<const QueueUnit> fresh);
-  // Every writer-side unit, in ordinal order.
-  std::vector<QueueUnit> writer_units(const IndexFiles& ix) const;
+  // The lowest log position a unit points at (after compaction units are not in log
+  // order), or nullopt when the queue is empty. Reads every unit.
+  std::optional<LogPosition> oldest_entry(const IndexFiles& ix) const;
   // Drops units whose entry starts at or after `end` (the log was cut there).
   void truncate_after(IndexFiles& ix, LogPosition end);
   // Drops units whose entry starts before `begin` (retention); returns true if any.
@@ -106,6 +113,8 @@ class ConsumeQueue {
   QueueUnit writer_unit(const IndexFiles& ix, int64_t ordinal) const {
     return unit_at(ix, *dir_.load(std::memory_order_relaxed), ordinal);
   }
+  // The ordinal of the writer-side unit whose base offset is exactly `offset`, or -1.
+  int64_t ordinal_of(const IndexFiles& ix, int64_t offset) const;
   // The first writer-side unit in [w_first_unit_, w_unit_end_) whose entry starts at or after pos.
   int64_t first_unit_at_or_after(const IndexFiles& ix, LogPosition pos) const;
   // Keeps chunks with ordinals in [from_ordinal, to_ordinal) and releases the rest.

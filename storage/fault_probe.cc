@@ -5,7 +5,7 @@
 
 #include <charconv>
 
-#include "storage/log.h"
+#include "storage/logger.h"
 
 namespace rokka::storage {
 namespace {

@@ -13,14 +13,9 @@
 #include <vector>
 
 #include "storage/crc32c.h"
+#include "storage/types.h"
 
 namespace rokka::storage {
-
-// A byte position in the CommitLog (not a Kafka offset: never mix the two).
-struct LogPosition {
-  int64_t value = 0;
-  auto operator<=>(const LogPosition&) const = default;
-};
 
 namespace format {
 
@@ -163,6 +158,12 @@ inline EntryHeader decode_entry_header(const std::byte* p) {
 // REQUIRES: `entry` holds a full header and at least batch::kAttributes batch bytes.
 inline uint32_t entry_crc(const std::byte* entry) {
   return crc32c_extend(0, entry + 12, kEntryHeaderSize - 12 + batch::kAttributes);
+}
+
+// Writes the header of an entry whose batch bytes are in place, then its CRC.
+inline void seal_entry(std::byte* entry, const EntryHeader& h) {
+  encode_entry_header(h, entry);
+  put_le32(entry + 8, entry_crc(entry));
 }
 
 // ---- ConsumeQueue unit: 32 bytes, packed into chunks of shared index files ----

@@ -1,7 +1,7 @@
 #include "storage/meta_journal.h"
 
 #include "storage/format.h"
-#include "storage/log.h"
+#include "storage/logger.h"
 
 namespace rokka::storage {
 namespace {

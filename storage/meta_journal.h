@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "storage/file_system.h"
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::storage {
 

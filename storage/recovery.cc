@@ -1,32 +1,15 @@
-// Store::open's recovery, before the writer thread starts:
-//   1. MetaJournal replay (torn tail cut) -> the partition table.
-//   2. CommitLog segments mapped; the checkpoint (CRC'd) and the index files it needs.
-//   3. With a usable checkpoint (after a crash or a clean shutdown): re-read the log
-//      from up to recovery_verify_bytes before the checkpoint's position (within its
-//      segment), then the tail, verifying every entry's CRCs, re-adding index units
-//      and producer state; cut at the first bad entry.
-//      No usable checkpoint or index: rebuild every index from the whole log.
-//   4. Drop index units that point past the cut (index ahead of log) or before the
-//      oldest segment; apply start-offset floors; publish; checkpoint; "abort" marker.
-#include <algorithm>
+#include "storage/recovery.h"
 
-#include "storage/log.h"
-#include "storage/store_impl.h"
+#include <algorithm>
+#include <optional>
+
+#include "storage/checkpoint.h"
+#include "storage/logger.h"
+#include "storage/partition_records.h"
+#include "storage/store_state.h"
 
 namespace rokka::storage {
 namespace {
-
-bool parse_u32(std::string_view s, uint32_t& out) {
-  if (s.empty() || s.size() > 10) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
 
 // A checkpointed ChunkDir must cover the unit range it claims, with allocated chunks.
 bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t next_chunk) {
@@ -39,36 +22,118 @@ bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t
          last_ordinal - q.dir.first_chunk_ordinal < static_cast<int64_t>(q.dir.chunks.size());
 }
 
-}  // namespace
+// One recovery: the steps of recover() in order (recovery.h), sharing what they open.
+class Recovery {
+ public:
+  Recovery(const StoreOptions& options, PartitionTable& partitions)
+      : options_(options), fs_(*options.fs), partitions_(partitions) {}
+  Result<RecoveredStore> run();
 
-Status StoreImpl::load_partition_table() {
-  for (const auto& [key, value] : journal_->scan("s/p/")) {
-    uint32_t id = 0;
-    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) {
-      log_warn("meta: ignoring malformed partition record key={}", key);
-      continue;
-    }
-    partitions_.add(id);
-    next_partition_ = std::max(next_partition_, id + 1);
-  }
-  uint32_t next = 0;
-  if (auto v = journal_->get("s/next_pid"); v && parse_u32(*v, next)) next_partition_ = std::max(next_partition_, next);
+ private:
+  Status open_journal_and_log();
+  void load_partition_table();
+  Result<std::optional<Checkpoint>> read_checkpoint();
+  // Opens the index files the checkpoint names and restores the queues from it;
+  // else new index files. Returns whether the index must be rebuilt from the log.
+  Result<bool> open_index(std::optional<Checkpoint>& cp);
+  bool restore_checkpoint(Checkpoint& cp);
+  LogPosition reverify_start(LogPosition checkpoint_pos) const;
+  Status replay_log(LogPosition from, bool rebuild);
+  void settle();  // after the replay: units, floors, publish, segment ages
+
+  const StoreOptions& options_;
+  FileSystem& fs_;
+  PartitionTable& partitions_;
+  RecoveredStore out_;
+};
+
+Status Recovery::open_journal_and_log() {
+  auto journal = MetaJournal::open(fs_, options_.dir / "meta");
+  if (!journal.ok()) return journal.status();
+  out_.journal = std::move(*journal);
+  auto log = CommitLog::open({.dir = options_.dir / "commitlog",
+                              .segment_bytes = options_.segment_bytes,
+                              .fs = &fs_,
+                              .cache_retain_bytes = options_.page_cache_retain_bytes,
+                              .preallocate = options_.preallocate});
+  if (!log.ok()) return log.status();
+  out_.log = std::move(*log);
   return {};
 }
 
-bool StoreImpl::restore_checkpoint(Checkpoint& cp) {
+void Recovery::load_partition_table() {
+  namespace pr = partition_records;
+  for (const auto& [key, value] : out_.journal->scan(pr::kPartitionPrefix)) {
+    const auto record = pr::parse_partition(key, value);
+    if (!record) {
+      log_warn("meta: ignoring malformed partition record key={}", key);
+      continue;
+    }
+    partitions_.add(record->id);
+    out_.next_partition = std::max(out_.next_partition, record->id + 1);
+  }
+  if (auto v = out_.journal->get(std::string(pr::kNextIdKey))) {
+    if (auto next = pr::parse_next_id(*v)) out_.next_partition = std::max(out_.next_partition, *next);
+  }
+}
+
+Result<std::optional<Checkpoint>> Recovery::read_checkpoint() {
+  auto bytes = read_file(fs_, checkpoint_path(options_));
+  if (!bytes.ok()) {
+    if (bytes.status().code() == StatusCode::kNotFound) return std::optional<Checkpoint>{};
+    return bytes.status();
+  }
+  auto decoded = decode_checkpoint(*bytes);
+  if (!decoded.ok()) {
+    log_warn("checkpoint unusable, rebuilding the index from the log: {}", decoded.status().to_string());
+    return std::optional<Checkpoint>{};
+  }
+  return std::optional<Checkpoint>(std::move(*decoded));
+}
+
+Result<bool> Recovery::open_index(std::optional<Checkpoint>& cp) {
+  const IndexOptions iopt{options_.dir / "index", &fs_, options_.index_chunk_units, options_.index_file_chunks};
+  if (cp) {
+    auto ix = IndexFiles::open(iopt, cp->next_chunk, cp->free_chunks);
+    if (ix.ok()) {
+      out_.index = std::move(*ix);
+      if (restore_checkpoint(*cp)) return false;
+      log_warn("checkpoint index state inconsistent, rebuilding the index from the log");
+    } else {
+      log_warn("index files unusable, rebuilding from the log: {}", ix.status().to_string());
+    }
+  }
+  auto ix = IndexFiles::open(iopt, 0, {});
+  if (!ix.ok()) return ix.status();
+  out_.index = std::move(*ix);
+  partitions_.for_each([](PartitionId, Partition& p) {
+    p.queue.reset_to(0);
+    p.producers.reset();
+    p.txns.store(nullptr, std::memory_order_relaxed);  // no reader yet: the store is opening
+    p.txn_index.reset();
+  });
+  if (cp) {  // next offsets of partitions whose data retention already removed
+    for (const auto& pc : cp->partitions)
+      if (Partition* p = partitions_.get(pc.id)) p->queue.reset_to(pc.queue.next_offset);
+  }
+  return true;
+}
+
+bool Recovery::restore_checkpoint(Checkpoint& cp) {
+  IndexFiles& index = *out_.index;
+  const CommitLog& log = *out_.log;
   for (const auto& pc : cp.partitions) {
     if (!dir_consistent(pc.queue, options_.index_chunk_units, cp.next_chunk)) return false;
   }
   for (auto& pc : cp.partitions) {
     Partition* p = partitions_.get(pc.id);
     if (!p) {  // deleted since: its chunks are free again
-      index_->release(pc.queue.dir.chunks);
+      index.release(pc.queue.dir.chunks);
       continue;
     }
     p->queue.restore(pc.queue);
-    auto holds = [&](const QueueUnit& u) { return log_->holds_entry(u.pos, u.size, pc.id, u.base_offset); };
-    if (!p->queue.units_consistent(*index_, cp.log_end, holds)) {
+    auto holds = [&](const QueueUnit& u) { return log.holds_entry(u.pos, u.size, pc.id, u.base_offset); };
+    if (!p->queue.units_consistent(index, cp.log_end, holds)) {
       log_warn("index units of partition {} do not match the checkpoint", pc.id);
       return false;
     }
@@ -78,8 +143,8 @@ bool StoreImpl::restore_checkpoint(Checkpoint& cp) {
       p->txns.store(p->txn_index.get(), std::memory_order_release);
     }
   }
-  index_->recycle();
-  for (const auto& [start, ms] : cp.segment_ages) log_->set_last_append_ms({start}, ms);
+  index.recycle();
+  for (const auto& [start, ms] : cp.segment_ages) out_.log->set_last_append_ms({start}, ms);
   return true;
 }
 
@@ -89,23 +154,23 @@ bool StoreImpl::restore_checkpoint(Checkpoint& cp) {
 // the cut are dropped. Entries already indexed are skipped. The window is the
 // checkpoint's segment up to recovery_verify_bytes; it starts at an entry boundary,
 // the first indexed entry inside it (every unit was checked against the log).
-LogPosition StoreImpl::reverify_start(LogPosition from) const {
+LogPosition Recovery::reverify_start(LogPosition from) const {
   LogPosition segment_start = from;
-  for (const auto& seg : log_->segments())
+  for (const auto& seg : out_.log->segments())
     if (seg.start < from && from <= seg.end) segment_start = seg.start;
   if (from.value - segment_start.value <= options_.recovery_verify_bytes) return segment_start;
   const LogPosition target{from.value - options_.recovery_verify_bytes};
   LogPosition start = from;
   partitions_.for_each([&](PartitionId, Partition& p) {
-    if (auto pos = p.queue.first_entry_at_or_after(*index_, target); pos && *pos < start) start = *pos;
+    if (auto pos = p.queue.first_entry_at_or_after(*out_.index, target); pos && *pos < start) start = *pos;
   });
   return start;
 }
 
-Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
+Status Recovery::replay_log(LogPosition from, bool rebuild) {
   int64_t entries = 0, skipped = 0, rewritten = 0;
   Status failure;
-  const LogPosition end = log_->scan(from, [&](const CommitLog::ScannedEntry& e) {
+  const LogPosition end = out_.log->scan(from, [&](const CommitLog::ScannedEntry& e) {
     Partition* p = partitions_.get(e.header.partition);
     if (!p) return true;  // a deleted partition's bytes wait for retention
     if (e.header.magic == format::kRewriteMagic) {
@@ -121,90 +186,29 @@ Status StoreImpl::replay_log(LogPosition from, bool rebuild) {
     const int32_t lod = format::batch::i32(e.batch, format::batch::kLastOffsetDelta);
     const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
                                  e.header.max_timestamp};
-    if (failure = q.put(*index_, unit); !failure.ok()) return false;
-    apply_producer_batch(*p, e.batch, e.header.base_offset, e.header.append_time);
+    if (failure = q.put(*out_.index, unit); !failure.ok()) return false;
+    p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
     ++entries;
     return true;
   });
   if (!failure.ok()) return failure;
   log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rewritten={} rebuild={}",
            from.value, end.value, entries, skipped, rewritten, rebuild);
-  return log_->truncate(end);
+  return out_.log->truncate(end);
 }
 
-Status StoreImpl::recover() {
-  const auto& dir = options_.dir;
-  auto journal = MetaJournal::open(*fs_, dir / "meta");
-  if (!journal.ok()) return journal.status();
-  journal_ = std::move(*journal);
-  auto log = CommitLog::open({.dir = dir / "commitlog",
-                               .segment_bytes = options_.segment_bytes,
-                               .fs = fs_,
-                               .cache_retain_bytes = options_.page_cache_retain_bytes,
-                               .preallocate = options_.preallocate});
-  if (!log.ok()) return log.status();
-  log_ = std::move(*log);
-  if (Status s = load_partition_table(); !s.ok()) return s;
-  const bool crashed = fs_->exists(dir / "abort");
-
-  std::optional<Checkpoint> cp;
-  if (auto bytes = read_file(*fs_, dir / "checkpoint"); bytes.ok()) {
-    auto decoded = decode_checkpoint(*bytes);
-    if (decoded.ok()) {
-      cp = std::move(*decoded);
-    } else {
-      log_warn("checkpoint unusable, rebuilding the index from the log: {}", decoded.status().to_string());
-    }
-  } else if (bytes.status().code() != StatusCode::kNotFound) {
-    return bytes.status();
-  }
-
-  const IndexOptions iopt{dir / "index", fs_, options_.index_chunk_units, options_.index_file_chunks};
-  bool rebuild = true;
-  if (cp) {
-    auto ix = IndexFiles::open(iopt, cp->next_chunk, cp->free_chunks);
-    if (ix.ok()) {
-      index_ = std::move(*ix);
-      rebuild = !restore_checkpoint(*cp);
-      if (rebuild) log_warn("checkpoint index state inconsistent, rebuilding the index from the log");
-    } else {
-      log_warn("index files unusable, rebuilding from the log: {}", ix.status().to_string());
-    }
-  }
-  const auto segments = log_->segments();
-  const LogPosition log_limit = segments.empty() ? LogPosition{} : segments.back().end;
-  if (rebuild) {
-    auto ix = IndexFiles::open(iopt, 0, {});
-    if (!ix.ok()) return ix.status();
-    index_ = std::move(*ix);
-    partitions_.for_each([](PartitionId, Partition& p) {
-      p.queue.reset_to(0);
-      p.producers.reset();
-      p.txns.store(nullptr, std::memory_order_relaxed);  // no reader yet: the store is opening
-      p.txn_index.reset();
-    });
-    if (cp) {  // next offsets of partitions whose data retention already removed
-      for (const auto& pc : cp->partitions)
-        if (Partition* p = partitions_.get(pc.id)) p->queue.reset_to(pc.queue.next_offset);
-    }
-  }
-  LogPosition from = rebuild ? log_->begin() : std::min(cp->log_end, log_limit);
-  if (segments.empty()) from = rebuild ? LogPosition{} : cp->log_end;
-  if (!rebuild) from = reverify_start(from);
-  if (Status s = replay_log(from, rebuild); !s.ok()) return s;
-
-  const LogPosition end = log_->write_end(), begin = log_->begin();
+void Recovery::settle() {
+  IndexFiles& index = *out_.index;
+  const LogPosition end = out_.log->write_end(), begin = out_.log->begin();
   partitions_.for_each([&](PartitionId, Partition& p) {
-    p.queue.truncate_after(*index_, end);  // index ahead of log
+    p.queue.truncate_after(index, end);  // index ahead of log
     if (p.producers) p.producers->truncate(p.queue.writer_next_offset());
     if (p.txn_index) p.txn_index->truncate(p.queue.writer_next_offset());
-    p.queue.drop_before(*index_, begin);   // segments deleted after the checkpoint
+    p.queue.drop_before(index, begin);   // segments deleted after the checkpoint
   });
-  for (const auto& [key, value] : journal_->scan("s/p/")) {
-    uint32_t id = 0;
-    if (!parse_u32(std::string_view(key).substr(4), id) || value.size() != 8) continue;
-    if (Partition* p = partitions_.get(id))
-      p->queue.set_floor(static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data()))));
+  for (const auto& [key, value] : out_.journal->scan(partition_records::kPartitionPrefix)) {
+    const auto record = partition_records::parse_partition(key, value);
+    if (Partition* p = record ? partitions_.get(record->id) : nullptr) p->queue.set_floor(record->floor);
   }
   partitions_.for_each([](PartitionId, Partition& p) {
     if (p.txn_index) {
@@ -213,17 +217,46 @@ Status StoreImpl::recover() {
     }
     p.queue.publish();
   });
-  const int64_t now = now_ms();
-  for (const auto& seg : log_->segments())
-    if (seg.last_append_ms == 0) log_->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period
+  const int64_t now = options_.clock_ms();
+  for (const auto& seg : out_.log->segments())
+    if (seg.last_append_ms == 0) out_.log->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period
+}
 
-  checkpoint_pos_ = cp && !rebuild ? std::min(cp->log_end, end) : LogPosition{};
-  if (rebuild || crashed || !cp || end < cp->log_end) {
-    if (Status s = checkpoint_now(); !s.ok()) return s;
+Result<RecoveredStore> Recovery::run() {
+  if (Status s = open_journal_and_log(); !s.ok()) return s;
+  load_partition_table();
+  const bool crashed = fs_.exists(abort_marker_path(options_));
+  auto cp = read_checkpoint();
+  if (!cp.ok()) return cp.status();
+  auto rebuild = open_index(*cp);
+  if (!rebuild.ok()) return rebuild.status();
+
+  const auto segments = out_.log->segments();
+  const LogPosition log_limit = segments.empty() ? LogPosition{} : segments.back().end;
+  LogPosition from = *rebuild ? out_.log->begin() : std::min((*cp)->log_end, log_limit);
+  if (segments.empty()) from = *rebuild ? LogPosition{} : (*cp)->log_end;
+  if (!*rebuild) from = reverify_start(from);
+  if (Status s = replay_log(from, *rebuild); !s.ok()) return s;
+  settle();
+
+  const LogPosition end = out_.log->write_end();
+  out_.checkpoint_pos = *cp && !*rebuild ? std::min((*cp)->log_end, end) : LogPosition{};
+  if (*rebuild || crashed || !*cp || end < (*cp)->log_end) {
+    const StoreState state{options_, *out_.log, *out_.index, *out_.journal, partitions_};
+    auto pos = checkpoint_inline(state);
+    if (!pos.ok()) return pos.status();
+    out_.checkpoint_pos = *pos;
   }
-  auto marker = fs_->open(dir / "abort", true);
+  auto marker = fs_.open(abort_marker_path(options_), true);
   if (!marker.ok()) return marker.status();
-  return fs_->sync_dir(dir);
+  if (Status s = fs_.sync_dir(options_.dir); !s.ok()) return s;
+  return std::move(out_);
+}
+
+}  // namespace
+
+Result<RecoveredStore> recover(const StoreOptions& options, PartitionTable& partitions) {
+  return Recovery(options, partitions).run();
 }
 
 }  // namespace rokka::storage

@@ -1,9 +1,9 @@
-// Store facade: open, request submission, and the read paths (any thread).
+// Store facade (store_impl.h): open, op submission, and the read paths (any thread).
 #include <algorithm>
 
-#include "storage/log.h"
+#include "storage/logger.h"
+#include "storage/recovery.h"
 #include "storage/store_impl.h"
-#include "storage/thread.h"
 
 namespace rokka::storage {
 namespace {
@@ -25,31 +25,6 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
 
 }  // namespace
 
-PartitionTable::~PartitionTable() {
-  for (size_t i = 0; i < kSlots; ++i) {
-    Block* b = top_[i].load();
-    if (!b) continue;
-    for (auto& slot : *b) delete slot.load();
-    delete b;
-  }
-}
-
-Partition* PartitionTable::add(PartitionId id) {
-  auto& top = top_[id >> kBits];
-  Block* b = top.load(std::memory_order_relaxed);
-  if (!b) {
-    b = new Block();
-    for (auto& slot : *b) slot.store(nullptr, std::memory_order_relaxed);
-    top.store(b, std::memory_order_release);
-  }
-  auto& slot = (*b)[id & (kSlots - 1)];
-  if (Partition* p = slot.load(std::memory_order_relaxed)) return p;
-  auto* p = new Partition();
-  slot.store(p, std::memory_order_release);
-  ids_.push_back(id);
-  return p;
-}
-
 Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
   if (options.segment_bytes < 64 * 1024 || options.max_append_bytes > options.segment_bytes / 2 ||
       options.index_chunk_units == 0 || options.index_file_chunks == 0)
@@ -60,7 +35,7 @@ Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
 }
 
 StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
-  fs_ = options_.fs ? options_.fs : &FileSystem::real();
+  if (!options_.fs) options_.fs = &FileSystem::real();
   if (!options_.clock_ms) {
     options_.clock_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -69,65 +44,36 @@ StoreImpl::StoreImpl(StoreOptions options) : options_(std::move(options)) {
   }
 }
 
-StoreImpl::~StoreImpl() {
-  {
-    std::lock_guard lock(mu_);
-    if (!writer_.joinable()) return;
-    stopping_ = true;
-    abandon_ = true;  // no close(): behave like a crash
-  }
-  cv_.notify_one();
-  writer_.join();
-  stop_flusher();
-}
-
 Status StoreImpl::start() {
-  if (Status s = fs_->create_dirs(options_.dir); !s.ok()) return s;
+  if (Status s = options_.fs->create_dirs(options_.dir); !s.ok()) return s;
   auto lock = DirLock::acquire(options_.dir);  // before reading anything: another broker may be writing
   if (!lock.ok()) return lock.status();
   dir_lock_ = std::move(*lock);
-  if (Status s = recover(); !s.ok()) return s;
-  const auto now = Clock::now();
-  next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
-  next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
-  start_flusher();
-  writer_ = std::thread([this] {
-    name_this_thread("rokka-writer");
-    batch_scheduling();
-    run();
-  });
+  auto recovered = recover(options_, partitions_);
+  if (!recovered.ok()) return recovered.status();
+  journal_ = std::move(recovered->journal);
+  log_ = std::move(recovered->log);
+  index_ = std::move(recovered->index);
+  writer_ = std::make_unique<StoreWriter>(StoreState{options_, *log_, *index_, *journal_, partitions_},
+                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos});
   return {};
 }
 
-void StoreImpl::submit(Op op) {
-  {
-    std::unique_lock lock(mu_);
-    if (!stopping_) {
-      queue_.push_back(std::move(op));
-      lock.unlock();
-      cv_.notify_one();
-      return;
-    }
-  }
-  std::vector<Op> one;
-  one.push_back(std::move(op));
-  fail_all(one, Status::shutdown("store is closed"));
-}
-
 void StoreImpl::create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) {
-  submit(CreateOp{count, std::move(done)});
+  writer_->submit(CreateOp{count, std::move(done)});
 }
 
 void StoreImpl::delete_partition(PartitionId partition, StatusCallback done) {
-  submit(DeleteOp{partition, std::move(done)});
+  writer_->submit(DeleteOp{partition, std::move(done)});
 }
 
 void StoreImpl::delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) {
-  submit(DeleteRecordsOp{partition, offset, std::move(done)});
+  writer_->submit(DeleteRecordsOp{partition, offset, std::move(done)});
 }
 
-void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) { submit(MetaOp{std::move(batch), std::move(done)}); }
+void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) {
+  writer_->submit(MetaOp{std::move(batch), std::move(done)});
+}
 
 std::vector<std::pair<std::string, std::string>> StoreImpl::scan(std::string_view prefix) const {
   return journal_->scan(prefix);
@@ -137,14 +83,14 @@ void StoreImpl::append(std::vector<AppendRequest> requests, AppendCallback done)
   AppendOp op{std::move(requests), {}, std::move(done)};
   op.checked.reserve(op.requests.size());
   for (const auto& r : op.requests) op.checked.push_back(check_batch(r.batch, options_.max_append_bytes));
-  submit(std::move(op));
+  writer_->submit(std::move(op));
 }
 
 void StoreImpl::rewrite(RewriteRequest request, StatusCallback done) {
   for (const auto& b : request.batches) {
     if (Status s = check_batch(b, options_.max_append_bytes); !s.ok()) return done(s);
   }
-  submit(RewriteOp{std::move(request), std::move(done)});
+  writer_->submit(RewriteOp{std::move(request), std::move(done)});
 }
 
 void StoreImpl::set_retained(PartitionId partition, bool retained) {
@@ -153,31 +99,17 @@ void StoreImpl::set_retained(PartitionId partition, bool retained) {
 }
 
 void StoreImpl::set_append_listener(std::function<void(std::span<const PartitionId>)> listener) {
-  std::lock_guard lock(mu_);
-  listener_ = std::move(listener);
+  writer_->set_append_listener(std::move(listener));
 }
 
 Status StoreImpl::close() {
-  {
-    std::lock_guard lock(mu_);
-    if (closed_) return close_status_;
-    closed_ = true;
-    stopping_ = true;
-  }
-  cv_.notify_one();
-  if (writer_.joinable()) writer_.join();
-  stop_flusher();
+  Status s = writer_->close();
   dir_lock_.reset();  // writer and flusher are gone: another Store may open the directory now
-  return close_status_;
-}
-
-const Partition* StoreImpl::live_partition(PartitionId id) const {
-  const Partition* p = partitions_.get(id);
-  return p && p->live.load(std::memory_order_acquire) ? p : nullptr;
+  return s;
 }
 
 Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   // next first: start is published after next, and start <= next must hold in the answer;
   // the first unstable offset is published before next (txn_index.h).
@@ -201,7 +133,7 @@ int64_t StoreImpl::first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Uni
 }
 
 Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_t max_bytes) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   ReadResult out;
   out.offsets = *offsets(partition);
@@ -232,7 +164,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
 }
 
 Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64_t ts) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   const ConsumeQueue& q = p->queue;
   const int64_t start = q.start_offset();
@@ -245,7 +177,7 @@ Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64
 }
 
 Result<TimestampOffset> StoreImpl::max_timestamp(PartitionId partition) const {
-  const Partition* p = live_partition(partition);
+  const Partition* p = partitions_.live(partition);
   if (!p) return Status::not_found("partition " + std::to_string(partition));
   const auto v = p->queue.units();
   const auto last = v.end > v.first ? p->queue.unit(*index_, v, v.end - 1) : std::nullopt;

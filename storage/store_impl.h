@@ -1,91 +1,37 @@
 // StoreImpl: the Store facade's implementation. Internal to storage/.
 //
-// One writer thread (store_writer.cc) owns every mutation: offsets, the
-// LogAppendTime + CRC fix-up, CommitLog append, ConsumeQueue units, idempotence,
-// group commit, checkpoints and retention. The fdatasyncs that no acknowledgement
-// waits for -- the periodic log flush of async mode (log.flush.interval.ms) and a
-// checkpoint's syncs and file write -- run on a flusher thread (store_flusher.cc),
-// so appends never stall behind them. Callers queue work and return; reads
-// (store.cc) run on the caller's thread against published state.
-// Recovery at open: recovery.cc.
+// A small facade over the classes that own their thread's state:
+//   recover()    storage/recovery.h      opens the files and rebuilds the state, before
+//                                        any thread starts
+//   StoreWriter  storage/store_writer.h  the writer thread: every mutation, group
+//                                        commit, checkpoints, retention; owns the
+//                                        Flusher (storage/flusher.h)
+//   StoreState   storage/store_state.h   the objects they share, owned here
+// The write calls check what they can on the caller's thread (a batch's header and
+// CRC) and submit an op to the writer; the reads (store.cc) run on the caller's
+// thread against the published state and never wait for the writer.
 #pragma once
 
-#include <array>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <optional>
 #include <memory>
-#include <mutex>
-#include <thread>
-#include <variant>
 
-#include "storage/checkpoint.h"
 #include "storage/commit_log.h"
 #include "storage/consume_queue.h"
 #include "storage/dir_lock.h"
 #include "storage/index_file.h"
 #include "storage/meta_journal.h"
-#include "storage/producer_state.h"
+#include "storage/partition_table.h"
 #include "storage/store.h"
-#include "storage/txn_index.h"
+#include "storage/store_writer.h"
 
 namespace rokka::storage {
-
-struct Partition {
-  ConsumeQueue queue;
-  std::atomic<bool> live{true};
-  std::atomic<bool> retained{false};                 // set_retained: retention keeps its segments
-  bool touched = false;                              // writer: grew in the current group
-  std::unique_ptr<ProducerStateTable> producers;     // writer; null until an idempotent batch
-  // Transactions: null until the first transactional batch. The writer creates the
-  // index once and never frees it before the store closes; readers load `txns`.
-  std::unique_ptr<TxnIndex> txn_index;
-  std::atomic<const TxnIndex*> txns{nullptr};
-  TxnIndex& writer_txns() {
-    if (!txn_index) {
-      txn_index = std::make_unique<TxnIndex>();
-      txns.store(txn_index.get(), std::memory_order_release);
-    }
-    return *txn_index;
-  }
-};
-
-// PartitionId -> Partition, readable from any thread while the writer adds entries.
-// Two levels of 65,536 slots; a block is allocated when its first id is. Partition
-// objects live until the store closes (a deleted one is marked, not freed), so a
-// reader's pointer never dangles.
-class PartitionTable {
- public:
-  PartitionTable() : top_(new std::atomic<Block*>[kSlots]()) {}
-  ~PartitionTable();
-  Partition* get(PartitionId id) const {
-    Block* b = top_[id >> kBits].load(std::memory_order_acquire);
-    return b ? (*b)[id & (kSlots - 1)].load(std::memory_order_acquire) : nullptr;
-  }
-  Partition* add(PartitionId id);  // writer
-  template <typename F>
-  void for_each(F&& f) const {  // writer: every partition ever added, by id
-    for (PartitionId id : ids_)
-      if (Partition* p = get(id)) f(id, *p);
-  }
-
- private:
-  static constexpr int kBits = 16;
-  static constexpr size_t kSlots = size_t{1} << kBits;
-  using Block = std::array<std::atomic<Partition*>, kSlots>;
-  std::unique_ptr<std::atomic<Block*>[]> top_;
-  std::vector<PartitionId> ids_;
-};
 
 class StoreImpl final : public Store, public MetaStore {
  public:
   explicit StoreImpl(StoreOptions options);
-  ~StoreImpl() override;
-  Status start();  // open files, recover, start the writer
+  ~StoreImpl() override = default;
+  Status start();  // lock the directory, recover, start the writer
 
-  // Store
+  // Store: the write calls submit an op (store_writer.h); the reads run here.
   void create_partitions(uint32_t count, std::function<void(Result<std::vector<PartitionId>>)> done) override;
   void delete_partition(PartitionId partition, StatusCallback done) override;
   void append(std::vector<AppendRequest> requests, AppendCallback done) override;
@@ -105,147 +51,15 @@ class StoreImpl final : public Store, public MetaStore {
   std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const override;
 
  private:
-  struct AppendOp {
-    std::vector<AppendRequest> requests;
-    std::vector<Status> checked;  // caller-thread validation, per request
-    AppendCallback done;
-  };
-  struct CreateOp {
-    uint32_t count;
-    std::function<void(Result<std::vector<PartitionId>>)> done;
-  };
-  struct DeleteOp {
-    PartitionId partition;
-    StatusCallback done;
-  };
-  struct DeleteRecordsOp {
-    PartitionId partition;
-    int64_t offset;
-    std::function<void(Result<int64_t>)> done;
-  };
-  struct MetaOp {
-    std::vector<Mutation> batch;
-    StatusCallback done;
-  };
-  struct RewriteOp {
-    RewriteRequest request;
-    StatusCallback done;
-  };
-  using Op = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp>;
-  // A rewrite whose entries are staged in this group: its units are swapped in after
-  // the group's bytes are readable (apply_rewrites).
-  struct StagedRewrite {
-    PartitionId partition;
-    int64_t first, last;  // replaced ordinals [first, last)
-    std::vector<format::QueueUnit> units;
-    StatusCallback done;
-  };
-  using Completion = std::function<void(const Status& durable)>;
-  using Clock = std::chrono::steady_clock;
-
-  // ---- any thread ----
-  void submit(Op op);
-  const Partition* live_partition(PartitionId id) const;
   int64_t first_unit_for(const ConsumeQueue& q, const ConsumeQueue::Units& v, int64_t offset) const;
-  int64_t now_ms() const { return options_.clock_ms(); }
 
-  // Work for the flusher: sync what the log marked, then (a checkpoint) these index
-  // files, then write the checkpoint file.
-  struct FlushJob {
-    std::vector<File*> index_files;
-    std::optional<std::vector<std::byte>> checkpoint;
-    std::vector<StatusCallback> after;  // run once the job is done (rewrites waiting for it)
-  };
-
-  // ---- flusher thread (store_flusher.cc) ----
-  void start_flusher();
-  void stop_flusher();     // finishes the queued jobs first; idempotent
-  void submit_flush(FlushJob job);  // writer; merges into a job not started yet
-  Status flusher_error();  // writer: the flusher's first failure, if any
-  void run_flusher();
-  Status run_flush_job(const FlushJob& job);
-
-  // ---- writer thread (store_writer.cc) ----
-  void run();
-  void process(std::vector<Op>& ops);
-  void handle(AppendOp& op);
-  void handle(CreateOp& op);
-  void handle(DeleteOp& op);
-  void handle(DeleteRecordsOp& op);
-  void handle(MetaOp& op);
-  void handle(RewriteOp& op);
-  Status stage_rewrite(RewriteOp& op);
-  Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
-  void apply_rewrites(const Status& durable);
-  LogPosition retained_limit() const;  // the oldest entry a retained partition uses
-  Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
-  Status end_group();
-  void run_timers();
-  Clock::time_point next_deadline() const;
-  // Snapshot now, syncs and file write on the flusher; `after` runs once it is durable
-  // (or with the failure).
-  Status checkpoint(std::vector<StatusCallback> after = {});
-  Status checkpoint_now();  // everything inline (clean shutdown)
-  std::vector<std::byte> encode_checkpoint() const;
-  Status enforce_retention();
-  Status shutdown_cleanly();
-  void enter_read_only(const Status& cause);
-  Status write_meta(const std::vector<Mutation>& batch, bool must_sync);
-  void fail_all(std::vector<Op>& ops, const Status& s);
-
-  // ---- recovery (recovery.cc), before the writer starts ----
-  Status recover();
-  Status load_partition_table();
-  bool restore_checkpoint(Checkpoint& cp);
-  Status replay_log(LogPosition from, bool rebuild);
-  LogPosition reverify_start(LogPosition checkpoint_pos) const;
-  void apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
-                            int64_t append_time);
-  Result<std::optional<AppendInfo>> check_producer(const Partition& p, std::span<const std::byte> batch) const;
-
-  StoreOptions options_;
-  FileSystem* fs_;
+  StoreOptions options_;               // fs and clock_ms set
   std::unique_ptr<DirLock> dir_lock_;  // until close(), else until the files close (declared before them)
   std::unique_ptr<CommitLog> log_;
   std::unique_ptr<IndexFiles> index_;
   std::unique_ptr<MetaJournal> journal_;
   PartitionTable partitions_;
-
-  // queue (guarded by mu_)
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Op> queue_;
-  bool stopping_ = false;
-  bool abandon_ = false;
-  std::thread writer_;
-  Status close_status_;
-  bool closed_ = false;
-
-  // writer state
-  std::atomic<bool> read_only_{false};
-  Status read_only_cause_;
-  PartitionId next_partition_ = 0;
-  std::vector<Completion> completions_;
-  std::vector<PartitionId> grown_;
-  bool meta_written_ = false, meta_must_sync_ = false;
-  int64_t unflushed_messages_ = 0;
-  LogPosition checkpoint_pos_;
-  bool changed_since_checkpoint_ = false;
-  Clock::time_point next_flush_, next_checkpoint_, next_retention_;
-  std::function<void(std::span<const PartitionId>)> listener_;
-  std::vector<StagedRewrite> staged_rewrites_;
-  // Rewrites swapped in whose checkpoint is not durable yet: the previous checkpoint
-  // still names the replaced entries, so retention deletes nothing meanwhile.
-  std::atomic<int> rewrites_in_flight_{0};
-
-  // flusher (guarded by flush_mu_)
-  std::mutex flush_mu_;
-  std::condition_variable flush_cv_;
-  std::optional<FlushJob> pending_flush_;  // submitted, not started
-  bool flush_stop_ = false;
-  Status flush_error_;
-  std::atomic<bool> flush_failed_{false};
-  std::thread flusher_;
+  std::unique_ptr<StoreWriter> writer_;  // last: stops before the objects above go
 };
 
 }  // namespace rokka::storage

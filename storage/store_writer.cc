@@ -1,85 +1,134 @@
-// The writer thread: the only code that mutates the CommitLog, ConsumeQueues,
-// producer state and MetaJournal. It drains the whole queue, applies it, makes it
-// durable with one flush (group commit), publishes, then completes every request.
-// It sleeps on the queue's condition variable until work arrives or a timer
-// (async flush, checkpoint, retention) is due: no polling.
+// StoreWriter: the writer thread (store_writer.h). OpQueue first, then the thread
+// loop, the op handlers in the order of the header's table, and the timers.
 #include <algorithm>
 
-#include "storage/log.h"
-#include "storage/store_impl.h"
+#include "storage/logger.h"
+#include "storage/partition_records.h"
+#include "storage/store_writer.h"
+#include "storage/thread.h"
 
 namespace rokka::storage {
-namespace {
 
-std::string partition_key(PartitionId id) {
-  std::string s = std::to_string(id);
-  return "s/p/" + std::string(10 - s.size(), '0') + s;
-}
-
-std::string encode_i64(int64_t v) {
-  std::string s(8, '\0');
-  format::put_le64(reinterpret_cast<std::byte*>(s.data()), static_cast<uint64_t>(v));
-  return s;
-}
-
-}  // namespace
-
-void StoreImpl::fail_all(std::vector<Op>& ops, const Status& s) {
-  for (auto& op : ops) {
-    std::visit(
-        [&](auto& o) {
-          using T = std::decay_t<decltype(o)>;
-          if constexpr (std::is_same_v<T, AppendOp>) {
-            if (o.done) o.done(std::vector<Result<AppendInfo>>(o.requests.size(), s));
-          } else {
-            if (o.done) o.done(s);
-          }
-        },
-        op);
+bool OpQueue::push(WriterOp&& op) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return false;
+    ops_.push_back(std::move(op));
   }
+  cv_.notify_one();
+  return true;
 }
 
-void StoreImpl::run() {
-  std::vector<Op> ops;
+OpQueue::State OpQueue::take(std::vector<WriterOp>& out, std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  cv_.wait_until(lock, deadline, [this] { return !ops_.empty() || closed_; });
+  out.swap(ops_);
+  return abandoned_ ? State::kAbandoned : closed_ ? State::kClosed : State::kOpen;
+}
+
+bool OpQueue::empty() const {
+  std::lock_guard lock(mu_);
+  return ops_.empty();
+}
+
+void OpQueue::close(bool abandon) {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    abandoned_ = abandoned_ || abandon;
+  }
+  cv_.notify_one();
+}
+
+void fail_op(WriterOp& op, const Status& s) {
+  std::visit(
+      [&](auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, AppendOp>) {
+          if (o.done) o.done(std::vector<Result<AppendInfo>>(o.requests.size(), s));
+        } else {
+          if (o.done) o.done(s);
+        }
+      },
+      op);
+}
+
+StoreWriter::StoreWriter(const StoreState& state, Start start)
+    : options_(state.options),
+      log_(state.log),
+      index_(state.index),
+      journal_(state.journal),
+      partitions_(state.partitions),
+      flusher_(state.log, state.fs(), checkpoint_path(state.options)),
+      next_partition_(start.next_partition),
+      checkpoint_pos_(start.checkpoint_pos) {
+  const auto now = Clock::now();
+  next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
+  next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
+  next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
+  thread_ = start_named_thread("rokka-writer", [this] {
+    batch_scheduling();
+    run();
+  });
+}
+
+StoreWriter::~StoreWriter() {
+  std::lock_guard lock(close_mu_);
+  if (closed_) return;
+  queue_.close(/*abandon=*/true);  // no close(): behave like a crash
+  thread_.join();
+}  // flusher_ stops as it is destroyed, after its queued job
+
+void StoreWriter::submit(WriterOp op) {
+  if (!queue_.push(std::move(op))) fail_op(op, Status::shutdown("store is closed"));
+}
+
+void StoreWriter::set_append_listener(Listener listener) {
+  std::lock_guard lock(listener_mu_);
+  listener_ = std::move(listener);
+}
+
+Status StoreWriter::close() {
+  std::lock_guard lock(close_mu_);
+  if (!closed_) {
+    closed_ = true;
+    queue_.close(/*abandon=*/false);
+    thread_.join();
+    flusher_.stop();
+  }
+  return close_status_;
+}
+
+void StoreWriter::run() {
+  std::vector<WriterOp> ops;
   for (;;) {
-    bool stopping = false;
-    {
-      std::unique_lock lock(mu_);
-      while (queue_.empty() && !stopping_) {
-        if (cv_.wait_until(lock, next_deadline()) == std::cv_status::timeout) break;
-      }
-      ops.swap(queue_);
-      stopping = stopping_;
-      if (abandon_) {
-        lock.unlock();
-        fail_all(ops, Status::shutdown("store abandoned"));
-        return;
-      }
+    const OpQueue::State queue = queue_.take(ops, next_deadline());
+    if (queue == OpQueue::State::kAbandoned) {
+      for (auto& op : ops) fail_op(op, Status::shutdown("store abandoned"));
+      return;
     }
     if (!ops.empty()) process(ops);
     ops.clear();
     run_timers();
-    if (stopping) {
-      std::lock_guard lock(mu_);
-      if (!queue_.empty()) continue;
+    if (queue == OpQueue::State::kClosed && queue_.empty()) {
       close_status_ = shutdown_cleanly();
       return;
     }
   }
 }
 
-StoreImpl::Clock::time_point StoreImpl::next_deadline() const {
+StoreWriter::Clock::time_point StoreWriter::next_deadline() const {
   auto t = next_retention_;
-  if (log_->has_unflushed() && options_.flush_mode == FlushMode::kAsync) t = std::min(t, next_flush_);
+  if (log_.has_unflushed() && options_.flush_mode == FlushMode::kAsync) t = std::min(t, next_flush_);
   if (changed_since_checkpoint_) t = std::min(t, next_checkpoint_);
   return t;
 }
 
-void StoreImpl::process(std::vector<Op>& ops) {
+void StoreWriter::process(std::vector<WriterOp>& ops) {
   for (auto& op : ops) std::visit([this](auto& o) { handle(o); }, op);
   const Status durable = end_group();
   if (durable.ok()) {
-    log_->publish();  // bytes first: a reader that sees a unit can read its entry
+    log_.publish();  // bytes first: a reader that sees a unit can read its entry
     for (PartitionId id : grown_) {
       Partition* p = partitions_.get(id);
       if (p->txn_index) p->txn_index->publish();  // before the next offset (txn_index.h)
@@ -90,9 +139,9 @@ void StoreImpl::process(std::vector<Op>& ops) {
     for (PartitionId id : grown_) partitions_.get(id)->touched = false;
   }
   apply_rewrites(durable);
-  std::function<void(std::span<const PartitionId>)> listener;
+  Listener listener;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(listener_mu_);
     listener = listener_;
   }
   if (durable.ok() && listener && !grown_.empty()) listener(grown_);  // before the acks
@@ -101,34 +150,34 @@ void StoreImpl::process(std::vector<Op>& ops) {
   completions_.clear();
 }
 
-Status StoreImpl::end_group() {
-  if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Status s = flusher_error();
-  if (s.ok()) s = log_->write_out();
+Status StoreWriter::end_group() {
+  if (read_only_) return read_only_status();
+  Status s = flusher_.error();
+  if (s.ok()) s = log_.write_out();
   const bool sync = options_.flush_mode == FlushMode::kSync;
-  if (s.ok() && (sync || unflushed_messages_ >= options_.flush_interval_messages) && log_->has_unflushed()) {
-    s = log_->flush();
+  if (s.ok() && (sync || unflushed_messages_ >= options_.flush_interval_messages) && log_.has_unflushed()) {
+    s = log_.flush();
     unflushed_messages_ = 0;
   }
-  if (s.ok() && meta_written_ && (sync || meta_must_sync_)) s = journal_->sync();
+  if (s.ok() && meta_written_ && (sync || meta_must_sync_)) s = journal_.sync();
   meta_written_ = meta_must_sync_ = false;
-  if (s.ok() && log_->write_end().value - checkpoint_pos_.value >= options_.checkpoint_interval_bytes)
+  if (s.ok() && log_.write_end().value - checkpoint_pos_.value >= options_.checkpoint_interval_bytes)
     s = checkpoint();
   if (!s.ok()) enter_read_only(s);
   return s;
 }
 
-void StoreImpl::enter_read_only(const Status& cause) {
+void StoreWriter::enter_read_only(const Status& cause) {
   if (read_only_) return;
   read_only_cause_ = cause;
   read_only_ = true;
   log_error("storage failure, store is read-only from now on: {}", cause.to_string());
 }
 
-void StoreImpl::handle(AppendOp& op) {
+void StoreWriter::handle(AppendOp& op) {
   auto results = std::make_shared<std::vector<Result<AppendInfo>>>();
   results->reserve(op.requests.size());
-  const int64_t now = now_ms();
+  const int64_t now = options_.clock_ms();
   for (size_t i = 0; i < op.requests.size(); ++i) {
     if (!op.checked[i].ok()) {
       results->push_back(op.checked[i]);
@@ -145,21 +194,20 @@ void StoreImpl::handle(AppendOp& op) {
   });
 }
 
-Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) {
+Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now) {
   namespace fb = format::batch;
-  if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Partition* p = partitions_.get(req.partition);
-  if (!p || !p->live.load(std::memory_order_relaxed))
-    return Status::not_found("partition " + std::to_string(req.partition));
+  if (read_only_) return read_only_status();
+  Partition* p = partitions_.live(req.partition);
+  if (!p) return Status::not_found("partition " + std::to_string(req.partition));
   const auto in = req.batch;
   const int32_t lod = fb::i32(in, fb::kLastOffsetDelta);
   const bool log_append_time = req.timestamp_type == TimestampType::kLogAppendTime;
   const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + in.size());
-  if (entry_size > log_->max_entry_size()) return Status::too_large("batch larger than a segment");
-  auto producer_check = check_producer(*p, in);
+  if (entry_size > log_.max_entry_size()) return Status::too_large("batch larger than a segment");
+  auto producer_check = p->check_producer(in);
   if (!producer_check.ok()) return producer_check.status();
   if (*producer_check) return **producer_check;  // an idempotent retry: the original append
-  auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
+  auto r = log_.reserve(static_cast<int32_t>(entry_size), now);
   if (!r.ok()) {
     enter_read_only(r.status());
     return r.status();
@@ -175,21 +223,20 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
     format::put_be(stored.data() + fb::kMaxTimestamp, static_cast<uint64_t>(now), 8);
     fb::set_crc(stored);
   }
-  format::EntryHeader h;
-  h.length = static_cast<uint32_t>(entry_size);
-  h.partition = req.partition;
-  h.base_offset = base;
-  h.record_count = lod + 1;
-  h.max_timestamp = fb::i64(stored, fb::kMaxTimestamp);
-  h.append_time = now;
-  format::encode_entry_header(h, entry);
-  format::put_le32(entry + 8, format::entry_crc(entry));
-  const format::QueueUnit unit{r->pos, static_cast<int32_t>(in.size()), lod, base, h.max_timestamp};
-  if (Status s = p->queue.put(*index_, unit); !s.ok()) {
+  const int64_t max_timestamp = fb::i64(stored, fb::kMaxTimestamp);
+  format::seal_entry(entry, {.magic = format::kEntryMagic,
+                             .length = static_cast<uint32_t>(entry_size),
+                             .partition = req.partition,
+                             .base_offset = base,
+                             .record_count = lod + 1,
+                             .max_timestamp = max_timestamp,
+                             .append_time = now});
+  const format::QueueUnit unit{r->pos, static_cast<int32_t>(in.size()), lod, base, max_timestamp};
+  if (Status s = p->queue.put(index_, unit); !s.ok()) {
     enter_read_only(s);
     return s;
   }
-  apply_producer_batch(*p, stored, base, now);
+  p->apply_producer_batch(stored, base, now);
   if (!p->touched) {
     p->touched = true;
     grown_.push_back(req.partition);
@@ -199,47 +246,9 @@ Result<AppendInfo> StoreImpl::append_one(const AppendRequest& req, int64_t now) 
   return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
 }
 
-Result<std::optional<AppendInfo>> StoreImpl::check_producer(const Partition& p, std::span<const std::byte> batch) const {
-  namespace fb = format::batch;
-  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
-  if (producer_id < 0 || !p.producers) return std::optional<AppendInfo>{};
-  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
-  if (fb::is_control(batch)) {
-    if (Status s = p.producers->check_marker(producer_id, epoch); !s.ok()) return s;
-    return std::optional<AppendInfo>{};
-  }
-  const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
-  const int32_t last_seq = increment_sequence(first_seq, fb::i32(batch, fb::kLastOffsetDelta));
-  auto dup = p.producers->check(producer_id, epoch, first_seq, last_seq);
-  if (!dup.ok()) return dup.status();
-  if (!*dup) return std::optional<AppendInfo>{};
-  return std::optional<AppendInfo>(AppendInfo{(*dup)->base_offset, (*dup)->log_append_time, p.queue.start_offset()});
-}
-
-void StoreImpl::apply_producer_batch(Partition& p, std::span<const std::byte> batch, int64_t base_offset,
-                                     int64_t append_time) {
-  namespace fb = format::batch;
-  const int64_t producer_id = fb::i64(batch, fb::kProducerId);
-  if (producer_id < 0) return;
-  if (!p.producers) p.producers = std::make_unique<ProducerStateTable>();
-  const int16_t epoch = fb::i16(batch, fb::kProducerEpoch);
-  if (fb::is_control(batch)) {
-    p.producers->update_marker(producer_id, epoch, append_time);
-  } else {
-    const int32_t first_seq = fb::i32(batch, fb::kBaseSequence);
-    const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
-    const bool lat = (fb::attributes(batch) & fb::kTimestampTypeBit) != 0;
-    p.producers->update(producer_id, epoch,
-                        {first_seq, increment_sequence(first_seq, lod), base_offset,
-                         lat ? fb::i64(batch, fb::kMaxTimestamp) : -1},
-                        append_time);
-  }
-  if (fb::is_transactional(batch)) p.writer_txns().on_batch(batch, base_offset);
-}
-
-Status StoreImpl::write_meta(const std::vector<Mutation>& batch, bool must_sync) {
-  if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  if (Status s = journal_->append(batch); !s.ok()) {
+Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync) {
+  if (read_only_) return read_only_status();
+  if (Status s = journal_.append(batch); !s.ok()) {
     enter_read_only(s);
     return s;
   }
@@ -248,14 +257,14 @@ Status StoreImpl::write_meta(const std::vector<Mutation>& batch, bool must_sync)
   return {};
 }
 
-void StoreImpl::handle(CreateOp& op) {
+void StoreWriter::handle(CreateOp& op) {
   std::vector<PartitionId> ids;
-  std::vector<Mutation> batch;
+  std::vector<MetaStore::Mutation> batch;
   for (uint32_t i = 0; i < op.count; ++i) {
     ids.push_back(next_partition_ + i);
-    batch.push_back({partition_key(next_partition_ + i), encode_i64(0), false});
+    batch.push_back(partition_records::put_partition(next_partition_ + i, 0));
   }
-  batch.push_back({"s/next_pid", std::to_string(next_partition_ + op.count), false});
+  batch.push_back(partition_records::put_next_id(next_partition_ + op.count));
   Status s = write_meta(batch, true);
   if (s.ok()) {
     next_partition_ += op.count;
@@ -270,16 +279,16 @@ void StoreImpl::handle(CreateOp& op) {
   });
 }
 
-void StoreImpl::handle(DeleteOp& op) {
-  Partition* p = partitions_.get(op.partition);
+void StoreWriter::handle(DeleteOp& op) {
+  Partition* p = partitions_.live(op.partition);
   Status s;
-  if (!p || !p->live.load(std::memory_order_relaxed)) {
+  if (!p) {
     s = Status::not_found("partition " + std::to_string(op.partition));
   } else {
-    s = write_meta({{partition_key(op.partition), "", true}}, true);
+    s = write_meta({partition_records::erase_partition(op.partition)}, true);
     if (s.ok()) {
       p->live.store(false, std::memory_order_release);
-      p->queue.release_all(*index_);
+      p->queue.release_all(index_);
       p->producers.reset();
       changed_since_checkpoint_ = true;
     }
@@ -289,10 +298,10 @@ void StoreImpl::handle(DeleteOp& op) {
   });
 }
 
-void StoreImpl::handle(DeleteRecordsOp& op) {
-  Partition* p = partitions_.get(op.partition);
+void StoreWriter::handle(DeleteRecordsOp& op) {
+  Partition* p = partitions_.live(op.partition);
   Result<int64_t> result = Status::not_found("partition " + std::to_string(op.partition));
-  if (p && p->live.load(std::memory_order_relaxed)) {
+  if (p) {
     ConsumeQueue& q = p->queue;
     const int64_t next = q.writer_next_offset();
     const int64_t target = op.offset == -1 ? next : op.offset;
@@ -300,7 +309,7 @@ void StoreImpl::handle(DeleteRecordsOp& op) {
       result = Status::out_of_range("delete_records offset " + std::to_string(op.offset));
     } else if (target <= q.floor()) {
       result = std::max(q.floor(), q.start_offset());
-    } else if (Status s = write_meta({{partition_key(op.partition), encode_i64(target), false}}, true); !s.ok()) {
+    } else if (Status s = write_meta({partition_records::put_partition(op.partition, target)}, true); !s.ok()) {
       result = s;
     } else {
       q.set_floor(target);
@@ -314,14 +323,14 @@ void StoreImpl::handle(DeleteRecordsOp& op) {
   });
 }
 
-void StoreImpl::handle(MetaOp& op) {
+void StoreWriter::handle(MetaOp& op) {
   Status s = write_meta(op.batch, false);
   completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
     if (done) done(s.ok() ? durable : s);
   });
 }
 
-void StoreImpl::handle(RewriteOp& op) {
+void StoreWriter::handle(RewriteOp& op) {
   if (Status s = stage_rewrite(op); !s.ok()) {
     completions_.push_back([s, done = std::move(op.done)](const Status&) {
       if (done) done(s);
@@ -331,31 +340,28 @@ void StoreImpl::handle(RewriteOp& op) {
 
 // Checks the request against the writer's view of the partition and appends the new
 // batches as rewrite entries; the units are swapped in by apply_rewrites().
-Status StoreImpl::stage_rewrite(RewriteOp& op) {
+Status StoreWriter::stage_rewrite(RewriteOp& op) {
   namespace fb = format::batch;
-  const RewriteRequest& rq = op.request;
-  if (read_only_) return Status::read_only(read_only_cause_.to_string());
-  Partition* p = partitions_.get(rq.partition);
-  if (!p || !p->live.load(std::memory_order_relaxed)) return Status::not_found("partition " + std::to_string(rq.partition));
+  const Store::RewriteRequest& rq = op.request;
+  if (read_only_) return read_only_status();
+  Partition* p = partitions_.live(rq.partition);
+  if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
-  const ConsumeQueue& q = p->queue;
-  const int64_t first = rq.from < q.floor() ? -1 : q.writer_ordinal_of(*index_, rq.from);
-  const int64_t last = rq.to == q.writer_next_offset() ? q.writer_unit_end() : q.writer_ordinal_of(*index_, rq.to);
-  if (first < 0 || last <= first) return Status::conflict("rewrite range no longer matches the stored batches");
-  if (rq.batches.empty() && first == q.writer_first_unit() && last == q.writer_unit_end())
-    return Status::invalid_argument("a rewrite must leave batches in the partition");
+  const auto range = p->queue.batch_range(index_, rq.from, rq.to);
+  if (!range) return Status::conflict("rewrite range no longer matches the stored batches");
+  if (rq.batches.empty() && range->whole) return Status::invalid_argument("a rewrite must leave batches in the partition");
   int64_t expected = rq.from;
   for (const auto& b : rq.batches) {
     const int64_t base = fb::i64(b, fb::kBaseOffset);
     const int64_t end = base + fb::i32(b, fb::kLastOffsetDelta) + 1;
     if (base < expected || end > rq.to) return Status::invalid_argument("rewritten batch outside the range or out of order");
-    if (int64_t{format::kEntryHeaderSize} + static_cast<int64_t>(b.size()) > log_->max_entry_size())
+    if (int64_t{format::kEntryHeaderSize} + static_cast<int64_t>(b.size()) > log_.max_entry_size())
       return Status::too_large("batch larger than a segment");
     expected = end;
   }
-  StagedRewrite staged{rq.partition, first, last, {}, {}};
-  const int64_t now = now_ms();
+  StagedRewrite staged{rq.partition, range->first, range->last, {}, {}};
+  const int64_t now = options_.clock_ms();
   for (const auto& b : rq.batches) {
     auto unit = append_rewritten(rq.partition, b, now);
     if (!unit.ok()) return unit.status();  // entries staged so far are never indexed
@@ -367,33 +373,32 @@ Status StoreImpl::stage_rewrite(RewriteOp& op) {
   return {};
 }
 
-Result<format::QueueUnit> StoreImpl::append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now) {
+Result<format::QueueUnit> StoreWriter::append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now) {
   namespace fb = format::batch;
   const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + batch.size());
-  auto r = log_->reserve(static_cast<int32_t>(entry_size), now);
+  auto r = log_.reserve(static_cast<int32_t>(entry_size), now);
   if (!r.ok()) {
     enter_read_only(r.status());
     return r.status();
   }
   std::byte* entry = r->bytes.data();
   std::copy(batch.begin(), batch.end(), entry + format::kEntryHeaderSize);
-  format::EntryHeader h;
-  h.magic = format::kRewriteMagic;
-  h.length = static_cast<uint32_t>(entry_size);
-  h.partition = id;
-  h.base_offset = fb::i64(batch, fb::kBaseOffset);
+  const int64_t base = fb::i64(batch, fb::kBaseOffset);
   const int32_t lod = fb::i32(batch, fb::kLastOffsetDelta);
-  h.record_count = lod + 1;
-  h.max_timestamp = fb::i64(batch, fb::kMaxTimestamp);
-  h.append_time = now;
-  format::encode_entry_header(h, entry);
-  format::put_le32(entry + 8, format::entry_crc(entry));
-  return format::QueueUnit{r->pos, static_cast<int32_t>(batch.size()), lod, h.base_offset, h.max_timestamp};
+  const int64_t max_timestamp = fb::i64(batch, fb::kMaxTimestamp);
+  format::seal_entry(entry, {.magic = format::kRewriteMagic,
+                             .length = static_cast<uint32_t>(entry_size),
+                             .partition = id,
+                             .base_offset = base,
+                             .record_count = lod + 1,
+                             .max_timestamp = max_timestamp,
+                             .append_time = now});
+  return format::QueueUnit{r->pos, static_cast<int32_t>(batch.size()), lod, base, max_timestamp};
 }
 
 // After the group's bytes are readable: swaps each staged rewrite's units in, then
 // takes a checkpoint whose completion completes the rewrites.
-void StoreImpl::apply_rewrites(const Status& durable) {
+void StoreWriter::apply_rewrites(const Status& durable) {
   if (staged_rewrites_.empty()) return;
   std::vector<StatusCallback> after;
   for (auto& st : staged_rewrites_) {
@@ -401,7 +406,7 @@ void StoreImpl::apply_rewrites(const Status& durable) {
     Partition* p = partitions_.get(st.partition);
     Status s = durable;
     if (s.ok() && !p->live.load(std::memory_order_relaxed)) s = Status::not_found("partition deleted");
-    if (s.ok()) s = p->queue.replace_range(*index_, st.first, st.last, st.units);
+    if (s.ok()) s = p->queue.replace_range(index_, st.first, st.last, st.units);
     if (!s.ok()) {
       done(s);
       continue;
@@ -417,71 +422,56 @@ void StoreImpl::apply_rewrites(const Status& durable) {
   if (Status s = checkpoint(std::move(after)); !s.ok()) enter_read_only(s);
 }
 
-void StoreImpl::run_timers() {
+void StoreWriter::run_timers() {
   const auto now = Clock::now();
-  Status s = flusher_error();
+  Status s = flusher_.error();
   if (options_.flush_mode == FlushMode::kAsync && now >= next_flush_) {
     next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
-    if (!read_only_ && log_->has_unflushed()) {
-      s = log_->mark_for_sync();
-      if (s.ok()) submit_flush({});  // fdatasync on the flusher thread: appends go on meanwhile
+    if (!read_only_ && log_.has_unflushed()) {
+      s = log_.mark_for_sync();
+      if (s.ok()) flusher_.submit({});  // fdatasync on the flusher thread: appends go on meanwhile
       unflushed_messages_ = 0;
     }
-    if (s.ok() && !read_only_) s = journal_->sync();
+    if (s.ok() && !read_only_) s = journal_.sync();
   }
   if (s.ok() && !read_only_ && now >= next_retention_) {
     next_retention_ = now + std::chrono::milliseconds(options_.retention_check_interval_ms);
     s = enforce_retention();
   }
   if (s.ok() && !read_only_ && changed_since_checkpoint_ && now >= next_checkpoint_) s = checkpoint();
-  if (s.ok() && !read_only_) s = journal_->maybe_compact();
+  if (s.ok() && !read_only_) s = journal_.maybe_compact();
   if (!s.ok()) enter_read_only(s);
 }
 
-Status StoreImpl::checkpoint(std::vector<StatusCallback> after) {
+Status StoreWriter::checkpoint(std::vector<StatusCallback> after) {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  Status s = log_->mark_for_sync();
-  if (s.ok()) s = journal_->sync();
+  Status s = log_.mark_for_sync();
+  if (s.ok()) s = journal_.sync();
   if (!s.ok()) {
     for (auto& cb : after) cb(s);
     return s;
   }
   unflushed_messages_ = 0;
-  submit_flush({index_->take_dirty(), encode_checkpoint(), std::move(after)});
-  checkpoint_pos_ = log_->write_end();
+  flusher_.submit({index_.take_dirty(), encode_checkpoint(state()), std::move(after)});
+  checkpoint_pos_ = log_.write_end();
   changed_since_checkpoint_ = false;
   return {};
 }
 
-Status StoreImpl::checkpoint_now() {
+Status StoreWriter::checkpoint_now() {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  if (Status s = log_->flush(); !s.ok()) return s;
-  if (Status s = index_->sync(); !s.ok()) return s;
-  if (Status s = journal_->sync(); !s.ok()) return s;
-  if (Status s = write_file_atomic(*fs_, options_.dir / "checkpoint", encode_checkpoint()); !s.ok()) return s;
-  checkpoint_pos_ = log_->write_end();
+  auto pos = checkpoint_inline(state());
+  if (!pos.ok()) return pos.status();
+  checkpoint_pos_ = *pos;
   changed_since_checkpoint_ = false;
   return {};
 }
 
-// The state as of the log's write end: valid once the log up to there, the index
-// files and the journal are durable.
-std::vector<std::byte> StoreImpl::encode_checkpoint() const {
-  std::vector<std::pair<int64_t, int64_t>> ages;
-  for (const auto& seg : log_->segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
-  CheckpointWriter w(log_->write_end(), index_->next_chunk(), index_->free_chunks(), ages);
-  partitions_.for_each([&](PartitionId id, const Partition& p) {
-    if (p.live.load(std::memory_order_relaxed))
-      w.add_partition(id, p.queue.state(), p.producers.get(), p.txn_index.get());
-  });
-  return w.finish();
-}
-
-Status StoreImpl::enforce_retention() {
-  index_->recycle();  // chunks released a full retention interval ago
-  const int64_t now = now_ms();
-  const auto segs = log_->segments();
-  const int64_t end = log_->write_end().value;
+Status StoreWriter::enforce_retention() {
+  index_.recycle();  // chunks released a full retention interval ago
+  const int64_t now = options_.clock_ms();
+  const auto segs = log_.segments();
+  const int64_t end = log_.write_end().value;
   size_t drop = 0;
   // Nothing while a rewrite's checkpoint is pending; never a retained partition's data.
   const LogPosition keep_from =
@@ -494,16 +484,16 @@ Status StoreImpl::enforce_retention() {
     if (!too_old && !too_big) break;
     ++drop;
   }
-  std::vector<Mutation> floors;
+  std::vector<MetaStore::Mutation> floors;
   if (drop > 0) {
     const LogPosition begin = segs[drop].start;
     partitions_.for_each([&](PartitionId id, Partition& p) {
-      if (!p.live.load(std::memory_order_relaxed) || !p.queue.drop_before(*index_, begin)) return;
+      if (!p.live.load(std::memory_order_relaxed) || !p.queue.drop_before(index_, begin)) return;
       // A partition emptied by retention keeps its next offset only in the
       // checkpoint; record it durably too, so a lost checkpoint cannot reuse offsets.
-      if (p.queue.unit_count() == 0) floors.push_back({partition_key(id), encode_i64(p.queue.writer_next_offset()), false});
+      if (p.queue.unit_count() == 0) floors.push_back(partition_records::put_partition(id, p.queue.writer_next_offset()));
     });
-    if (Status s = log_->drop_oldest(drop); !s.ok()) return s;
+    if (Status s = log_.drop_oldest(drop); !s.ok()) return s;
     changed_since_checkpoint_ = true;
   }
   partitions_.for_each([&](PartitionId, Partition& p) {
@@ -514,22 +504,22 @@ Status StoreImpl::enforce_retention() {
   return {};
 }
 
-LogPosition StoreImpl::retained_limit() const {
+LogPosition StoreWriter::retained_limit() const {
   LogPosition limit{INT64_MAX};
   partitions_.for_each([&](PartitionId, const Partition& p) {
     if (!p.live.load(std::memory_order_relaxed) || !p.retained.load(std::memory_order_acquire)) return;
-    for (const auto& u : p.queue.writer_units(*index_)) limit = std::min(limit, u.pos);
+    if (const auto oldest = p.queue.oldest_entry(index_)) limit = std::min(limit, *oldest);
   });
   return limit;
 }
 
-Status StoreImpl::shutdown_cleanly() {
-  stop_flusher();  // its jobs done, the last checkpoint below is the newest
-  if (Status s = flusher_error(); !s.ok()) enter_read_only(s);
-  if (read_only_) return Status::read_only(read_only_cause_.to_string());
+Status StoreWriter::shutdown_cleanly() {
+  flusher_.stop();  // its jobs done, the last checkpoint below is the newest
+  if (Status s = flusher_.error(); !s.ok()) enter_read_only(s);
+  if (read_only_) return read_only_status();
   Status s = checkpoint_now();
-  if (s.ok()) s = fs_->remove(options_.dir / "abort");
-  if (s.ok()) s = fs_->sync_dir(options_.dir);
+  if (s.ok()) s = options_.fs->remove(abort_marker_path(options_));
+  if (s.ok()) s = options_.fs->sync_dir(options_.dir);
   if (!s.ok()) enter_read_only(s);
   return s;
 }

@@ -12,9 +12,21 @@
 // the spread; README, Performance). No privilege is needed; if the kernel refuses, nothing changes.
 #pragma once
 
+#include <thread>
+#include <utility>
+
 namespace rokka::storage {
 
 void name_this_thread(const char* name);
 void batch_scheduling();
+
+// A thread that names itself `name`, then runs `body`.
+template <typename F>
+std::thread start_named_thread(const char* name, F body) {
+  return std::thread([name, body = std::move(body)]() mutable {
+    name_this_thread(name);
+    body();
+  });
+}
 
 }  // namespace rokka::storage

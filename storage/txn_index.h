@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "storage/format.h"
-#include "storage/store.h"
+#include "storage/types.h"
 
 namespace rokka::storage {
 

@@ -17,28 +17,19 @@
 #include "storage/commit_log.h"
 #include "tests/storage/store_fixture.h"
 #include "tests/storage/store_model.h"
+#include "tests/testutil/file_bytes.h"
 
 namespace rokka::storage::test {
 namespace {
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<std::byte>;
+using testutil::file_bytes;
 using testutil::TempDir;
 
 int64_t env_int(const char* name, int64_t fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoll(v) : fallback;
-}
-
-Bytes file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return Bytes(reinterpret_cast<const std::byte*>(c.data()), reinterpret_cast<const std::byte*>(c.data()) + c.size());
-}
-
-void write_bytes(const fs::path& p, const Bytes& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
 // A stopped store with several partitions over several segments, and what it holds.
@@ -148,7 +139,7 @@ class CorruptionTest : public ::testing::TestWithParam<bool> {
         what = "zero " + file.filename().string() + " [" + std::to_string(at) + ", " + std::to_string(end) + ")";
       }
     }
-    write_bytes(file, after);
+    testutil::write_file_bytes(file, after);
     if (target >= 6) return INT64_MAX;
     // The first element of the last segment with a changed byte (a short file reads
     // as zeros: the store grows it back sparsely).

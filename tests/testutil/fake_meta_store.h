@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/store.h"
+#include "storage/meta_store.h"
 
 namespace rokka::testutil {
 

@@ -1,0 +1,45 @@
+#include "storage/partition_records.h"
+
+#include "storage/format.h"
+
+namespace rokka::storage::partition_records {
+namespace {
+
+std::string partition_key(PartitionId id) {
+  const std::string digits = std::to_string(id);
+  return std::string(kPartitionPrefix) + std::string(10 - digits.size(), '0') + digits;
+}
+
+std::optional<uint32_t> parse_u32(std::string_view s) {
+  if (s.empty() || s.size() > 10) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+MetaStore::Mutation put_partition(PartitionId id, int64_t floor) {
+  std::string value(8, '\0');
+  format::put_le64(reinterpret_cast<std::byte*>(value.data()), static_cast<uint64_t>(floor));
+  return {partition_key(id), std::move(value), false};
+}
+
+MetaStore::Mutation erase_partition(PartitionId id) { return {partition_key(id), "", true}; }
+
+MetaStore::Mutation put_next_id(PartitionId next) { return {std::string(kNextIdKey), std::to_string(next), false}; }
+
+std::optional<PartitionRecord> parse_partition(std::string_view key, std::string_view value) {
+  if (!key.starts_with(kPartitionPrefix) || value.size() != 8) return std::nullopt;
+  const auto id = parse_u32(key.substr(kPartitionPrefix.size()));
+  if (!id) return std::nullopt;
+  return PartitionRecord{*id, static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data())))};
+}
+
+std::optional<PartitionId> parse_next_id(std::string_view value) { return parse_u32(value); }
+
+}  // namespace rokka::storage::partition_records

@@ -1,0 +1,39 @@
+// The store's own MetaStore records (prefix meta_prefix::kStore, "s/"): the durable
+// partition table. One home for their keys and values; the writer thread writes them
+// (StoreWriter), recovery reads them (recover()).
+//
+//   "s/p/" + partition id as 10 decimal digits  ->  int64 LE: the partition's durable
+//                                                   start-offset floor (0 when created)
+//   "s/next_pid"                                ->  decimal: the next partition id
+//
+// A partition exists while its "s/p/" record does; deleting it erases the record.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/meta_store.h"
+#include "storage/types.h"
+
+namespace rokka::storage::partition_records {
+
+inline constexpr std::string_view kPartitionPrefix = "s/p/";
+inline constexpr std::string_view kNextIdKey = "s/next_pid";
+static_assert(kPartitionPrefix.starts_with(meta_prefix::kStore) && kNextIdKey.starts_with(meta_prefix::kStore));
+
+// The partition exists, and its offsets never go below `floor` again.
+MetaStore::Mutation put_partition(PartitionId id, int64_t floor);
+MetaStore::Mutation erase_partition(PartitionId id);
+MetaStore::Mutation put_next_id(PartitionId next);
+
+struct PartitionRecord {
+  PartitionId id = 0;
+  int64_t floor = 0;
+};
+// nullopt for a key or value that is not a partition record's (logged by the caller).
+std::optional<PartitionRecord> parse_partition(std::string_view key, std::string_view value);
+std::optional<PartitionId> parse_next_id(std::string_view value);
+
+}  // namespace rokka::storage::partition_records

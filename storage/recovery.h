@@ -1,0 +1,41 @@
+// recover(): Store::open's recovery, a function run before the writer thread starts.
+// It opens the store's files in options.dir and rebuilds the in-memory state after a
+// clean stop or a crash:
+//   1. MetaJournal replay (torn tail cut) -> the partition table (partition_records.h).
+//   2. CommitLog segments mapped; the checkpoint (CRC'd) and the index files it needs.
+//   3. With a usable checkpoint (after a crash or a clean shutdown): re-read the log
+//      from up to recovery_verify_bytes before the checkpoint's position (within its
+//      segment), then the tail, verifying every entry's CRCs, re-adding index units
+//      and producer state; cut at the first bad entry.
+//      No usable checkpoint or index: rebuild every index from the whole log.
+//   4. Drop index units that point past the cut (index ahead of log) or before the
+//      oldest segment; apply start-offset floors; publish; checkpoint if the state
+//      on disk does not match the checkpoint; create the "abort" marker.
+// RocketMQ's DefaultMessageStore::recover plays this part (STYLE §a.1).
+#pragma once
+
+#include <memory>
+
+#include "storage/commit_log.h"
+#include "storage/index_file.h"
+#include "storage/meta_journal.h"
+#include "storage/partition_table.h"
+#include "storage/store.h"
+
+namespace rokka::storage {
+
+// The opened files and where the writer starts from.
+struct RecoveredStore {
+  std::unique_ptr<MetaJournal> journal;
+  std::unique_ptr<CommitLog> log;
+  std::unique_ptr<IndexFiles> index;
+  PartitionId next_partition = 0;  // the next id create_partitions hands out
+  LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
+};
+
+// Fills `partitions` (empty on entry) with every partition the journal names, their
+// units published. options.fs and options.clock_ms must be set. The caller holds the
+// directory's lock (DirLock).
+Result<RecoveredStore> recover(const StoreOptions& options, PartitionTable& partitions);
+
+}  // namespace rokka::storage

@@ -1,0 +1,201 @@
+// StoreWriter: the store's writer thread and the state only it touches.
+//
+// The writer is the only code that mutates the CommitLog, the ConsumeQueues, producer
+// and transaction state and the MetaJournal (StoreState). It drains the whole queue,
+// applies it, makes it durable with one flush (group commit), publishes, then
+// completes every request. It sleeps on the queue until work arrives or a timer
+// (async flush, checkpoint, retention) is due: no polling. The fdatasyncs no ack
+// waits for go to its Flusher.
+//
+// Following an operation: the Store facade (store.cc) turns each write call into one
+// of the op structs below and calls submit(). run() takes the whole queue at once, and
+// process() hands each op to the handle() overload for its type (std::visit), all in
+// store_writer.cc:
+//
+//   call                        op               handler
+//   Store::append               AppendOp         handle(AppendOp&)  -> append_one() per batch
+//   Store::create_partitions    CreateOp         handle(CreateOp&)
+//   Store::delete_partition     DeleteOp         handle(DeleteOp&)
+//   Store::delete_records       DeleteRecordsOp  handle(DeleteRecordsOp&)
+//   MetaStore::write            MetaOp           handle(MetaOp&)
+//   Store::rewrite              RewriteOp        handle(RewriteOp&) -> stage_rewrite(); apply_rewrites()
+//
+// A handler applies its op and queues a completion; process() then ends the group
+// (end_group: the flush in sync mode), publishes, and runs the completions with the
+// group's outcome, on the writer thread. An op submitted after close(), or still
+// queued when the writer is destroyed without close(), completes with kShutdown.
+//
+// Threading: submit(), set_append_listener() and close() may be called from any
+// thread; they touch only queue_, listener_ (each behind its own mutex) and the
+// close state. Every other member is the writer thread's: set before the thread
+// starts, then touched by no other thread (the Flusher's callbacks touch only
+// rewrites_in_flight_, an atomic).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "storage/flusher.h"
+#include "storage/store_state.h"
+
+namespace rokka::storage {
+
+// ---- the operations (see the table above) ----
+struct AppendOp {
+  std::vector<AppendRequest> requests;
+  std::vector<Status> checked;  // the caller thread's batch checks, per request
+  AppendCallback done;
+};
+struct CreateOp {
+  uint32_t count;
+  std::function<void(Result<std::vector<PartitionId>>)> done;
+};
+struct DeleteOp {
+  PartitionId partition;
+  StatusCallback done;
+};
+struct DeleteRecordsOp {
+  PartitionId partition;
+  int64_t offset;
+  std::function<void(Result<int64_t>)> done;
+};
+struct MetaOp {
+  std::vector<MetaStore::Mutation> batch;
+  StatusCallback done;
+};
+struct RewriteOp {
+  Store::RewriteRequest request;
+  StatusCallback done;
+};
+using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp>;
+
+// The writer's inbox: callers push, the writer takes everything queued at once.
+class OpQueue {
+ public:
+  // Queues `op`; false once the queue is closed: `op` is left to the caller then.
+  bool push(WriterOp&& op);
+  enum class State { kOpen, kClosed, kAbandoned };
+  // Writer: waits until an op is queued, the queue closes or `deadline` passes, then
+  // moves every queued op into `out` (empty on entry).
+  State take(std::vector<WriterOp>& out, std::chrono::steady_clock::time_point deadline);
+  bool empty() const;
+  // No more pushes. `abandon`: the writer fails what is queued instead of applying it.
+  void close(bool abandon);
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<WriterOp> ops_;  // GUARDED_BY(mu_)
+  bool closed_ = false;        // GUARDED_BY(mu_)
+  bool abandoned_ = false;     // GUARDED_BY(mu_)
+};
+
+// Completes `op` at once with `s` (kShutdown after close, or a failure).
+void fail_op(WriterOp& op, const Status& s);
+
+class StoreWriter {
+ public:
+  using Listener = std::function<void(std::span<const PartitionId>)>;
+  struct Start {                     // from recover()
+    PartitionId next_partition = 0;  // the next id create_partitions hands out
+    LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
+  };
+
+  // Starts the flusher and the writer thread. The objects in `state` outlive this one.
+  StoreWriter(const StoreState& state, Start start);
+  // Without close(): like a crash. Queued ops fail with kShutdown; nothing more is
+  // flushed or checkpointed and the abort marker stays.
+  ~StoreWriter();
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
+
+  // ---- any thread ----
+  void submit(WriterOp op);
+  // Called on the writer thread after appended data becomes readable, with the
+  // partitions that grew, before their acks.
+  void set_append_listener(Listener listener);
+  // Applies what is queued, then flushes, checkpoints and removes the abort marker,
+  // and stops both threads. A later call returns the first one's result.
+  Status close();
+
+ private:
+  // A rewrite whose entries are staged in this group: its units are swapped in after
+  // the group's bytes are readable (apply_rewrites).
+  struct StagedRewrite {
+    PartitionId partition;
+    int64_t first, last;  // replaced ordinals [first, last)
+    std::vector<format::QueueUnit> units;
+    StatusCallback done;
+  };
+  using Completion = std::function<void(const Status& durable)>;
+  using Clock = std::chrono::steady_clock;
+
+  // ---- writer thread: everything below ----
+  void run();
+  Clock::time_point next_deadline() const;
+  void process(std::vector<WriterOp>& ops);
+  void handle(AppendOp& op);
+  void handle(CreateOp& op);
+  void handle(DeleteOp& op);
+  void handle(DeleteRecordsOp& op);
+  void handle(MetaOp& op);
+  void handle(RewriteOp& op);
+  Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
+  Status stage_rewrite(RewriteOp& op);
+  Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
+  void apply_rewrites(const Status& durable);
+  Status write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync);
+  Status end_group();
+  void run_timers();
+  // Snapshot now, syncs and file write on the flusher; `after` runs once it is durable
+  // (or with the failure).
+  Status checkpoint(std::vector<StatusCallback> after = {});
+  Status checkpoint_now();  // everything inline (clean shutdown)
+  Status enforce_retention();
+  LogPosition retained_limit() const;  // the oldest entry a retained partition uses
+  Status shutdown_cleanly();
+  void enter_read_only(const Status& cause);
+  Status read_only_status() const { return Status::read_only(read_only_cause_.to_string()); }
+  StoreState state() const { return {options_, log_, index_, journal_, partitions_}; }
+
+  const StoreOptions& options_;
+  CommitLog& log_;
+  IndexFiles& index_;
+  MetaJournal& journal_;
+  PartitionTable& partitions_;
+  Flusher flusher_;
+
+  bool read_only_ = false;  // after a storage failure: every later write fails
+  Status read_only_cause_;
+  PartitionId next_partition_;
+  std::vector<Completion> completions_;  // of the current group
+  std::vector<PartitionId> grown_;       // partitions that grew in the current group
+  bool meta_written_ = false, meta_must_sync_ = false;
+  int64_t unflushed_messages_ = 0;
+  LogPosition checkpoint_pos_;
+  bool changed_since_checkpoint_ = false;
+  Clock::time_point next_flush_, next_checkpoint_, next_retention_;
+  std::vector<StagedRewrite> staged_rewrites_;
+  // Rewrites swapped in whose checkpoint is not durable yet: the previous checkpoint
+  // still names the replaced entries, so retention deletes nothing meanwhile.
+  // Decremented on the flusher thread.
+  std::atomic<int> rewrites_in_flight_{0};
+  Status close_status_;  // shutdown_cleanly()'s result; read by close() after the join
+
+  // ---- shared with callers ----
+  OpQueue queue_;
+  mutable std::mutex listener_mu_;
+  Listener listener_;  // GUARDED_BY(listener_mu_)
+  std::mutex close_mu_;
+  bool closed_ = false;  // GUARDED_BY(close_mu_)
+  std::thread thread_;   // last: starts once every member above exists
+};
+
+}  // namespace rokka::storage
