@@ -176,7 +176,7 @@ void GroupCoordinator::join_current_member(Group& group, JoinGroupArgs& args, Jo
   if (group.is_pending_member(args.member_id)) {
     // Pending ids are handed to dynamic members only.
     if (args.group_instance_id) return done(join_error(args.member_id, GroupError::kUnknownMemberId));
-    timers_.cancel(group.pending_members()[args.member_id]);
+    if (auto expiry = group.remove_pending_member(args.member_id)) timers_.cancel(*expiry);
     std::string member_id = args.member_id;
     return add_member_and_rebalance(group, args, std::move(member_id), std::move(done));
   }
@@ -190,15 +190,15 @@ void GroupCoordinator::join_current_member(Group& group, JoinGroupArgs& args, Jo
     case GroupState::kCompletingRebalance:
       // Same metadata: it missed our answer; give it again. Otherwise rebalance.
       if (member.matches(args.protocols)) {
-        return done(current_generation(group, member.member_id, group.is_leader(member.member_id)));
+        return done(current_generation(group, member.member_id(), group.is_leader(member.member_id())));
       }
       return update_member_and_rebalance(group, member, args, std::move(done));
     case GroupState::kStable:
       // The leader rejoining asks for a new assignment (e.g. topic metadata changed).
-      if (group.is_leader(member.member_id) || !member.matches(args.protocols)) {
+      if (group.is_leader(member.member_id()) || !member.matches(args.protocols)) {
         return update_member_and_rebalance(group, member, args, std::move(done));
       }
-      return done(current_generation(group, member.member_id, false));
+      return done(current_generation(group, member.member_id(), false));
     case GroupState::kEmpty:
     case GroupState::kDead:
       return done(join_error(args.member_id, GroupError::kUnknownMemberId));
@@ -219,24 +219,19 @@ JoinGroupResult GroupCoordinator::current_generation(const Group& group, const s
 
 void GroupCoordinator::add_member_and_rebalance(Group& group, JoinGroupArgs& args, std::string member_id,
                                                 JoinCallback done) {
-  Member m;
-  m.member_id = std::move(member_id);
-  m.group_instance_id = std::move(args.group_instance_id);
+  Member m(std::move(member_id), std::move(args.group_instance_id), std::move(args.protocols));
   m.client_id = std::move(args.client_id);
   m.client_host = std::move(args.client_host);
   m.rebalance_timeout_ms = args.rebalance_timeout_ms;
   m.session_timeout_ms = args.session_timeout_ms;
   m.protocol_type = std::move(args.protocol_type);
-  m.protocols = std::move(args.protocols);
-  m.is_new = true;
   // A member arriving during the first initial delay earns the group more waiting.
-  if (group.is(GroupState::kPreparingRebalance) && group.generation_id() == 0) group.rebalance().new_member_added = true;
+  if (group.is(GroupState::kPreparingRebalance) && group.generation_id() == 0) rebalance(group).new_member_added = true;
   Member& added = group.add(std::move(m), std::move(done));
-  ++added.join_ticket;
   // It cannot heartbeat before its JoinGroup is answered: only the long join timeout applies.
   arm_member_timer(group, added, options_.new_member_join_timeout_ms);
-  log().info("member joined: group={} member={} instance={} client={} reason={}", group.group_id(), added.member_id,
-             added.group_instance_id.value_or(""), added.client_id, args.reason.value_or(""));
+  log().info("member joined: group={} member={} instance={} client={} reason={}", group.group_id(), added.member_id(),
+             added.group_instance_id().value_or(""), added.client_id, args.reason.value_or(""));
   maybe_prepare_rebalance(group, "new member joined");
 }
 
@@ -245,9 +240,8 @@ void GroupCoordinator::update_member_and_rebalance(Group& group, Member& member,
   if (JoinCallback superseded = group.update_member(member, std::move(args.protocols), args.rebalance_timeout_ms,
                                                     args.session_timeout_ms, std::move(done))) {
     // The client re-sent JoinGroup: answer the old request so the connection moves on.
-    superseded(join_error(member.member_id, GroupError::kRebalanceInProgress));
+    superseded(join_error(member.member_id(), GroupError::kRebalanceInProgress));
   }
-  ++member.join_ticket;
   maybe_prepare_rebalance(group, "member rejoined: " + args.reason.value_or("no reason given"));
 }
 
@@ -255,7 +249,7 @@ void GroupCoordinator::rejoin_static_member(Group& group, JoinGroupArgs& args, c
                                             std::string new_member_id, JoinCallback done) {
   const std::string old_leader = group.leader_id().value_or("");
   const Member& old = *group.find(old_member_id);
-  StaticRejoinUndo previous{old_member_id,           *args.group_instance_id, old.protocols,
+  StaticRejoinUndo previous{old_member_id,           *args.group_instance_id, old.protocols(),
                             old.rebalance_timeout_ms, old.session_timeout_ms,  old.client_id,
                             old.client_host};
   Member& member = group.replace_static_member(*args.group_instance_id, old_member_id, new_member_id);
@@ -265,7 +259,7 @@ void GroupCoordinator::rejoin_static_member(Group& group, JoinGroupArgs& args, c
   member.client_host = args.client_host;
   group.update_member(member, std::move(args.protocols), args.rebalance_timeout_ms, args.session_timeout_ms,
                       std::move(done));
-  const uint64_t ticket = ++member.join_ticket;
+  const uint64_t ticket = member.join_ticket();
   arm_member_timer(group, member, member.session_timeout_ms);  // the old id's timer went with it
   switch (group.state()) {
     case GroupState::kStable: {
@@ -302,7 +296,7 @@ void GroupCoordinator::on_static_rejoin_stored(const std::string& group_id, uint
   Group* group = live_group(group_id, incarnation);
   Member* member = group ? group->find(member_id) : nullptr;
   // Already answered, e.g. by a rebalance that started during the write, or fenced by a newer instance.
-  if (member == nullptr || member->join_ticket != ticket || !member->is_awaiting_join()) return;
+  if (member == nullptr || member->join_ticket() != ticket || !member->is_awaiting_join()) return;
   JoinCallback done = group->take_join_callback(*member);
   if (!status.ok()) {
     log().warn("could not store static member, reverting: group={} member={} error={}", group_id, member_id,
@@ -340,33 +334,33 @@ void GroupCoordinator::prepare_rebalance(Group& group, std::string_view reason) 
   if (group.is(GroupState::kCompletingRebalance)) {
     reset_and_propagate_assignment_error(group, GroupError::kRebalanceInProgress);
   }
-  timers_.cancel(group.rebalance().sync_timer);
-  group.pending_sync_members().clear();
+  Rebalance& r = rebalance(group);
+  timers_.cancel(r.sync_timer);
   // A group starting from Empty waits group.initial.rebalance.delay.ms for more members.
   const bool initial = group.is(GroupState::kEmpty) && options_.initial_rebalance_delay_ms > 0;
-  group.rebalance().initial_delay = initial;
+  r.initial_delay = initial;
   if (initial) {
-    group.rebalance().initial_delay_remaining_ms =
-        std::max(group.rebalance_timeout_ms() - options_.initial_rebalance_delay_ms, 0);
+    r.initial_delay_remaining_ms = std::max(group.rebalance_timeout_ms() - options_.initial_rebalance_delay_ms, 0);
     schedule_join_timer(group, options_.initial_rebalance_delay_ms);
   } else {
     schedule_join_timer(group, group.rebalance_timeout_ms());
   }
-  group.transition_to(GroupState::kPreparingRebalance, clock_());
+  group.start_rebalance(clock_());
   log().info("preparing to rebalance: group={} generation={} members={} reason={}", group.group_id(),
              group.generation_id(), group.size(), reason);
   maybe_complete_join(group);
 }
 
 void GroupCoordinator::maybe_complete_join(Group& group) {
-  if (group.is(GroupState::kPreparingRebalance) && !group.rebalance().initial_delay && group.has_all_members_joined()) {
+  if (group.is(GroupState::kPreparingRebalance) && !rebalance(group).initial_delay && group.has_all_members_joined()) {
     complete_join(group);
   }
 }
 
 void GroupCoordinator::complete_join(Group& group) {
-  timers_.cancel(group.rebalance().join_timer);
-  group.rebalance().initial_delay = false;
+  Rebalance& r = rebalance(group);
+  timers_.cancel(r.join_timer);
+  r.initial_delay = false;
   // Dynamic members that did not rejoin in time are gone; static ones keep their place.
   std::vector<std::string> missing;
   for (const auto& [id, m] : group.members()) {
@@ -395,15 +389,14 @@ void GroupCoordinator::complete_join(Group& group) {
   }
   log().info("group stabilized: group={} generation={} members={} protocol={}", group.group_id(),
              group.generation_id(), group.size(), group.protocol_name().value_or(""));
-  for (auto& [id, m] : group.members()) {
+  group.for_each_member([&](Member& m) {
     touch_member(group, m);
-    m.is_new = false;
+    const std::string& id = m.member_id();
     if (JoinCallback cb = group.take_join_callback(m)) cb(current_generation(group, id, group.is_leader(id)));
-    group.pending_sync_members().insert(id);
-  }
+  });
   const int32_t generation_id = group.generation_id();
-  timers_.cancel(group.rebalance().sync_timer);
-  group.rebalance().sync_timer = timers_.schedule(
+  timers_.cancel(r.sync_timer);
+  r.sync_timer = timers_.schedule(
       clock_() + group.rebalance_timeout_ms(),
       [this, group_id = group.group_id(), incarnation = group.incarnation(), generation_id] {
         on_sync_timer(group_id, incarnation, generation_id);
@@ -431,10 +424,9 @@ void GroupCoordinator::remove_member_and_update(Group& group, const std::string&
 }
 
 void GroupCoordinator::remove_pending_member(Group& group, const std::string& member_id) {
-  auto it = group.pending_members().find(member_id);
-  if (it == group.pending_members().end()) return;
-  timers_.cancel(it->second);
-  group.remove(member_id);
+  std::optional<TimerQueue::Id> expiry = group.remove_pending_member(member_id);
+  if (!expiry) return;
+  timers_.cancel(*expiry);
   maybe_complete_join(group);
 }
 
@@ -465,7 +457,7 @@ void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
     case GroupState::kPreparingRebalance:
       return done(sync_error(GroupError::kRebalanceInProgress));
     case GroupState::kStable: {
-      remove_pending_sync_member(*group, member.member_id);
+      remove_pending_sync_member(*group, member.member_id());
       SyncGroupResult r;
       r.protocol_type = group->protocol_type();
       r.protocol_name = group->protocol_name();
@@ -476,11 +468,11 @@ void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
     case GroupState::kCompletingRebalance:
       break;
   }
-  if (SyncCallback superseded = std::exchange(member.awaiting_sync, std::move(done))) {
+  if (SyncCallback superseded = group->park_sync(member, std::move(done))) {
     superseded(sync_error(GroupError::kRebalanceInProgress));
   }
-  remove_pending_sync_member(*group, member.member_id);
-  if (!group->is_leader(member.member_id)) return;  // followers wait for the leader's assignment
+  remove_pending_sync_member(*group, member.member_id());
+  if (!group->is_leader(member.member_id())) return;  // followers wait for the leader's assignment
   // Members the leader left out get an empty assignment; unknown ids are ignored.
   std::map<std::string, std::string> assignments;
   for (const auto& [id, m] : group->members()) assignments[id];
@@ -510,18 +502,15 @@ void GroupCoordinator::on_assignment_stored(const std::string& group_id, uint64_
     reset_and_propagate_assignment_error(*group, GroupError::kStorageError);
     return maybe_prepare_rebalance(*group, "assignment could not be stored");
   }
-  for (auto& [id, m] : group->members()) {
-    auto it = assignments.find(id);
-    m.assignment = it == assignments.end() ? std::string() : it->second;
-  }
+  group->assign(assignments);
   propagate_assignment(*group, GroupError::kNone);
   group->transition_to(GroupState::kStable, clock_());
 }
 
 void GroupCoordinator::propagate_assignment(Group& group, GroupError error) {
-  for (auto& [id, m] : group.members()) {
-    SyncCallback cb = std::exchange(m.awaiting_sync, nullptr);
-    if (!cb) continue;
+  group.for_each_member([&](Member& m) {
+    SyncCallback cb = group.take_sync_callback(m);
+    if (!cb) return;
     SyncGroupResult r;
     r.error = error;
     if (error == GroupError::kNone) {
@@ -532,17 +521,17 @@ void GroupCoordinator::propagate_assignment(Group& group, GroupError error) {
     // Its session may have lapsed while it waited; it starts afresh now.
     touch_member(group, m);
     cb(std::move(r));
-  }
+  });
 }
 
 void GroupCoordinator::reset_and_propagate_assignment_error(Group& group, GroupError error) {
-  for (auto& [id, m] : group.members()) m.assignment.clear();
+  group.assign({});
   propagate_assignment(group, error);
 }
 
 void GroupCoordinator::remove_pending_sync_member(Group& group, const std::string& member_id) {
-  group.pending_sync_members().erase(member_id);
-  if (group.pending_sync_members().empty()) timers_.cancel(group.rebalance().sync_timer);
+  group.remove_pending_sync_member(member_id);
+  if (group.pending_sync_members().empty()) timers_.cancel(rebalance(group).sync_timer);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -626,7 +615,7 @@ void GroupCoordinator::arm_member_timer(Group& group, Member& member, int64_t ti
   timers_.cancel(member.session_timer);
   member.session_timer = timers_.schedule(
       clock_() + timeout_ms,
-      [this, group_id = group.group_id(), incarnation = group.incarnation(), member_id = member.member_id] {
+      [this, group_id = group.group_id(), incarnation = group.incarnation(), member_id = member.member_id()] {
         on_member_timer(group_id, incarnation, member_id);
       });
 }
@@ -639,22 +628,22 @@ void GroupCoordinator::on_member_timer(const std::string& group_id, uint64_t inc
   member->session_timer = TimerQueue::kNone;
   // A member with a parked request is alive: its clock restarts when it is answered.
   // A new member is the exception -- it is only ever waiting, and the timeout was long.
-  if (!member->is_new && (member->is_awaiting_join() || member->is_awaiting_sync())) return;
-  remove_member_and_update(*group, member_id, member->is_new ? "join timeout" : "session timeout");
+  if (!member->is_new() && (member->is_awaiting_join() || member->is_awaiting_sync())) return;
+  remove_member_and_update(*group, member_id, member->is_new() ? "join timeout" : "session timeout");
 }
 
 void GroupCoordinator::on_pending_member_timer(const std::string& group_id, uint64_t incarnation,
                                                const std::string& member_id) {
   Group* group = live_group(group_id, incarnation);
-  if (group == nullptr || !group->is_pending_member(member_id)) return;
-  group->pending_members()[member_id] = TimerQueue::kNone;
+  if (group == nullptr || !group->remove_pending_member(member_id)) return;  // its timer has fired: nothing to cancel
   log().info("pending member did not rejoin: group={} member={}", group_id, member_id);
-  remove_pending_member(*group, member_id);
+  maybe_complete_join(*group);
 }
 
 void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
-  timers_.cancel(group.rebalance().join_timer);
-  group.rebalance().join_timer =
+  Rebalance& r = rebalance(group);
+  timers_.cancel(r.join_timer);
+  r.join_timer =
       timers_.schedule(clock_() + delay_ms, [this, group_id = group.group_id(), incarnation = group.incarnation()] {
         on_join_timer(group_id, incarnation);
       });
@@ -663,13 +652,14 @@ void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
 void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incarnation) {
   Group* group = live_group(group_id, incarnation);
   if (group == nullptr) return;
-  group->rebalance().join_timer = TimerQueue::kNone;
+  Rebalance& r = rebalance(*group);
+  r.join_timer = TimerQueue::kNone;
   if (!group->is(GroupState::kPreparingRebalance)) return;
-  if (group->rebalance().initial_delay && group->rebalance().new_member_added && group->rebalance().initial_delay_remaining_ms > 0) {
+  if (r.initial_delay && r.new_member_added && r.initial_delay_remaining_ms > 0) {
     // Members are still arriving: wait one more delay, within the rebalance timeout.
-    group->rebalance().new_member_added = false;
-    const int32_t delay = std::min(options_.initial_rebalance_delay_ms, group->rebalance().initial_delay_remaining_ms);
-    group->rebalance().initial_delay_remaining_ms = std::max(group->rebalance().initial_delay_remaining_ms - delay, 0);
+    r.new_member_added = false;
+    const int32_t delay = std::min(options_.initial_rebalance_delay_ms, r.initial_delay_remaining_ms);
+    r.initial_delay_remaining_ms = std::max(r.initial_delay_remaining_ms - delay, 0);
     return schedule_join_timer(*group, delay);
   }
   complete_join(*group);
@@ -678,7 +668,7 @@ void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incar
 void GroupCoordinator::on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id) {
   Group* group = live_group(group_id, incarnation);
   if (group == nullptr) return;
-  group->rebalance().sync_timer = TimerQueue::kNone;
+  rebalance(*group).sync_timer = TimerQueue::kNone;
   if (group->generation_id() != generation_id || group->pending_sync_members().empty() ||
       !(group->is(GroupState::kCompletingRebalance) || group->is(GroupState::kStable))) {
     return;

@@ -183,12 +183,24 @@ class GroupCoordinator {
   bool maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out);
   void erase_group(const std::string& group_id);
 
+  // A group's rebalance timing: its join-phase and sync-phase deadlines and the
+  // group.initial.rebalance.delay.ms bookkeeping, by group id.
+  struct Rebalance {
+    TimerQueue::Id join_timer = TimerQueue::kNone;  // end of the join phase
+    TimerQueue::Id sync_timer = TimerQueue::kNone;  // members must SyncGroup by then
+    bool initial_delay = false;                     // join_timer is a group.initial.rebalance.delay step
+    int32_t initial_delay_remaining_ms = 0;         // what the rebalance timeout still allows
+    bool new_member_added = false;                  // a member joined during the initial delay
+  };
+  Rebalance& rebalance(const Group& group) { return rebalances_[group.group_id()]; }
+
   CoordinatorOptions options_;
   Clock clock_;
   DurableWriter writer_;
   OffsetStore offsets_;
   TimerQueue timers_;
   std::unordered_map<std::string, std::unique_ptr<Group>> groups_;
+  std::unordered_map<std::string, Rebalance> rebalances_;
   uint64_t next_incarnation_ = 1;
   std::mt19937_64 rng_;
   bool loaded_ = false;

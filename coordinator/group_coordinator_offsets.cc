@@ -86,22 +86,19 @@ void GroupCoordinator::install(LoadedState state) {
 void GroupCoordinator::restore_group(const StoredGroup& stored) {
   Group& group = create_group(stored.group_id, stored.stable ? GroupState::kStable : GroupState::kEmpty);
   for (const StoredMember& sm : stored.members) {
-    Member m;
-    m.member_id = sm.member_id;
-    m.group_instance_id = sm.group_instance_id;
+    Member m(sm.member_id, sm.group_instance_id, {Protocol{stored.protocol_name.value_or(""), sm.subscription}});
     m.client_id = sm.client_id;
     m.client_host = sm.client_host;
     m.rebalance_timeout_ms = sm.rebalance_timeout_ms;
     m.session_timeout_ms = sm.session_timeout_ms;
     m.protocol_type = stored.protocol_type.value_or("");
-    m.protocols = {Protocol{stored.protocol_name.value_or(""), sm.subscription}};
     m.assignment = sm.assignment;
     group.restore(std::move(m));
   }
   group.restore_generation(stored.generation_id, stored.protocol_type, stored.protocol_name, stored.leader_id,
                            stored.state_timestamp_ms);
   // Members get one session to show up again.
-  for (auto& [id, m] : group.members()) arm_member_timer(group, m, m.session_timeout_ms);
+  group.for_each_member([&](Member& m) { arm_member_timer(group, m, m.session_timeout_ms); });
   if (group.size() > static_cast<size_t>(options_.max_group_size)) {
     prepare_rebalance(group, "restored group is over group.max.size");
   }
@@ -109,10 +106,9 @@ void GroupCoordinator::restore_group(const StoredGroup& stored) {
 
 void GroupCoordinator::shutdown() {
   shut_down_ = true;
-  for (auto& [group_id, group] : groups_) {
-    for (auto& [id, m] : group->members()) group->fail_parked_requests(m, GroupError::kCoordinatorNotAvailable, id);
-  }
+  for (auto& [group_id, group] : groups_) group->fail_all_parked_requests(GroupError::kCoordinatorNotAvailable);
   timers_ = TimerQueue();
+  rebalances_.clear();
   expiry_timer_ = TimerQueue::kNone;
 }
 
@@ -134,7 +130,7 @@ void GroupCoordinator::store_group(const Group& group, const std::map<std::strin
   for (const auto& [id, m] : group.members()) {
     StoredMember& sm = stored.members.emplace_back();
     sm.member_id = id;
-    sm.group_instance_id = m.group_instance_id;
+    sm.group_instance_id = m.group_instance_id();
     sm.client_id = m.client_id;
     sm.client_host = m.client_host;
     sm.rebalance_timeout_ms = m.rebalance_timeout_ms;
@@ -156,11 +152,20 @@ void GroupCoordinator::store_group(const Group& group, const std::map<std::strin
 void GroupCoordinator::erase_group(const std::string& group_id) {
   auto it = groups_.find(group_id);
   if (it == groups_.end()) return;
-  Group& group = *it->second;
-  timers_.cancel(group.rebalance().join_timer);
-  timers_.cancel(group.rebalance().sync_timer);
-  for (auto& [id, m] : group.members()) timers_.cancel(m.session_timer);
-  for (auto& [id, timer] : group.pending_members()) timers_.cancel(timer);
+  const Group& group = *it->second;
+  if (auto r = rebalances_.find(group_id); r != rebalances_.end()) {
+    timers_.cancel(r->second.join_timer);
+    timers_.cancel(r->second.sync_timer);
+    rebalances_.erase(r);
+  }
+  for (const auto& [id, m] : group.members()) {
+    TimerQueue::Id timer = m.session_timer;
+    timers_.cancel(timer);
+  }
+  for (const auto& [id, expiry] : group.pending_members()) {
+    TimerQueue::Id timer = expiry;
+    timers_.cancel(timer);
+  }
   groups_.erase(it);
 }
 
@@ -371,7 +376,7 @@ DescribedGroup GroupCoordinator::describe_group(const std::string& group_id) con
   for (const auto& [id, m] : group->members()) {
     DescribedMember& dm = d.members.emplace_back();
     dm.member_id = id;
-    dm.group_instance_id = m.group_instance_id;
+    dm.group_instance_id = m.group_instance_id();
     dm.client_id = m.client_id;
     dm.client_host = m.client_host;
     if (stable) {
