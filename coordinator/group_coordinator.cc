@@ -50,24 +50,8 @@ GroupError GroupCoordinator::check_group_status(const std::string& group_id, boo
   return GroupError::kNone;
 }
 
-const Group* GroupCoordinator::find_group(std::string_view group_id) const {
-  auto it = groups_.find(std::string(group_id));
-  return it == groups_.end() ? nullptr : it->second.get();
-}
-
-Group* GroupCoordinator::mutable_group(std::string_view group_id) {
-  auto it = groups_.find(std::string(group_id));
-  return it == groups_.end() ? nullptr : it->second.get();
-}
-
-Group* GroupCoordinator::live_group(const std::string& group_id, uint64_t incarnation) {
-  Group* group = mutable_group(group_id);
-  return group != nullptr && group->incarnation() == incarnation ? group : nullptr;
-}
-
 Group& GroupCoordinator::create_group(const std::string& group_id, GroupState initial) {
-  auto group = std::make_unique<Group>(group_id, initial, clock_(), next_incarnation_++);
-  return *(groups_[group_id] = std::move(group));
+  return groups_.create(group_id, initial, clock_());
 }
 
 std::string GroupCoordinator::new_member_id(std::string_view prefix) {
@@ -125,7 +109,7 @@ void GroupCoordinator::join_group(JoinGroupArgs args, JoinCallback done) {
     return done(join_error(args.member_id, GroupError::kInvalidSessionTimeout));
   }
   const bool new_member = args.member_id.empty();
-  Group* group = mutable_group(args.group_id);
+  Group* group = groups_.find(args.group_id);
   if (group == nullptr) {
     // Only a new member creates a group; a member id for a group we do not know is stale.
     if (!new_member) return done(join_error(args.member_id, GroupError::kUnknownMemberId));
@@ -293,7 +277,7 @@ void GroupCoordinator::on_static_rejoin_stored(const std::string& group_id, uint
                                                const StaticRejoinUndo& previous,
                                                const std::string& old_leader, int16_t api_version,
                                                const storage::Status& status) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   Member* member = group ? group->find(member_id) : nullptr;
   // Already answered, e.g. by a rebalance that started during the write, or fenced by a newer instance.
   if (member == nullptr || member->join_ticket() != ticket || !member->is_awaiting_join()) return;
@@ -438,7 +422,7 @@ void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
     // While loading, any rebalance in progress is lost: send the member back to JoinGroup.
     return done(sync_error(e == GroupError::kCoordinatorLoadInProgress ? GroupError::kRebalanceInProgress : e));
   }
-  Group* group = mutable_group(args.group_id);
+  Group* group = groups_.find(args.group_id);
   if (group == nullptr) return done(sync_error(GroupError::kUnknownMemberId));
   if (group->is(GroupState::kDead)) return done(sync_error(GroupError::kCoordinatorNotAvailable));
   if (GroupError e = validate_member(*group, args.member_id, args.group_instance_id); e != GroupError::kNone) {
@@ -492,7 +476,7 @@ void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
 void GroupCoordinator::on_assignment_stored(const std::string& group_id, uint64_t incarnation, int32_t generation_id,
                                             const std::map<std::string, std::string>& assignments,
                                             const storage::Status& status) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   // Someone joined or left during the write: that generation is over, its answer with it.
   if (group == nullptr || !group->is(GroupState::kCompletingRebalance) || group->generation_id() != generation_id) {
     return;
@@ -541,7 +525,7 @@ GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     return e == GroupError::kCoordinatorLoadInProgress ? GroupError::kNone : e;
   }
-  Group* group = mutable_group(args.group_id);
+  Group* group = groups_.find(args.group_id);
   if (group == nullptr) return GroupError::kUnknownMemberId;
   if (group->is(GroupState::kDead)) return GroupError::kCoordinatorNotAvailable;
   if (GroupError e = validate_member(*group, args.member_id, args.group_instance_id); e != GroupError::kNone) {
@@ -570,7 +554,7 @@ LeaveGroupResult GroupCoordinator::leave_group(const LeaveGroupArgs& args) {
     result.error = e;
     return result;
   }
-  Group* group = mutable_group(args.group_id);
+  Group* group = groups_.find(args.group_id);
   if (group != nullptr && group->is(GroupState::kDead)) {
     result.error = GroupError::kCoordinatorNotAvailable;
     return result;
@@ -622,7 +606,7 @@ void GroupCoordinator::arm_member_timer(Group& group, Member& member, int64_t ti
 
 void GroupCoordinator::on_member_timer(const std::string& group_id, uint64_t incarnation,
                                        const std::string& member_id) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   Member* member = group ? group->find(member_id) : nullptr;
   if (member == nullptr) return;
   member->session_timer = TimerQueue::kNone;
@@ -634,7 +618,7 @@ void GroupCoordinator::on_member_timer(const std::string& group_id, uint64_t inc
 
 void GroupCoordinator::on_pending_member_timer(const std::string& group_id, uint64_t incarnation,
                                                const std::string& member_id) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   if (group == nullptr || !group->remove_pending_member(member_id)) return;  // its timer has fired: nothing to cancel
   log().info("pending member did not rejoin: group={} member={}", group_id, member_id);
   maybe_complete_join(*group);
@@ -650,7 +634,7 @@ void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
 }
 
 void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incarnation) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   if (group == nullptr) return;
   Rebalance& r = rebalance(*group);
   r.join_timer = TimerQueue::kNone;
@@ -666,7 +650,7 @@ void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incar
 }
 
 void GroupCoordinator::on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id) {
-  Group* group = live_group(group_id, incarnation);
+  Group* group = groups_.live(group_id, incarnation);
   if (group == nullptr) return;
   rebalance(*group).sync_timer = TimerQueue::kNone;
   if (group->generation_id() != generation_id || group->pending_sync_members().empty() ||

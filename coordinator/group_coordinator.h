@@ -38,6 +38,7 @@
 #include "coordinator/coordinator_options.h"
 #include "coordinator/durable_writer.h"
 #include "coordinator/group.h"
+#include "coordinator/group_map.h"
 #include "coordinator/group_types.h"
 #include "coordinator/offset_store.h"
 #include "coordinator/state_loader.h"
@@ -113,7 +114,7 @@ class GroupCoordinator {
   const TimerQueue& timers() const { return timers_; }
 
   // ---- introspection (tests, metrics) ----
-  const Group* find_group(std::string_view group_id) const;
+  const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
   size_t group_count() const { return groups_.size(); }
   const OffsetStore& offsets() const { return offsets_; }
 
@@ -131,9 +132,6 @@ class GroupCoordinator {
 
   // membership (group_coordinator.cc)
   GroupError check_group_status(const std::string& group_id, bool require_id) const;
-  Group* mutable_group(std::string_view group_id);
-  // The group, if it is still the same one (not deleted and re-created since).
-  Group* live_group(const std::string& group_id, uint64_t incarnation);
   Group& create_group(const std::string& group_id, GroupState initial);
   std::string new_member_id(std::string_view prefix);
   bool accept_joining_member(const Group& group, const std::string& member_id) const;
@@ -199,9 +197,8 @@ class GroupCoordinator {
   DurableWriter writer_;
   OffsetStore offsets_;
   TimerQueue timers_;
-  std::unordered_map<std::string, std::unique_ptr<Group>> groups_;
+  GroupMap groups_;
   std::unordered_map<std::string, Rebalance> rebalances_;
-  uint64_t next_incarnation_ = 1;
   std::mt19937_64 rng_;
   bool loaded_ = false;
   bool shut_down_ = false;

@@ -65,7 +65,7 @@ void GroupCoordinator::install(LoadedState state) {
   for (auto& [key, offset] : state.offsets) {
     if (topic_exists_ && !deleted_topics.count(key.tp.topic) && !topic_exists_(key.tp.topic))
       deleted_topics.insert(key.tp.topic);
-    if (mutable_group(key.group_id) == nullptr) create_group(key.group_id, GroupState::kEmpty);
+    if (groups_.find(key.group_id) == nullptr) create_group(key.group_id, GroupState::kEmpty);
     offsets_.restore(key.group_id, std::move(key.tp), std::move(offset));
   }
   // A group known only by its offsets has no protocol type: it is a simple group, whose
@@ -106,7 +106,7 @@ void GroupCoordinator::restore_group(const StoredGroup& stored) {
 
 void GroupCoordinator::shutdown() {
   shut_down_ = true;
-  for (auto& [group_id, group] : groups_) group->fail_all_parked_requests(GroupError::kCoordinatorNotAvailable);
+  groups_.for_each([](Group& group) { group.fail_all_parked_requests(GroupError::kCoordinatorNotAvailable); });
   timers_ = TimerQueue();
   rebalances_.clear();
   expiry_timer_ = TimerQueue::kNone;
@@ -150,9 +150,9 @@ void GroupCoordinator::store_group(const Group& group, const std::map<std::strin
 }
 
 void GroupCoordinator::erase_group(const std::string& group_id) {
-  auto it = groups_.find(group_id);
-  if (it == groups_.end()) return;
-  const Group& group = *it->second;
+  const Group* found = groups_.find(group_id);
+  if (found == nullptr) return;
+  const Group& group = *found;
   if (auto r = rebalances_.find(group_id); r != rebalances_.end()) {
     timers_.cancel(r->second.join_timer);
     timers_.cancel(r->second.sync_timer);
@@ -166,7 +166,7 @@ void GroupCoordinator::erase_group(const std::string& group_id) {
     TimerQueue::Id timer = expiry;
     timers_.cancel(timer);
   }
-  groups_.erase(it);
+  groups_.erase(group_id);
 }
 
 bool GroupCoordinator::maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out) {
@@ -198,7 +198,7 @@ GroupError GroupCoordinator::validate_offset_commit(const Group& group, const Of
 void GroupCoordinator::commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done) {
   auto fail = [&](GroupError e) { done(OffsetCommitResult{all_partitions(args.topics, e)}); };
   if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) return fail(e);
-  Group* group = mutable_group(args.group_id);
+  Group* group = groups_.find(args.group_id);
   if (group == nullptr) {
     // A group that is not using us for membership may still keep its offsets here;
     // a generation for a group we do not know is stale.
@@ -297,7 +297,7 @@ OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) c
 void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done) {
   OffsetDeleteResult result;
   GroupError e = check_group_status(args.group_id, true);
-  Group* group = e == GroupError::kNone ? mutable_group(args.group_id) : nullptr;
+  Group* group = e == GroupError::kNone ? groups_.find(args.group_id) : nullptr;
   if (e == GroupError::kNone && (group == nullptr || group->is(GroupState::kDead))) e = GroupError::kGroupIdNotFound;
   if (e == GroupError::kNone && !group->is(GroupState::kEmpty) && !group->is_consumer_group()) {
     e = GroupError::kNonEmptyGroup;
@@ -341,10 +341,7 @@ void GroupCoordinator::remove_topic_offsets(const std::string& topic, DurableCal
   }
   OffsetStore::Mutations batch;
   size_t removed = 0;
-  std::vector<Group*> all;
-  all.reserve(groups_.size());
-  for (auto& [id, group] : groups_) all.push_back(group.get());
-  for (Group* group : all) {
+  for (Group* group : groups_.snapshot()) {
     const size_t n = offsets_.remove_topic(group->group_id(), topic, batch);
     if (n != 0) maybe_remove_empty_group(*group, batch);  // may erase the group
     removed += n;
@@ -400,11 +397,11 @@ ListGroupsResult GroupCoordinator::list_groups(const ListGroupsArgs& args) const
     if (auto state = parse_group_state(name)) wanted.push_back(*state);
   }
   const bool filtered = !args.states_filter.empty();
-  for (const auto& [id, group] : groups_) {
-    if (filtered && std::find(wanted.begin(), wanted.end(), group->state()) == wanted.end()) continue;
+  groups_.for_each([&](const Group& group) {
+    if (filtered && std::find(wanted.begin(), wanted.end(), group.state()) == wanted.end()) return;
     result.groups.push_back(
-        {id, group->protocol_type().value_or(""), std::string(group_state_name(group->state()))});
-  }
+        {group.group_id(), group.protocol_type().value_or(""), std::string(group_state_name(group.state()))});
+  });
   std::sort(result.groups.begin(), result.groups.end(),
             [](const ListedGroup& a, const ListedGroup& b) { return a.group_id < b.group_id; });
   return result;
@@ -419,7 +416,7 @@ void GroupCoordinator::delete_groups(std::vector<std::string> group_ids,
     r.group_id = group_id;
     r.error = check_group_status(group_id, false);
     if (r.error != GroupError::kNone) continue;
-    Group* group = mutable_group(group_id);
+    Group* group = groups_.find(group_id);
     if (group == nullptr || group->is(GroupState::kDead)) {
       r.error = GroupError::kGroupIdNotFound;
     } else if (!group->is(GroupState::kEmpty)) {
@@ -459,10 +456,7 @@ void GroupCoordinator::expire_offsets() {
   const int64_t now = clock_();
   OffsetStore::Mutations batch;
   size_t expired = 0;
-  std::vector<Group*> all;
-  all.reserve(groups_.size());
-  for (auto& [id, group] : groups_) all.push_back(group.get());
-  for (Group* group : all) {
+  for (Group* group : groups_.snapshot()) {
     expired += expire_group_offsets(*group, now, batch);
     maybe_remove_empty_group(*group, batch);  // may erase the group
   }

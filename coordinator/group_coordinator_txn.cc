@@ -48,7 +48,7 @@ bool GroupCoordinator::has_txn_staged(const std::string& group_id, const TopicPa
 void GroupCoordinator::commit_txn_offsets(const std::string& group_id,
                                           std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
                                           DurableCallback done) {
-  if (mutable_group(group_id) == nullptr) create_group(group_id, GroupState::kEmpty);
+  if (groups_.find(group_id) == nullptr) create_group(group_id, GroupState::kEmpty);
   const size_t count = offsets.size();
   offsets_.commit(group_id, std::move(offsets), [group_id, count, done = std::move(done)](storage::Status status) {
     if (!status.ok()) log().warn("transactional offsets not stored: group={} error={}", group_id, status.to_string());
