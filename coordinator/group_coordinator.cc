@@ -37,7 +37,7 @@ GroupCoordinator::GroupCoordinator(CoordinatorOptions options, storage::MetaStor
     : options_(options),
       clock_(std::move(clock_ms)),
       writer_(meta, std::move(post)),
-      offsets_(writer_),
+      offsets_(options_, writer_),
       rng_(std::random_device{}()) {}
 
 // ---------------------------------------------------------------------------------------

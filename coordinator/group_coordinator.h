@@ -40,7 +40,7 @@
 #include "coordinator/group.h"
 #include "coordinator/group_map.h"
 #include "coordinator/group_types.h"
-#include "coordinator/offset_store.h"
+#include "coordinator/offset_book.h"
 #include "coordinator/state_loader.h"
 #include "coordinator/timer_queue.h"
 #include "storage/store.h"
@@ -83,7 +83,7 @@ class GroupCoordinator {
   void set_topic_exists(std::function<bool(const std::string& topic)> exists) { topic_exists_ = std::move(exists); }
 
   // ---- transactional offsets (the TransactionCoordinator, on the same strand) ----
-  // group_coordinator_txn.cc. A transaction stages offsets with the transaction
+  // A transaction stages offsets with the transaction
   // coordinator; the group coordinator only validates the committer, reports staged
   // partitions as unstable, and commits them when the transaction commits.
   //
@@ -93,14 +93,20 @@ class GroupCoordinator {
                                      const std::optional<std::string>& group_instance_id) const;
   // OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for a staged partition
   // until it is released (once per stage).
-  void stage_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
-  void release_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
+  void stage_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions) {
+    offsets_.stage_txn(group_id, partitions);
+  }
+  void release_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions) {
+    offsets_.release_txn(group_id, partitions);
+  }
   // Commits a transaction's offsets (creating the group if needed); `done` once durable.
   void commit_txn_offsets(const std::string& group_id, std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
                           DurableCallback done);
   // Runs `fn` once the state is loaded: now if it is, else right after install().
   void when_loaded(std::function<void()> fn);
-  bool has_txn_staged(const std::string& group_id, const TopicPartition& tp) const;
+  bool has_txn_staged(const std::string& group_id, const TopicPartition& tp) const {
+    return offsets_.has_txn_staged(group_id, tp);
+  }
 
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
@@ -116,7 +122,7 @@ class GroupCoordinator {
   // ---- introspection (tests, metrics) ----
   const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
   size_t group_count() const { return groups_.size(); }
-  const OffsetStore& offsets() const { return offsets_; }
+  const OffsetBook& offsets() const { return offsets_; }
 
  private:
   // What a static member had before it rejoined, to put back if the new id cannot be stored.
@@ -172,13 +178,12 @@ class GroupCoordinator {
   void store_group(const Group& group, const std::map<std::string, std::string>* assignments, DurableCallback done);
   void restore_group(const StoredGroup& stored);
   GroupError validate_offset_commit(const Group& group, const OffsetCommitArgs& args) const;
-  void store_offsets(const std::string& group_id, const OffsetCommitArgs& args,
-                     std::function<void(OffsetCommitResult)> done);
   void schedule_offset_expiry();
   void expire_offsets();
-  size_t expire_group_offsets(Group& group, int64_t now, OffsetStore::Mutations& out);
+  // From when the group's offsets age (Kafka's rules for classic groups).
+  static OffsetRetention offset_retention(const Group& group);
   // Drops an Empty group with no offsets and no commit in flight (Kafka: -> Dead).
-  bool maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out);
+  bool maybe_remove_empty_group(Group& group, OffsetBook::Mutations& out);
   void erase_group(const std::string& group_id);
 
   // A group's rebalance timing: its join-phase and sync-phase deadlines and the
@@ -195,7 +200,7 @@ class GroupCoordinator {
   CoordinatorOptions options_;
   Clock clock_;
   DurableWriter writer_;
-  OffsetStore offsets_;
+  OffsetBook offsets_;
   TimerQueue timers_;
   GroupMap groups_;
   std::unordered_map<std::string, Rebalance> rebalances_;
@@ -205,8 +210,6 @@ class GroupCoordinator {
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
   std::vector<std::string> topics_deleted_while_loading_;
   std::function<bool(const std::string&)> topic_exists_;
-  // Partitions with offsets staged by transactions: group -> partition -> stage count.
-  std::unordered_map<std::string, std::unordered_map<TopicPartition, int, TopicPartitionHash>> txn_staged_;
   std::vector<std::function<void()>> on_loaded_;
 };
 

@@ -1,5 +1,6 @@
-// GroupCoordinator, part 2: start-up, group persistence, committed offsets, offset
-// expiry and the administrative APIs. Membership: group_coordinator.cc.
+// GroupCoordinator, part 2: start-up, group persistence, committed offsets (OffsetBook),
+// offset expiry, the administrative APIs and the transactional-offset hooks. Membership:
+// group_coordinator.cc.
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -10,49 +11,6 @@
 #include "coordinator/meta_records.h"
 
 namespace rokka::coordinator {
-
-namespace {
-
-// One result per requested partition, all carrying `error`.
-template <typename Topics>
-std::vector<TopicErrors> all_partitions(const Topics& topics, GroupError error) {
-  std::vector<TopicErrors> out;
-  out.reserve(topics.size());
-  for (const auto& t : topics) {
-    TopicErrors& te = out.emplace_back();
-    te.topic = t.topic;
-    for (const auto& p : t.partitions) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(p)>, int32_t>) {
-        te.partitions.push_back({p, error});
-      } else {
-        te.partitions.push_back({p.partition, error});
-      }
-    }
-  }
-  return out;
-}
-
-// A write failed: every partition that had no error of its own gets `error`.
-void fail_written(std::vector<TopicErrors>& topics, GroupError error) {
-  for (TopicErrors& t : topics) {
-    for (PartitionError& p : t.partitions) {
-      if (p.error == GroupError::kNone) p.error = error;
-    }
-  }
-}
-
-PartitionOffset to_partition_offset(int32_t partition, const CommittedOffset* committed) {
-  PartitionOffset p;
-  p.partition = partition;
-  if (committed != nullptr) {
-    p.offset = committed->offset;
-    p.leader_epoch = committed->leader_epoch;
-    p.metadata = committed->metadata;
-  }
-  return p;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // Start-up and shutdown
@@ -144,7 +102,7 @@ void GroupCoordinator::store_group(const Group& group, const std::map<std::strin
       sm.assignment = m.assignment;
     }
   }
-  OffsetStore::Mutations batch;
+  OffsetBook::Mutations batch;
   batch.push_back({encode_group_key(group.group_id()), encode_group_value(stored), false});
   writer_.write(std::move(batch), std::move(done));
 }
@@ -169,11 +127,9 @@ void GroupCoordinator::erase_group(const std::string& group_id) {
   groups_.erase(group_id);
 }
 
-bool GroupCoordinator::maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out) {
+bool GroupCoordinator::maybe_remove_empty_group(Group& group, OffsetBook::Mutations& out) {
   const std::string group_id = group.group_id();
-  if (!group.is(GroupState::kEmpty) || offsets_.has_offsets(group_id) || offsets_.has_pending(group_id)) {
-    return false;
-  }
+  if (!group.is(GroupState::kEmpty) || offsets_.holds(group_id)) return false;
   group.transition_to(GroupState::kDead, clock_());
   out.push_back({encode_group_key(group_id), std::string(), true});
   erase_group(group_id);
@@ -196,7 +152,7 @@ GroupError GroupCoordinator::validate_offset_commit(const Group& group, const Of
 }
 
 void GroupCoordinator::commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done) {
-  auto fail = [&](GroupError e) { done(OffsetCommitResult{all_partitions(args.topics, e)}); };
+  auto fail = [&](GroupError e) { done(OffsetCommitResult{partition_errors(args.topics, e)}); };
   if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) return fail(e);
   Group* group = groups_.find(args.group_id);
   if (group == nullptr) {
@@ -220,82 +176,25 @@ void GroupCoordinator::commit_offsets(OffsetCommitArgs args, std::function<void(
     case GroupState::kDead:
       break;
   }
-  store_offsets(args.group_id, args, std::move(done));
-}
-
-void GroupCoordinator::store_offsets(const std::string& group_id, const OffsetCommitArgs& args,
-                                     std::function<void(OffsetCommitResult)> done) {
-  const int64_t now = clock_();
-  OffsetCommitResult result{all_partitions(args.topics, GroupError::kNone)};
-  std::vector<std::pair<TopicPartition, CommittedOffset>> batch;
-  for (size_t t = 0; t < args.topics.size(); ++t) {
-    for (size_t p = 0; p < args.topics[t].partitions.size(); ++p) {
-      const PartitionCommit& pc = args.topics[t].partitions[p];
-      const std::string metadata = pc.metadata.value_or("");
-      if (metadata.size() > static_cast<size_t>(options_.offset_metadata_max_bytes)) {
-        result.topics[t].partitions[p].error = GroupError::kOffsetMetadataTooLarge;
-        continue;
-      }
-      CommittedOffset c{pc.offset, pc.leader_epoch, metadata, now,
-                        args.retention_time_ms >= 0 ? now + args.retention_time_ms : -1};
-      batch.emplace_back(TopicPartition{args.topics[t].topic, pc.partition}, std::move(c));
-    }
-  }
-  if (batch.empty()) return done(std::move(result));
-  offsets_.commit(group_id, std::move(batch),
-                  [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
-                    if (!status.ok()) {
-                      log().warn("offset commit not stored: error={}", status.to_string());
-                      fail_written(result.topics, GroupError::kStorageError);
-                    }
-                    done(std::move(result));
-                  });
+  offsets_.commit(args, clock_(), std::move(done));
 }
 
 // ---------------------------------------------------------------------------------------
 // OffsetFetch
 
 OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) const {
-  OffsetFetchResult result;
   if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) {
+    OffsetFetchResult result;
     result.error = e;
     return result;
   }
-  if (!args.topics) {
-    // Every committed offset, sorted for a stable answer.
-    if (const OffsetStore::Offsets* all = offsets_.offsets(args.group_id)) {
-      std::map<std::string, std::map<int32_t, const CommittedOffset*>> sorted;
-      for (const auto& [tp, offset] : *all) sorted[tp.topic][tp.partition] = &offset;
-      for (const auto& [topic, partitions] : sorted) {
-        TopicOffsets& t = result.topics.emplace_back();
-        t.topic = topic;
-        for (const auto& [partition, offset] : partitions) t.partitions.push_back(to_partition_offset(partition, offset));
-      }
-    }
-    return result;
-  }
-  for (const TopicPartitions& requested : *args.topics) {
-    TopicOffsets& t = result.topics.emplace_back();
-    t.topic = requested.topic;
-    for (int32_t partition : requested.partitions) {
-      const TopicPartition tp{requested.topic, partition};
-      if (args.require_stable && (offsets_.has_pending(args.group_id, tp) || has_txn_staged(args.group_id, tp))) {
-        PartitionOffset& p = t.partitions.emplace_back();
-        p.partition = partition;
-        p.error = GroupError::kUnstableOffsetCommit;
-        continue;
-      }
-      t.partitions.push_back(to_partition_offset(partition, offsets_.find(args.group_id, tp)));
-    }
-  }
-  return result;
+  return offsets_.fetch(args);
 }
 
 // ---------------------------------------------------------------------------------------
 // OffsetDelete
 
 void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done) {
-  OffsetDeleteResult result;
   GroupError e = check_group_status(args.group_id, true);
   Group* group = e == GroupError::kNone ? groups_.find(args.group_id) : nullptr;
   if (e == GroupError::kNone && (group == nullptr || group->is(GroupState::kDead))) e = GroupError::kGroupIdNotFound;
@@ -303,32 +202,20 @@ void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(
     e = GroupError::kNonEmptyGroup;
   }
   if (e != GroupError::kNone) {
+    OffsetDeleteResult result;
     result.error = e;
     return done(std::move(result));
   }
   // A live consumer group keeps the offsets of topics it still subscribes to.
-  result.topics = all_partitions(args.topics, GroupError::kNone);
   const bool live = !group->is(GroupState::kEmpty);
-  std::vector<TopicPartition> doomed;
-  for (TopicErrors& t : result.topics) {
-    for (PartitionError& p : t.partitions) {
-      if (live && group->is_subscribed_to(t.topic)) {
-        p.error = GroupError::kGroupSubscribedToTopic;
-      } else {
-        doomed.push_back({t.topic, p.partition});
-      }
-    }
-  }
-  OffsetStore::Mutations batch;
-  const size_t removed = offsets_.remove(args.group_id, doomed, batch);
-  log().info("offsets deleted: group={} partitions={} removed={}", args.group_id, doomed.size(), removed);
+  OffsetBook::Mutations batch;
+  std::vector<TopicErrors> topics = offsets_.remove(
+      args.group_id, args.topics, [&](const std::string& topic) { return live && group->is_subscribed_to(topic); },
+      batch);
   maybe_remove_empty_group(*group, batch);
-  if (batch.empty()) return done(std::move(result));
-  writer_.write(std::move(batch), [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
-    if (!status.ok()) {
-      log().warn("offset deletion not stored: error={}", status.to_string());
-      fail_written(result.topics, GroupError::kStorageError);
-    }
+  offsets_.store_removals(std::move(batch), std::move(topics), [done = std::move(done)](std::vector<TopicErrors> t) {
+    OffsetDeleteResult result;
+    result.topics = std::move(t);
     done(std::move(result));
   });
 }
@@ -339,7 +226,7 @@ void GroupCoordinator::remove_topic_offsets(const std::string& topic, DurableCal
     topics_deleted_while_loading_.push_back(topic);
     return done(storage::Status());
   }
-  OffsetStore::Mutations batch;
+  OffsetBook::Mutations batch;
   size_t removed = 0;
   for (Group* group : groups_.snapshot()) {
     const size_t n = offsets_.remove_topic(group->group_id(), topic, batch);
@@ -410,7 +297,7 @@ ListGroupsResult GroupCoordinator::list_groups(const ListGroupsArgs& args) const
 void GroupCoordinator::delete_groups(std::vector<std::string> group_ids,
                                      std::function<void(DeleteGroupsResult)> done) {
   DeleteGroupsResult result;
-  OffsetStore::Mutations batch;
+  OffsetBook::Mutations batch;
   for (const std::string& group_id : group_ids) {
     DeletedGroup& r = result.groups.emplace_back();
     r.group_id = group_id;
@@ -454,10 +341,10 @@ void GroupCoordinator::schedule_offset_expiry() {
 
 void GroupCoordinator::expire_offsets() {
   const int64_t now = clock_();
-  OffsetStore::Mutations batch;
+  OffsetBook::Mutations batch;
   size_t expired = 0;
   for (Group* group : groups_.snapshot()) {
-    expired += expire_group_offsets(*group, now, batch);
+    expired += offsets_.expire(group->group_id(), offset_retention(*group), now, batch);
     maybe_remove_empty_group(*group, batch);  // may erase the group
   }
   if (batch.empty()) return;
@@ -467,30 +354,53 @@ void GroupCoordinator::expire_offsets() {
   });
 }
 
-size_t GroupCoordinator::expire_group_offsets(Group& group, int64_t now, OffsetStore::Mutations& out) {
-  // Which clock an offset's retention runs from (Kafka's rules):
+OffsetRetention GroupCoordinator::offset_retention(const Group& group) {
+  // Kafka's rules:
   //  - a group that had members and is now Empty: since it became empty (or, if that
   //    is unknown, since the commit);
   //  - a simple group (never had members): since the commit;
   //  - a Stable consumer group: since the commit, for topics it no longer subscribes to;
   //  - any other group keeps its offsets.
-  enum class Base { kNone, kEmptySince, kCommit };
-  Base base = Base::kNone;
-  bool skip_subscribed = false;
+  OffsetRetention r;
   if (group.is(GroupState::kEmpty)) {
-    base = group.protocol_type() && group.state_timestamp_ms() >= 0 ? Base::kEmptySince : Base::kCommit;
+    const bool known = group.protocol_type() && group.state_timestamp_ms() >= 0;
+    r.since = known ? OffsetRetention::Since::kEmpty : OffsetRetention::Since::kCommit;
+    r.empty_since_ms = group.state_timestamp_ms();
   } else if (group.is_consumer_group() && group.subscribed_topics() && group.is(GroupState::kStable)) {
-    base = Base::kCommit;
-    skip_subscribed = true;
+    r.since = OffsetRetention::Since::kCommit;
+    r.in_use = [&group](const std::string& topic) { return group.is_subscribed_to(topic); };
   }
-  if (base == Base::kNone) return 0;
-  const int64_t retention = options_.offsets_retention_ms;
-  return offsets_.remove_if(group.group_id(), [&](const TopicPartition& tp, const CommittedOffset& c) {
-    if (skip_subscribed && group.is_subscribed_to(tp.topic)) return false;
-    if (c.expire_timestamp_ms >= 0) return now >= c.expire_timestamp_ms;
-    const int64_t since = base == Base::kEmptySince ? group.state_timestamp_ms() : c.commit_timestamp_ms;
-    return now - since >= retention;
-  }, out);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// Transactional offsets (the TransactionCoordinator's hooks)
+
+GroupError GroupCoordinator::check_txn_offset_commit(const std::string& group_id, int32_t generation_id,
+                                                     const std::string& member_id,
+                                                     const std::optional<std::string>& group_instance_id) const {
+  if (GroupError e = check_group_status(group_id, false); e != GroupError::kNone) return e;
+  const bool identified = generation_id >= 0 || !member_id.empty() || group_instance_id;
+  const Group* group = find_group(group_id);
+  if (group == nullptr) return identified ? GroupError::kUnknownMemberId : GroupError::kNone;
+  if (group->is(GroupState::kDead)) return GroupError::kCoordinatorNotAvailable;
+  // Unlike OffsetCommit, a non-empty group accepts anonymous transactional commits: the
+  // protocol carried no member id before TxnOffsetCommit v3.
+  if (!identified) return GroupError::kNone;
+  if (GroupError e = validate_member(*group, member_id, group_instance_id); e != GroupError::kNone) return e;
+  return generation_id == group->generation_id() ? GroupError::kNone : GroupError::kIllegalGeneration;
+}
+
+void GroupCoordinator::commit_txn_offsets(const std::string& group_id,
+                                          std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
+                                          DurableCallback done) {
+  if (groups_.find(group_id) == nullptr) create_group(group_id, GroupState::kEmpty);
+  offsets_.commit_txn(group_id, std::move(offsets), std::move(done));
+}
+
+void GroupCoordinator::when_loaded(std::function<void()> fn) {
+  if (loaded_) return fn();
+  on_loaded_.push_back(std::move(fn));
 }
 
 }  // namespace rokka::coordinator
