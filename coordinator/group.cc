@@ -161,17 +161,8 @@ SyncCallback Group::park_sync(Member& member, SyncCallback sync) {
 SyncCallback Group::take_sync_callback(Member& member) { return std::exchange(member.awaiting_sync_, nullptr); }
 
 void Group::fail_parked_requests(Member& member, GroupError error, std::string join_member_id) {
-  if (JoinCallback join = take_join_callback(member)) {
-    JoinGroupResult r;
-    r.error = error;
-    r.member_id = std::move(join_member_id);
-    join(std::move(r));
-  }
-  if (SyncCallback sync = take_sync_callback(member)) {
-    SyncGroupResult r;
-    r.error = error;
-    sync(std::move(r));
-  }
+  if (JoinCallback join = take_join_callback(member)) join(join_error(std::move(join_member_id), error));
+  if (SyncCallback sync = take_sync_callback(member)) sync(sync_error(error));
 }
 
 void Group::fail_all_parked_requests(GroupError error) {
