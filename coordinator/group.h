@@ -183,7 +183,9 @@ class Group {
   // ---- members that were given an id with MEMBER_ID_REQUIRED and have not rejoined ----
   // Each with the caller's deadline for its return.
   void add_pending_member(const std::string& member_id, TimerQueue::Id expiry);
-  bool is_pending_member(std::string_view member_id) const { return pending_members_.count(std::string(member_id)) != 0; }
+  bool is_pending_member(std::string_view member_id) const {
+    return pending_members_.count(std::string(member_id)) != 0;
+  }
   // Forgets a pending member; returns its deadline (nullopt if it was not pending).
   std::optional<TimerQueue::Id> remove_pending_member(const std::string& member_id);
   const std::map<std::string, TimerQueue::Id>& pending_members() const { return pending_members_; }

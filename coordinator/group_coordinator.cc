@@ -44,12 +44,14 @@ void GroupCoordinator::install(LoadedState state) {
   loaded_ = true;
   for (const std::string& topic : deleted_topics) {
     remove_topic_offsets(topic, [topic](storage::Status status) {
-      if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+      if (!status.ok())
+        log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
     });
   }
   schedule_offset_expiry();
   for (auto& fn : std::exchange(on_loaded_, {})) fn();
-  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log().info("coordinator state installed: groups={} offsets={} skipped_records={} install_ms={}", groups_.size(),
              offsets_.size(), state.skipped_records, elapsed.count());
 }
@@ -130,14 +132,16 @@ OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) c
 void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done) {
   GroupError e = check_group_status(args.group_id, true);
   Group* group = e == GroupError::kNone ? groups_.find(args.group_id) : nullptr;
-  if (e == GroupError::kNone) e = group == nullptr ? GroupError::kGroupIdNotFound : Membership::check_offset_delete(*group);
+  if (e == GroupError::kNone)
+    e = group == nullptr ? GroupError::kGroupIdNotFound : Membership::check_offset_delete(*group);
   if (e != GroupError::kNone) {
     OffsetDeleteResult result;
     result.error = e;
     return done(std::move(result));
   }
   OffsetBook::Mutations batch;
-  std::vector<TopicErrors> topics = offsets_.remove(args.group_id, args.topics, Membership::topics_in_use(*group), batch);
+  std::vector<TopicErrors> topics =
+      offsets_.remove(args.group_id, args.topics, Membership::topics_in_use(*group), batch);
   maybe_remove_empty_group(*group, batch);
   offsets_.store_removals(std::move(batch), std::move(topics), [done = std::move(done)](std::vector<TopicErrors> t) {
     OffsetDeleteResult result;

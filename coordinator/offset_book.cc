@@ -73,7 +73,8 @@ OffsetFetchResult OffsetBook::fetch(const OffsetFetchArgs& args) const {
       for (const auto& [topic, partitions] : sorted) {
         TopicOffsets& t = result.topics.emplace_back();
         t.topic = topic;
-        for (const auto& [partition, offset] : partitions) t.partitions.push_back(to_partition_offset(partition, offset));
+        for (const auto& [partition, offset] : partitions)
+          t.partitions.push_back(to_partition_offset(partition, offset));
       }
     }
     return result;
@@ -165,8 +166,8 @@ bool OffsetBook::has_txn_staged(const std::string& group_id, const TopicPartitio
   return git != txn_staged_.end() && git->second.count(tp) != 0;
 }
 
-void OffsetBook::commit_txn(const std::string& group_id, std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
-                            DurableCallback done) {
+void OffsetBook::commit_txn(const std::string& group_id,
+                            std::vector<std::pair<TopicPartition, CommittedOffset>> offsets, DurableCallback done) {
   const size_t count = offsets.size();
   store_.commit(group_id, std::move(offsets), [group_id, count, done = std::move(done)](storage::Status status) {
     if (!status.ok()) log().warn("transactional offsets not stored: group={} error={}", group_id, status.to_string());

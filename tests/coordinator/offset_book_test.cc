@@ -67,8 +67,8 @@ class OffsetBookTest : public ::testing::Test {
 };
 
 TEST_F(OffsetBookTest, MetadataOverTheLimitFailsItsPartitionAndStoresTheOthers) {
-  auto done = commit(commit_args("g", {{"t", {PartitionCommit{0, 10, 3, "ok"}, PartitionCommit{1, 11, 3, "too long"}}}}),
-                     1000);
+  auto done =
+      commit(commit_args("g", {{"t", {PartitionCommit{0, 10, 3, "ok"}, PartitionCommit{1, 11, 3, "too long"}}}}), 1000);
   EXPECT_FALSE(*done) << "answered once durable";
   settle();
   ASSERT_TRUE(*done);
@@ -82,8 +82,8 @@ TEST_F(OffsetBookTest, MetadataOverTheLimitFailsItsPartitionAndStoresTheOthers) 
 }
 
 TEST_F(OffsetBookTest, AFailedWriteFailsThePartitionsItCarriedAndServesNothing) {
-  auto done = commit(commit_args("g", {{"t", {PartitionCommit{0, 10, -1, ""}, PartitionCommit{1, 11, -1, "too long"}}}}),
-                     1000);
+  auto done =
+      commit(commit_args("g", {{"t", {PartitionCommit{0, 10, -1, ""}, PartitionCommit{1, 11, -1, "too long"}}}}), 1000);
   EXPECT_EQ(fetch("g", "t", 0, /*require_stable=*/true).error, GroupError::kUnstableOffsetCommit);
   fail_next_write();
   ASSERT_TRUE(*done);
@@ -106,7 +106,8 @@ TEST_F(OffsetBookTest, StagedOffsetsAreUnstableUntilEveryStageIsReleased) {
   book_.release_txn("g", staged);
   EXPECT_EQ(fetch("g", "t", 0, true).offset, 5);
   bool stored = false;
-  book_.commit_txn("g", {{{"t", 0}, CommittedOffset{9, -1, "", 2000, -1}}}, [&](storage::Status s) { stored = s.ok(); });
+  book_.commit_txn("g", {{{"t", 0}, CommittedOffset{9, -1, "", 2000, -1}}},
+                   [&](storage::Status s) { stored = s.ok(); });
   EXPECT_EQ(fetch("g", "t", 0).offset, 5) << "not served before durable";
   settle();
   EXPECT_TRUE(stored);
