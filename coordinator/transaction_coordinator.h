@@ -44,6 +44,7 @@
 #include "coordinator/group_coordinator.h"
 #include "coordinator/timer_queue.h"
 #include "coordinator/txn_records.h"
+#include "coordinator/txn_store.h"
 #include "coordinator/txn_types.h"
 #include "storage/store.h"
 
@@ -105,20 +106,11 @@ class TransactionCoordinator {
   size_t size() const { return txns_.size(); }
 
  private:
-  struct Entry {
-    TxnMetadata meta;
-    bool pending = false;  // a transition is being written (or a transaction is being ended)
-    TimerQueue::Id timeout_timer = TimerQueue::kNone;
-    std::vector<TxnCallback> on_complete;  // EndTxn requests waiting for the Complete record
-  };
+  using Entry = TxnEntry;
 
   TxnError serving() const;
-  Entry* entry(std::string_view transactional_id);
   // Checks a request against the id's current producer: mapping, epoch, pending.
   TxnError check_producer(const Entry* e, const ProducerRef& producer) const;
-  // Writes `next` and applies it once durable; done(kNone) or done(kStorageError) (then
-  // nothing changed). The entry is pending meanwhile unless `stay_pending` keeps it so.
-  void transition(Entry& e, TxnMetadata next, TxnCallback done, bool stay_pending = false);
 
   // InitProducerId (transaction_coordinator.cc)
   void init_known(Entry& e, const InitProducerIdArgs& args, std::function<void(InitProducerIdResult)> done);
@@ -146,7 +138,7 @@ class TransactionCoordinator {
   WriteMarkers write_markers_;
   GroupCoordinator& groups_;
   TimerQueue timers_;
-  std::unordered_map<std::string, std::unique_ptr<Entry>> txns_;
+  TxnStore txns_;
   bool loaded_ = false;
   bool shut_down_ = false;
 };

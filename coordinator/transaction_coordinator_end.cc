@@ -10,7 +10,7 @@ namespace rokka::coordinator {
 
 void TransactionCoordinator::end_txn(ProducerRef producer, bool commit, TxnCallback done) {
   if (TxnError e = serving(); e != TxnError::kNone) return done(e);
-  Entry* e = entry(producer.transactional_id);
+  Entry* e = txns_.find(producer.transactional_id);
   if (TxnError err = check_producer(e, producer); err != TxnError::kNone) return done(err);
   switch (e->meta.state) {
     case TxnState::kOngoing:
@@ -41,10 +41,10 @@ void TransactionCoordinator::end_transaction(Entry& e, bool commit, std::optiona
   }
   next.update_ms = clock_();
   const std::string id = e.meta.transactional_id;
-  transition(
+  txns_.transition(
       e, std::move(next),
       [this, id, done = std::move(done)](TxnError error) {
-        Entry* e = entry(id);
+        Entry* e = txns_.find(id);
         if (error != TxnError::kNone) {
           // Still Ongoing: its timeout (or the client) tries again.
           arm_timeout(*e, clock_() + options_.retry_backoff_ms);
@@ -58,7 +58,7 @@ void TransactionCoordinator::end_transaction(Entry& e, bool commit, std::optiona
 }
 
 void TransactionCoordinator::send_markers(const std::string& transactional_id) {
-  Entry* e = entry(transactional_id);
+  Entry* e = txns_.find(transactional_id);
   if (e == nullptr || shut_down_) return;
   MarkerRequest req;
   req.producer_id = e->meta.producer_id;
@@ -80,7 +80,7 @@ void TransactionCoordinator::send_markers(const std::string& transactional_id) {
 }
 
 void TransactionCoordinator::commit_offsets(const std::string& transactional_id) {
-  Entry* e = entry(transactional_id);
+  Entry* e = txns_.find(transactional_id);
   if (e == nullptr || shut_down_) return;
   struct Progress {
     size_t left = 0;
@@ -105,7 +105,7 @@ void TransactionCoordinator::commit_offsets(const std::string& transactional_id)
 }
 
 void TransactionCoordinator::complete(const std::string& transactional_id) {
-  Entry* e = entry(transactional_id);
+  Entry* e = txns_.find(transactional_id);
   if (e == nullptr || shut_down_) return;
   const bool committed = e->meta.state == TxnState::kPrepareCommit;
   TxnMetadata next = e->meta;
@@ -113,8 +113,8 @@ void TransactionCoordinator::complete(const std::string& transactional_id) {
   next.partitions.clear();
   next.groups.clear();
   next.update_ms = clock_();
-  transition(*e, std::move(next), [this, transactional_id, ended = e->meta, committed](TxnError error) {
-    Entry* e = entry(transactional_id);
+  txns_.transition(*e, std::move(next), [this, transactional_id, ended = e->meta, committed](TxnError error) {
+    Entry* e = txns_.find(transactional_id);
     if (error != TxnError::kNone) {
       e->pending = true;  // still ending: nothing else may start
       return retry_later(transactional_id, &TransactionCoordinator::complete);
@@ -151,7 +151,7 @@ void TransactionCoordinator::arm_timeout(Entry& e, int64_t not_before) {
 }
 
 void TransactionCoordinator::on_timeout(const std::string& transactional_id) {
-  Entry* e = entry(transactional_id);
+  Entry* e = txns_.find(transactional_id);
   if (e == nullptr) return;
   e->timeout_timer = TimerQueue::kNone;
   if (e->meta.state != TxnState::kOngoing) return;
@@ -170,25 +170,6 @@ void TransactionCoordinator::schedule_expiry() {
   });
 }
 
-void TransactionCoordinator::expire_ids() {
-  const int64_t now = clock_();
-  std::vector<storage::MetaStore::Mutation> batch;
-  for (auto it = txns_.begin(); it != txns_.end();) {
-    const Entry& e = *it->second;
-    const bool idle = e.meta.state == TxnState::kEmpty || e.meta.state == TxnState::kCompleteCommit ||
-                      e.meta.state == TxnState::kCompleteAbort;
-    if (!e.pending && idle && now - e.meta.update_ms >= options_.id_expiration_ms) {
-      batch.push_back({encode_txn_key(it->first), std::string(), true});
-      it = txns_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  if (batch.empty()) return;
-  log().info("transactional ids expired: count={}", batch.size());
-  writer_.write(std::move(batch), [](storage::Status status) {
-    if (!status.ok()) log().warn("transactional id expiry not stored: error={}", status.to_string());
-  });
-}
+void TransactionCoordinator::expire_ids() { txns_.expire_idle(clock_(), options_.id_expiration_ms); }
 
 }  // namespace rokka::coordinator
