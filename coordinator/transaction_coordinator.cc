@@ -1,6 +1,6 @@
-// TransactionCoordinator, part 1: start-up, InitProducerId, AddPartitionsToTxn,
-// AddOffsetsToTxn, TxnOffsetCommit and the Produce check. Ending transactions, timeouts
-// and expiry: transaction_coordinator_end.cc.
+// TransactionCoordinator: start-up, InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
+// TxnOffsetCommit, EndTxn, the Produce check and id expiry. The ending of a transaction
+// (Prepare -> markers -> offsets -> Complete) and its timeout: txn_completer.cc.
 #include "coordinator/transaction_coordinator.h"
 
 #include <algorithm>
@@ -35,11 +35,12 @@ TransactionCoordinator::TransactionCoordinator(TxnCoordinatorOptions options, st
     : options_(options),
       clock_(std::move(clock_ms)),
       writer_(meta, post),
-      post_(std::move(post)),
+      post_(post),
       allocate_(std::move(allocate)),
-      write_markers_(std::move(write_markers)),
       groups_(groups),
-      txns_(writer_) {}
+      txns_(writer_),
+      completer_(options_.retry_backoff_ms, clock_, std::move(post), std::move(write_markers), txns_, timers_,
+                 groups_) {}
 
 // ---------------------------------------------------------------------------------------
 // Start-up and shutdown
@@ -53,7 +54,7 @@ void TransactionCoordinator::install(LoadedTxns loaded) {
       for (const auto& [tp, offset] : offsets) tps.push_back(tp);
       groups_.stage_txn_offsets(group, tps);
     }
-    if (entry.meta.state == TxnState::kOngoing) arm_timeout(entry, 0);
+    if (entry.meta.state == TxnState::kOngoing) completer_.arm_timeout(entry, 0);
     if (entry.meta.state == TxnState::kPrepareCommit || entry.meta.state == TxnState::kPrepareAbort) {
       entry.pending = true;
       resume.push_back(entry.meta.transactional_id);
@@ -66,15 +67,13 @@ void TransactionCoordinator::install(LoadedTxns loaded) {
   if (resume.empty()) return;
   // Committing staged offsets needs the group coordinator's offsets loaded first.
   groups_.when_loaded([this, resume = std::move(resume)] {
-    for (const std::string& id : resume) send_markers(id);
+    for (const std::string& id : resume) completer_.resume(id);
   });
 }
 
 void TransactionCoordinator::shutdown() {
   shut_down_ = true;
-  txns_.for_each([](Entry& e) {
-    for (auto& waiter : std::exchange(e.on_complete, {})) waiter(TxnError::kCoordinatorNotAvailable);
-  });
+  completer_.shutdown();
   timers_ = TimerQueue();
 }
 
@@ -183,12 +182,10 @@ void TransactionCoordinator::init_known(Entry& e, const InitProducerIdArgs& args
     case TxnState::kOngoing: {
       // Abort it with a bumped epoch first (fencing the old producer); the client retries
       // and its retry bumps the epoch again.
-      const int16_t fence = m.producer_epoch < std::numeric_limits<int16_t>::max()
-                                ? static_cast<int16_t>(m.producer_epoch + 1)
-                                : m.producer_epoch;
+      const int16_t fence = TxnCompleter::fencing_epoch(m.producer_epoch);
       log().info("fencing ongoing transaction: transactional_id={} producer_id={} epoch={}", m.transactional_id,
                  m.producer_id, fence);
-      end_transaction(e, false, fence, nullptr);
+      completer_.end(e, false, fence, nullptr);
       return done({TxnError::kConcurrentTransactions});
     }
     case TxnState::kEmpty:
@@ -297,7 +294,7 @@ void TransactionCoordinator::add_to_transaction(Entry& e, TxnMetadata next, TxnC
   txns_.transition(e, std::move(next), [this, id, done = std::move(done)](TxnError error) {
     if (error == TxnError::kNone) {
       Entry* e = txns_.find(id);
-      if (e->timeout_timer == TimerQueue::kNone) arm_timeout(*e, 0);
+      if (e->timeout_timer == TimerQueue::kNone) completer_.arm_timeout(*e, 0);
     }
     done(error);
   });
@@ -369,5 +366,42 @@ TxnError TransactionCoordinator::check_produce(const ProducerRef& producer,
     if (m.partitions.count(tp) == 0) return TxnError::kInvalidTxnState;
   return TxnError::kNone;
 }
+
+// ---------------------------------------------------------------------------------------
+// EndTxn (the ending itself: TxnCompleter)
+
+void TransactionCoordinator::end_txn(ProducerRef producer, bool commit, TxnCallback done) {
+  if (TxnError e = serving(); e != TxnError::kNone) return done(e);
+  Entry* e = txns_.find(producer.transactional_id);
+  if (TxnError err = check_producer(e, producer); err != TxnError::kNone) return done(err);
+  switch (e->meta.state) {
+    case TxnState::kOngoing:
+      return completer_.end(*e, commit, std::nullopt, std::move(done));
+    case TxnState::kCompleteCommit:  // a retry of an EndTxn that completed
+      return done(commit ? TxnError::kNone : TxnError::kInvalidTxnState);
+    case TxnState::kCompleteAbort:
+      return done(commit ? TxnError::kInvalidTxnState : TxnError::kNone);
+    case TxnState::kPrepareCommit:
+      return done(commit ? TxnError::kConcurrentTransactions : TxnError::kInvalidTxnState);
+    case TxnState::kPrepareAbort:
+      return done(commit ? TxnError::kInvalidTxnState : TxnError::kConcurrentTransactions);
+    case TxnState::kEmpty:
+    case TxnState::kDead:
+    case TxnState::kPrepareEpochFence:
+      return done(TxnError::kInvalidTxnState);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Transactional-id expiry
+
+void TransactionCoordinator::schedule_expiry() {
+  timers_.schedule(clock_() + options_.id_expiration_check_interval_ms, [this] {
+    expire_ids();
+    schedule_expiry();
+  });
+}
+
+void TransactionCoordinator::expire_ids() { txns_.expire_idle(clock_(), options_.id_expiration_ms); }
 
 }  // namespace rokka::coordinator
