@@ -2,7 +2,7 @@
 // members, generation, selected protocol and leader. It keeps its own invariants (vote
 // counts, the static-member map, how many members have a JoinGroup parked, who still owes
 // a SyncGroup) and hands out nothing they rest on: every edit is a named method. Timers,
-// persistence and the order of events belong to GroupCoordinator.
+// persistence and the order of events belong to Membership.
 //
 // States and the states each may be entered from (the table kValidPrevious in group.cc;
 // transition_to aborts on any other: a wrong transition is a coordinator bug, never a
