@@ -95,9 +95,7 @@ GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
 
 LeaveGroupResult GroupCoordinator::leave_group(const LeaveGroupArgs& args) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
-    LeaveGroupResult result;
-    result.error = e;
-    return result;
+    return error_result<LeaveGroupResult>(e);
   }
   return membership_.leave_group(args);
 }
@@ -122,9 +120,7 @@ void GroupCoordinator::commit_offsets(OffsetCommitArgs args, std::function<void(
 
 OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) const {
   if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) {
-    OffsetFetchResult result;
-    result.error = e;
-    return result;
+    return error_result<OffsetFetchResult>(e);
   }
   return offsets_.fetch(args);
 }
@@ -134,11 +130,7 @@ void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(
   Group* group = e == GroupError::kNone ? groups_.find(args.group_id) : nullptr;
   if (e == GroupError::kNone)
     e = group == nullptr ? GroupError::kGroupIdNotFound : Membership::check_offset_delete(*group);
-  if (e != GroupError::kNone) {
-    OffsetDeleteResult result;
-    result.error = e;
-    return done(std::move(result));
-  }
+  if (e != GroupError::kNone) return done(error_result<OffsetDeleteResult>(e));
   OffsetBook::Mutations batch;
   std::vector<TopicErrors> topics =
       offsets_.remove(args.group_id, args.topics, Membership::topics_in_use(*group), batch);

@@ -2,11 +2,6 @@
 
 namespace rokka::coordinator {
 
-Group* GroupMap::find(std::string_view group_id) {
-  auto it = groups_.find(std::string(group_id));
-  return it == groups_.end() ? nullptr : it->second.get();
-}
-
 const Group* GroupMap::find(std::string_view group_id) const {
   auto it = groups_.find(std::string(group_id));
   return it == groups_.end() ? nullptr : it->second.get();

@@ -19,8 +19,10 @@ namespace rokka::coordinator {
 
 class GroupMap {
  public:
-  Group* find(std::string_view group_id);
   const Group* find(std::string_view group_id) const;
+  Group* find(std::string_view group_id) {
+    return const_cast<Group*>(static_cast<const GroupMap&>(*this).find(group_id));
+  }
   // The group, if it is still the incarnation a timer or a write was made for.
   Group* live(const std::string& group_id, uint64_t incarnation);
   // REQUIRES: no group `group_id` yet.
@@ -28,12 +30,8 @@ class GroupMap {
   void erase(const std::string& group_id);
   size_t size() const { return groups_.size(); }
 
-  // Calls fn(Group&) (fn(const Group&)) for every group, in no particular order. `fn`
-  // must not create or erase groups; a pass that erases goes over snapshot().
-  template <typename Fn>
-  void for_each(Fn&& fn) {
-    for (auto& [id, group] : groups_) fn(*group);
-  }
+  // Calls fn(const Group&) for every group, in no particular order. A pass that edits
+  // or erases groups goes over snapshot().
   template <typename Fn>
   void for_each(Fn&& fn) const {
     for (const auto& [id, group] : groups_) fn(static_cast<const Group&>(*group));

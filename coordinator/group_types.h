@@ -53,6 +53,14 @@ struct JoinGroupResult {
   std::vector<JoinGroupMember> members;  // filled for the leader only
 };
 
+// An answer that carries only its group-level `error`.
+template <typename Result>
+Result error_result(GroupError error) {
+  Result r;
+  r.error = error;
+  return r;
+}
+
 // A JoinGroup answer that carries only `error` and the member id named to the caller.
 inline JoinGroupResult join_error(std::string member_id, GroupError error) {
   JoinGroupResult r;

@@ -763,7 +763,7 @@ void Membership::remove(Group& group, OffsetBook::Mutations& out) {
 }
 
 void Membership::shutdown() {
-  groups_.for_each([](Group& group) { group.fail_all_parked_requests(GroupError::kCoordinatorNotAvailable); });
+  for (Group* group : groups_.snapshot()) group->fail_all_parked_requests(GroupError::kCoordinatorNotAvailable);
   rebalances_.clear();
 }
 
@@ -780,21 +780,22 @@ void Membership::store_group(const Group& group, const std::map<std::string, std
   stored.leader_id = group.leader_id();
   stored.state_timestamp_ms = clock_();
   for (const auto& [id, m] : group.members()) {
-    StoredMember& sm = stored.members.emplace_back();
-    sm.member_id = id;
-    sm.group_instance_id = m.group_instance_id();
-    sm.client_id = m.client_id;
-    sm.client_host = m.client_host;
-    sm.rebalance_timeout_ms = m.rebalance_timeout_ms;
-    sm.session_timeout_ms = m.session_timeout_ms;
     const std::string* subscription = group.protocol_name() ? m.metadata_for(*group.protocol_name()) : nullptr;
-    sm.subscription = subscription ? *subscription : std::string();
+    const std::string* assignment = &m.assignment;
     if (assignments != nullptr) {
       auto it = assignments->find(id);
-      sm.assignment = it == assignments->end() ? std::string() : it->second;
-    } else {
-      sm.assignment = m.assignment;
+      assignment = it == assignments->end() ? nullptr : &it->second;
     }
+    stored.members.push_back(StoredMember{
+        .member_id = id,
+        .group_instance_id = m.group_instance_id(),
+        .client_id = m.client_id,
+        .client_host = m.client_host,
+        .rebalance_timeout_ms = m.rebalance_timeout_ms,
+        .session_timeout_ms = m.session_timeout_ms,
+        .subscription = subscription ? *subscription : std::string(),
+        .assignment = assignment ? *assignment : std::string(),
+    });
   }
   OffsetBook::Mutations batch;
   batch.push_back({encode_group_key(group.group_id()), encode_group_value(stored), false});

@@ -7,11 +7,6 @@
 
 namespace rokka::coordinator {
 
-TxnEntry* TxnStore::find(std::string_view transactional_id) {
-  auto it = entries_.find(std::string(transactional_id));
-  return it == entries_.end() ? nullptr : it->second.get();
-}
-
 const TxnEntry* TxnStore::find(std::string_view transactional_id) const {
   auto it = entries_.find(std::string(transactional_id));
   return it == entries_.end() ? nullptr : it->second.get();

@@ -34,8 +34,10 @@ class TxnStore {
   TxnStore(const TxnStore&) = delete;
   TxnStore& operator=(const TxnStore&) = delete;
 
-  TxnEntry* find(std::string_view transactional_id);
   const TxnEntry* find(std::string_view transactional_id) const;
+  TxnEntry* find(std::string_view transactional_id) {
+    return const_cast<TxnEntry*>(static_cast<const TxnStore&>(*this).find(transactional_id));
+  }
   // A new id's entry, as loaded or not yet written. REQUIRES: no entry for its id.
   TxnEntry& add(TxnMetadata meta);
   size_t size() const { return entries_.size(); }

@@ -5,10 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "tests/coordinator/coordinator_harness.h"
-#include "tests/testutil/fake_meta_store.h"
 #include "tests/testutil/manual_clock.h"
 
 namespace rokka::coordinator::test {
@@ -52,16 +49,7 @@ class MembershipTest : public ::testing::Test {
     }
     clock_.set(target);
   }
-  void settle() {
-    do {
-      meta_.complete_all();
-      while (!posted_.empty()) {
-        auto fn = std::move(posted_.front());
-        posted_.pop_front();
-        fn();
-      }
-    } while (meta_.pending() != 0);
-  }
+  void settle() { strand_.settle(); }
   OffsetCommitArgs commit_by(const std::string& member_id, int32_t generation) {
     OffsetCommitArgs a;
     a.group_id = "g";
@@ -73,9 +61,8 @@ class MembershipTest : public ::testing::Test {
   CoordinatorOptions options_ = test_options();
   testutil::ManualClock clock_;
   Clock clock_fn_ = clock_.fn();
-  testutil::FakeMetaStore meta_;
-  std::deque<std::function<void()>> posted_;
-  DurableWriter writer_{meta_, [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); }};
+  FakeStrand strand_;
+  DurableWriter writer_{strand_.meta, strand_.post()};
   TimerQueue timers_;
   GroupMap groups_;
   Membership membership_{options_, clock_fn_, writer_, timers_, groups_};

@@ -5,10 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "tests/coordinator/coordinator_harness.h"
-#include "tests/testutil/fake_meta_store.h"
 
 namespace rokka::coordinator::test {
 namespace {
@@ -44,25 +41,12 @@ class OffsetBookTest : public ::testing::Test {
     a.require_stable = require_stable;
     return book_.fetch(a).topics.at(0).partitions.at(0);
   }
-  void settle() {
-    do {
-      meta_.complete_all();
-      while (!posted_.empty()) {
-        auto fn = std::move(posted_.front());
-        posted_.pop_front();
-        fn();
-      }
-    } while (meta_.pending() != 0);
-  }
-  void fail_next_write() {
-    meta_.fail_next();
-    settle();
-  }
+  void settle() { strand_.settle(); }
+  void fail_next_write() { strand_.fail_next_write(); }
 
   CoordinatorOptions options_ = test_options();
-  testutil::FakeMetaStore meta_;
-  std::deque<std::function<void()>> posted_;
-  DurableWriter writer_{meta_, [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); }};
+  FakeStrand strand_;
+  DurableWriter writer_{strand_.meta, strand_.post()};
   OffsetBook book_{options_, writer_};
 };
 
@@ -151,21 +135,6 @@ TEST_F(OffsetBookTest, OffsetDeleteKeepsTopicsInUseAndAFailedWriteSaysSo) {
   ASSERT_TRUE(answer);
   EXPECT_EQ((*answer)[0].partitions[0].error, GroupError::kStorageError);
   EXPECT_EQ((*answer)[1].partitions[0].error, GroupError::kGroupSubscribedToTopic);
-}
-
-TEST_F(OffsetBookTest, FetchingEveryOffsetSortsByTopicThenPartition) {
-  commit_durably("g", "b", 1, 21, 0);
-  commit_durably("g", "a", 3, 13, 0);
-  commit_durably("g", "b", 0, 20, 0);
-  OffsetFetchArgs all;
-  all.group_id = "g";
-  const OffsetFetchResult r = book_.fetch(all);
-  ASSERT_EQ(r.topics.size(), 2u);
-  EXPECT_EQ(r.topics[0].topic, "a");
-  ASSERT_EQ(r.topics[1].partitions.size(), 2u);
-  EXPECT_EQ(r.topics[1].partitions[0].partition, 0);
-  EXPECT_EQ(r.topics[1].partitions[0].offset, 20);
-  EXPECT_EQ(r.topics[1].partitions[1].offset, 21);
 }
 
 }  // namespace

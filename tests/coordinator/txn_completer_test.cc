@@ -1,7 +1,7 @@
 // TxnCompleter on its own: Prepare -> markers -> offsets -> Complete in that order, each
 // failed step retried after the backoff, timeouts that abort with the epoch bumped, and
 // shutdown -- over a TxnStore and a GroupCoordinator on one FakeMetaStore, with marker
-// requests the test answers by hand and a queue standing in for the strand.
+// requests the test answers by hand and the harness's queue standing in for the strand.
 #include "coordinator/txn_completer.h"
 
 #include <gtest/gtest.h>
@@ -37,20 +37,8 @@ class TxnCompleterTest : public ::testing::Test {
     completer_.end(e, commit, fence, [answer](TxnError r) { *answer = r; });
     return answer;
   }
-  void run_posted() {
-    while (!posted_.empty()) {
-      auto fn = std::move(posted_.front());
-      posted_.pop_front();
-      fn();
-    }
-  }
-  // Runs queued strand work and makes writes durable, leaving marker requests waiting.
-  void settle() {
-    do {
-      groups_.settle();
-      run_posted();
-    } while (groups_.meta.pending() != 0);
-  }
+  // Runs strand work and makes writes durable, leaving marker requests waiting.
+  void settle() { groups_.settle(); }
   void answer_markers(storage::Status status = storage::Status()) {
     ASSERT_FALSE(markers_.empty());
     auto [req, done] = std::move(markers_.front());
@@ -72,8 +60,7 @@ class TxnCompleterTest : public ::testing::Test {
 
   CoordinatorHarness groups_;
   Clock clock_fn_ = groups_.clock.fn();
-  std::deque<std::function<void()>> posted_;
-  Post post_ = [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); };
+  Post post_ = groups_.post();  // the group coordinator's strand is the completer's
   DurableWriter writer_{groups_.meta, post_};
   TxnStore store_{writer_};
   TimerQueue timers_;
@@ -147,14 +134,14 @@ TEST_F(TxnCompleterTest, AFailedCompleteRecordKeepsTheIdPendingUntilARetryLands)
   settle();
   markers_.front().second(storage::Status());
   markers_.pop_front();
-  run_posted();  // the markers' completion: the offsets are written
+  groups_.drain();  // the markers' completion: the offsets are written
   ASSERT_EQ(groups_.meta.pending(), 1u);
   groups_.meta.complete_next();
   groups_.drain();  // the offsets are durable: the Complete record is written
   ASSERT_EQ(groups_.fetch("g", "t", 0).offset, 42);
   ASSERT_EQ(groups_.meta.pending(), 1u);
   groups_.meta.fail_next();
-  run_posted();
+  groups_.drain();
   EXPECT_EQ(state("app"), TxnState::kPrepareCommit);
   EXPECT_TRUE(e.pending);
   EXPECT_FALSE(*done);

@@ -4,11 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "coordinator/txn_records.h"
 #include "tests/coordinator/txn_harness.h"
-#include "tests/testutil/fake_meta_store.h"
+#include "tests/coordinator/fake_strand.h"
 
 namespace rokka::coordinator::test {
 namespace {
@@ -23,20 +21,9 @@ class TxnStoreTest : public ::testing::Test {
     m.update_ms = update_ms;
     return m;
   }
-  void settle() {
-    do {
-      meta_.complete_all();
-      while (!posted_.empty()) {
-        auto fn = std::move(posted_.front());
-        posted_.pop_front();
-        fn();
-      }
-    } while (meta_.pending() != 0);
-  }
-
-  testutil::FakeMetaStore meta_;
-  std::deque<std::function<void()>> posted_;
-  DurableWriter writer_{meta_, [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); }};
+  FakeStrand strand_;
+  testutil::FakeMetaStore& meta_ = strand_.meta;
+  DurableWriter writer_{strand_.meta, strand_.post()};
   TxnStore store_{writer_};
 };
 
@@ -48,7 +35,7 @@ TEST_F(TxnStoreTest, ATransitionIsAppliedOnlyOnceDurable) {
   EXPECT_EQ(e.meta.state, TxnState::kEmpty) << "not before the record is durable";
   meta_.complete_next();
   EXPECT_FALSE(answer) << "the completion comes back through the strand";
-  settle();
+  strand_.settle();
   EXPECT_EQ(answer, TxnError::kNone);
   EXPECT_FALSE(e.pending);
   EXPECT_EQ(e.meta.state, TxnState::kOngoing);
@@ -60,7 +47,7 @@ TEST_F(TxnStoreTest, AFailedTransitionChangesNothingAndFreesTheId) {
   std::optional<TxnError> answer;
   store_.transition(e, meta("a", TxnState::kPrepareCommit, 5), [&](TxnError r) { answer = r; });
   meta_.fail_next();
-  settle();
+  strand_.settle();
   EXPECT_EQ(answer, TxnError::kStorageError);
   EXPECT_FALSE(e.pending);
   EXPECT_EQ(e.meta.state, TxnState::kOngoing);
@@ -69,7 +56,7 @@ TEST_F(TxnStoreTest, AFailedTransitionChangesNothingAndFreesTheId) {
 TEST_F(TxnStoreTest, StayPendingKeepsTheIdBusyAfterTheWrite) {
   TxnEntry& e = store_.add(meta("a", TxnState::kOngoing, 0));
   store_.transition(e, meta("a", TxnState::kPrepareAbort, 5), [](TxnError) {}, /*stay_pending=*/true);
-  settle();
+  strand_.settle();
   EXPECT_EQ(e.meta.state, TxnState::kPrepareAbort);
   EXPECT_TRUE(e.pending) << "ending: nothing else may start";
 }
@@ -80,7 +67,7 @@ TEST_F(TxnStoreTest, OnlyIdleIdsPastTheirExpiryGoAndTheirRecordsAreErased) {
     TxnEntry& e = store_.add(m);
     store_.transition(e, m, [](TxnError) {});
   }
-  settle();
+  strand_.settle();
   store_.add(meta("recent", TxnState::kCompleteAbort, 900));
   TxnEntry& busy = store_.add(meta("busy", TxnState::kEmpty, 0));
   busy.pending = true;
@@ -90,7 +77,7 @@ TEST_F(TxnStoreTest, OnlyIdleIdsPastTheirExpiryGoAndTheirRecordsAreErased) {
   EXPECT_NE(store_.find("Ongoing"), nullptr) << "an open transaction never expires";
   EXPECT_NE(store_.find("recent"), nullptr);
   EXPECT_NE(store_.find("busy"), nullptr) << "a pending id is never removed";
-  settle();
+  strand_.settle();
   EXPECT_FALSE(meta_.contains(encode_txn_key("Empty")));
   EXPECT_TRUE(meta_.contains(encode_txn_key("Ongoing")));
 }
