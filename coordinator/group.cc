@@ -21,6 +21,20 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+constexpr uint8_t state_bit(GroupState s) { return static_cast<uint8_t>(1u << static_cast<unsigned>(s)); }
+
+// The states each state may be entered from (Kafka's validPreviousStates), by GroupState.
+constexpr uint8_t kValidPrevious[] = {
+    /* Empty */ state_bit(GroupState::kPreparingRebalance),
+    /* PreparingRebalance */
+    static_cast<uint8_t>(state_bit(GroupState::kEmpty) | state_bit(GroupState::kStable) |
+                         state_bit(GroupState::kCompletingRebalance)),
+    /* CompletingRebalance */ state_bit(GroupState::kPreparingRebalance),
+    /* Stable */ state_bit(GroupState::kCompletingRebalance),
+    /* Dead */ 0xff,
+};
+static_assert(std::size(kValidPrevious) == std::size(kStateNames));
+
 }  // namespace
 
 std::string_view group_state_name(GroupState state) { return kStateNames[static_cast<size_t>(state)]; }
@@ -33,7 +47,7 @@ std::optional<GroupState> parse_group_state(std::string_view name) {
 }
 
 const std::string* Member::metadata_for(std::string_view protocol) const {
-  for (const Protocol& p : protocols) {
+  for (const Protocol& p : protocols_) {
     if (p.name == protocol) return &p.metadata;
   }
   return nullptr;
@@ -43,20 +57,7 @@ Group::Group(std::string group_id, GroupState initial, int64_t now_ms, uint64_t 
     : group_id_(std::move(group_id)), incarnation_(incarnation), state_(initial), state_timestamp_ms_(now_ms) {}
 
 bool Group::can_transition_to(GroupState next) const {
-  using S = GroupState;
-  switch (next) {
-    case S::kEmpty:
-      return state_ == S::kPreparingRebalance;
-    case S::kPreparingRebalance:
-      return state_ == S::kEmpty || state_ == S::kStable || state_ == S::kCompletingRebalance;
-    case S::kCompletingRebalance:
-      return state_ == S::kPreparingRebalance;
-    case S::kStable:
-      return state_ == S::kCompletingRebalance;
-    case S::kDead:
-      return true;
-  }
-  return false;
+  return (kValidPrevious[static_cast<size_t>(next)] & state_bit(state_)) != 0;
 }
 
 void Group::transition_to(GroupState next, int64_t now_ms) {
@@ -92,7 +93,7 @@ bool Group::supports_protocols(std::string_view protocol_type, const std::vector
 }
 
 void Group::add_votes(const Member& member, int delta) {
-  for (const Protocol& p : member.protocols) {
+  for (const Protocol& p : member.protocols_) {
     int& votes = protocol_votes_[p.name];
     votes += delta;
     if (votes == 0) protocol_votes_.erase(p.name);
@@ -101,15 +102,22 @@ void Group::add_votes(const Member& member, int delta) {
 
 Member& Group::add(Member member, JoinCallback join) {
   if (members_.empty()) protocol_type_ = member.protocol_type;
-  if (!leader_id_) leader_id_ = member.member_id;
-  if (member.group_instance_id) static_members_[*member.group_instance_id] = member.member_id;
-  pending_members_.erase(member.member_id);
+  if (!leader_id_) leader_id_ = member.member_id_;
+  if (member.group_instance_id_) static_members_[*member.group_instance_id_] = member.member_id_;
+  pending_members_.erase(member.member_id_);
   add_votes(member, +1);
-  const std::string id = member.member_id;
+  const std::string id = member.member_id_;
   Member& m = members_.emplace(id, std::move(member)).first->second;
-  m.awaiting_join_ = std::move(join);
-  if (m.awaiting_join_) ++num_awaiting_join_;
+  m.is_new_ = static_cast<bool>(join);
+  park_join(m, std::move(join));
   return m;
+}
+
+void Group::park_join(Member& member, JoinCallback join) {
+  member.awaiting_join_ = std::move(join);
+  if (!member.awaiting_join_) return;
+  ++num_awaiting_join_;
+  ++member.join_ticket_;
 }
 
 Member& Group::restore(Member member) { return add(std::move(member), nullptr); }
@@ -119,7 +127,7 @@ void Group::remove(const std::string& member_id) {
     const Member& m = it->second;
     add_votes(m, -1);
     if (m.awaiting_join_) --num_awaiting_join_;
-    if (m.group_instance_id) static_members_.erase(*m.group_instance_id);
+    if (m.group_instance_id_) static_members_.erase(*m.group_instance_id_);
     members_.erase(it);
   }
   if (is_leader(member_id)) {
@@ -132,13 +140,12 @@ void Group::remove(const std::string& member_id) {
 JoinCallback Group::update_member(Member& member, std::vector<Protocol> protocols, int32_t rebalance_timeout_ms,
                                   int32_t session_timeout_ms, JoinCallback join) {
   add_votes(member, -1);
-  member.protocols = std::move(protocols);
+  member.protocols_ = std::move(protocols);
   add_votes(member, +1);
   member.rebalance_timeout_ms = rebalance_timeout_ms;
   member.session_timeout_ms = session_timeout_ms;
   JoinCallback previous = take_join_callback(member);
-  member.awaiting_join_ = std::move(join);
-  if (member.awaiting_join_) ++num_awaiting_join_;
+  park_join(member, std::move(join));
   return previous;
 }
 
@@ -147,18 +154,19 @@ JoinCallback Group::take_join_callback(Member& member) {
   return std::exchange(member.awaiting_join_, nullptr);
 }
 
+SyncCallback Group::park_sync(Member& member, SyncCallback sync) {
+  return std::exchange(member.awaiting_sync_, std::move(sync));
+}
+
+SyncCallback Group::take_sync_callback(Member& member) { return std::exchange(member.awaiting_sync_, nullptr); }
+
 void Group::fail_parked_requests(Member& member, GroupError error, std::string join_member_id) {
-  if (JoinCallback join = take_join_callback(member)) {
-    JoinGroupResult r;
-    r.error = error;
-    r.member_id = std::move(join_member_id);
-    join(std::move(r));
-  }
-  if (SyncCallback sync = std::exchange(member.awaiting_sync, nullptr)) {
-    SyncGroupResult r;
-    r.error = error;
-    sync(std::move(r));
-  }
+  if (JoinCallback join = take_join_callback(member)) join(join_error(std::move(join_member_id), error));
+  if (SyncCallback sync = take_sync_callback(member)) sync(sync_error(error));
+}
+
+void Group::fail_all_parked_requests(GroupError error) {
+  for (auto& [id, m] : members_) fail_parked_requests(m, error, id);
 }
 
 Member& Group::replace_static_member(const std::string& group_instance_id, const std::string& old_member_id,
@@ -167,13 +175,20 @@ Member& Group::replace_static_member(const std::string& group_instance_id, const
   Member& m = node.mapped();
   // Whoever still waits under the old id is a duplicate instance now: fence it.
   fail_parked_requests(m, GroupError::kFencedInstanceId, old_member_id);
-  m.member_id = new_member_id;
+  m.member_id_ = new_member_id;
   node.key() = new_member_id;
   Member& placed = members_.insert(std::move(node)).position->second;
   if (is_leader(old_member_id)) leader_id_ = new_member_id;
   if (pending_sync_members_.erase(old_member_id) != 0) pending_sync_members_.insert(new_member_id);
   static_members_[group_instance_id] = new_member_id;
   return placed;
+}
+
+void Group::assign(const std::map<std::string, std::string>& assignments) {
+  for (auto& [id, m] : members_) {
+    auto it = assignments.find(id);
+    m.assignment = it == assignments.end() ? std::string() : it->second;
+  }
 }
 
 bool Group::maybe_elect_new_joined_leader() {
@@ -202,14 +217,15 @@ std::string Group::select_protocol() const {
   // leader lists first (the leader supports every candidate).
   std::unordered_map<std::string, int> votes;
   for (const auto& [id, m] : members_) {
-    auto first = std::find_if(m.protocols.begin(), m.protocols.end(), [&](const Protocol& p) { return is_candidate(p.name); });
-    if (first != m.protocols.end()) ++votes[first->name];
+    auto first = std::find_if(m.protocols_.begin(), m.protocols_.end(),
+                              [&](const Protocol& p) { return is_candidate(p.name); });
+    if (first != m.protocols_.end()) ++votes[first->name];
   }
   const Member* leader = leader_id_ ? find(*leader_id_) : nullptr;
   if (leader == nullptr) leader = &members_.begin()->second;
   std::string best;
   int best_votes = -1;
-  for (const Protocol& p : leader->protocols) {
+  for (const Protocol& p : leader->protocols_) {
     if (!is_candidate(p.name)) continue;
     const int v = votes[p.name];
     if (v > best_votes) {
@@ -218,6 +234,11 @@ std::string Group::select_protocol() const {
     }
   }
   return best;
+}
+
+void Group::start_rebalance(int64_t now_ms) {
+  transition_to(GroupState::kPreparingRebalance, now_ms);
+  pending_sync_members_.clear();
 }
 
 void Group::init_next_generation(int64_t now_ms) {
@@ -230,6 +251,10 @@ void Group::init_next_generation(int64_t now_ms) {
     transition_to(GroupState::kEmpty, now_ms);
   }
   pending_sync_members_.clear();
+  for (auto& [id, m] : members_) {
+    m.is_new_ = false;
+    pending_sync_members_.insert(id);
+  }
   compute_subscribed_topics();
 }
 
@@ -244,7 +269,7 @@ std::vector<JoinGroupMember> Group::current_member_metadata() const {
   out.reserve(members_.size());
   for (const auto& [id, m] : members_) {
     const std::string* metadata = protocol_name_ ? m.metadata_for(*protocol_name_) : nullptr;
-    out.push_back(JoinGroupMember{id, m.group_instance_id, metadata ? *metadata : std::string()});
+    out.push_back(JoinGroupMember{id, m.group_instance_id_, metadata ? *metadata : std::string()});
   }
   return out;
 }
@@ -262,6 +287,14 @@ void Group::restore_generation(int32_t generation_id, std::optional<std::string>
 
 void Group::add_pending_member(const std::string& member_id, TimerQueue::Id expiry) {
   pending_members_[member_id] = expiry;
+}
+
+std::optional<TimerQueue::Id> Group::remove_pending_member(const std::string& member_id) {
+  auto it = pending_members_.find(member_id);
+  if (it == pending_members_.end()) return std::nullopt;
+  const TimerQueue::Id expiry = it->second;
+  pending_members_.erase(it);
+  return expiry;
 }
 
 void Group::compute_subscribed_topics() {

@@ -1,10 +1,12 @@
 // Group: one consumer group of the classic Kafka group protocol -- its state machine,
 // members, generation, selected protocol and leader. It keeps its own invariants (vote
-// counts, the static-member map, how many members have a JoinGroup parked) and nothing
-// else: timers, persistence and the order of events belong to GroupCoordinator.
+// counts, the static-member map, how many members have a JoinGroup parked, who still owes
+// a SyncGroup) and hands out nothing they rest on: every edit is a named method. Timers,
+// persistence and the order of events belong to Membership.
 //
-// States and the transitions allowed into each (checked by transition_to, which aborts
-// on any other: a wrong transition is a coordinator bug, never a client's doing):
+// States and the states each may be entered from (the table kValidPrevious in group.cc;
+// transition_to aborts on any other: a wrong transition is a coordinator bug, never a
+// client's doing):
 //   Empty               <- PreparingRebalance                      (no members left)
 //   PreparingRebalance  <- Empty, Stable, CompletingRebalance      (join/leave/failure)
 //   CompletingRebalance <- PreparingRebalance                      (join phase done)
@@ -40,34 +42,49 @@ std::optional<GroupState> parse_group_state(std::string_view name);
 using JoinCallback = std::function<void(JoinGroupResult)>;
 using SyncCallback = std::function<void(SyncGroupResult)>;
 
-struct Member {
-  std::string member_id;
-  std::optional<std::string> group_instance_id;
+// One member of a classic group. What the group's invariants rest on -- the member's ids,
+// its protocols, its parked requests and whether it is new -- only Group changes; the
+// public fields are the caller's to edit.
+class Member {
+ public:
+  Member(std::string member_id, std::optional<std::string> group_instance_id, std::vector<Protocol> protocols)
+      : member_id_(std::move(member_id)),
+        group_instance_id_(std::move(group_instance_id)),
+        protocols_(std::move(protocols)) {}
+
+  const std::string& member_id() const { return member_id_; }
+  const std::optional<std::string>& group_instance_id() const { return group_instance_id_; }
+  const std::vector<Protocol>& protocols() const { return protocols_; }  // the member's preference order
+  bool is_static() const { return group_instance_id_.has_value(); }
+  // Joined but not yet answered: such a member cannot heartbeat, so only the (long)
+  // new-member join timeout can expire it. Cleared when the join phase ends.
+  bool is_new() const { return is_new_; }
+  // Bumped on every parked JoinGroup, so a late completion can tell its request from a newer one.
+  uint64_t join_ticket() const { return join_ticket_; }
+  bool is_awaiting_join() const { return static_cast<bool>(awaiting_join_); }
+  bool is_awaiting_sync() const { return static_cast<bool>(awaiting_sync_); }
+  // This member's metadata for `protocol`, or nullptr if it does not support it.
+  const std::string* metadata_for(std::string_view protocol) const;
+  // Same protocols, same order, same metadata.
+  bool matches(const std::vector<Protocol>& other) const { return protocols_ == other; }
+
   std::string client_id;
   std::string client_host;
   int32_t rebalance_timeout_ms = 0;
   int32_t session_timeout_ms = 0;
   std::string protocol_type;
-  std::vector<Protocol> protocols;  // the member's preference order
-  std::string assignment;           // bytes, from the leader's last SyncGroup
-  SyncCallback awaiting_sync;       // a parked SyncGroup, if any
-  // Joined but not yet answered: such a member cannot heartbeat, so only the (long)
-  // new-member join timeout can expire it.
-  bool is_new = false;
-  uint64_t join_ticket = 0;         // bumped on every parked JoinGroup (see GroupCoordinator)
-  TimerQueue::Id session_timer = TimerQueue::kNone;
-
-  bool is_static() const { return group_instance_id.has_value(); }
-  bool is_awaiting_join() const { return static_cast<bool>(awaiting_join_); }
-  bool is_awaiting_sync() const { return static_cast<bool>(awaiting_sync); }
-  // This member's metadata for `protocol`, or nullptr if it does not support it.
-  const std::string* metadata_for(std::string_view protocol) const;
-  // Same protocols, same order, same metadata.
-  bool matches(const std::vector<Protocol>& other) const { return protocols == other; }
+  std::string assignment;                            // bytes, from the leader's last SyncGroup
+  TimerQueue::Id session_timer = TimerQueue::kNone;  // the caller's deadline for this member
 
  private:
-  friend class Group;               // keeps Group's count of parked joins exact
-  JoinCallback awaiting_join_;      // a parked JoinGroup, if any
+  friend class Group;
+  std::string member_id_;
+  std::optional<std::string> group_instance_id_;
+  std::vector<Protocol> protocols_;
+  bool is_new_ = false;
+  uint64_t join_ticket_ = 0;
+  JoinCallback awaiting_join_;  // a parked JoinGroup, if any
+  SyncCallback awaiting_sync_;  // a parked SyncGroup, if any
 };
 
 class Group {
@@ -92,6 +109,11 @@ class Group {
   bool can_transition_to(GroupState next) const;
   void transition_to(GroupState next, int64_t now_ms);  // aborts on a transition not listed above
   bool can_rebalance() const { return can_transition_to(GroupState::kPreparingRebalance); }
+  // Starts a join phase: PreparingRebalance, and nobody owes a SyncGroup any more.
+  void start_rebalance(int64_t now_ms);
+  // Ends the join phase: generation + 1, protocol chosen, CompletingRebalance (or Empty);
+  // no member is new any more, and every member owes a SyncGroup.
+  void init_next_generation(int64_t now_ms);
 
   // ---- members ----
   size_t size() const { return members_.size(); }
@@ -99,8 +121,13 @@ class Group {
   bool has(std::string_view member_id) const { return members_.count(std::string(member_id)) != 0; }
   Member* find(std::string_view member_id);
   const Member* find(std::string_view member_id) const;
-  std::map<std::string, Member>& members() { return members_; }
   const std::map<std::string, Member>& members() const { return members_; }
+  // Calls fn(Member&) for every member, in id order. `fn` may edit the member's public
+  // fields; it must not add or remove members.
+  template <typename Fn>
+  void for_each_member(Fn&& fn) {
+    for (auto& [id, m] : members_) fn(m);
+  }
   std::optional<std::string> static_member_id(std::string_view group_instance_id) const;
   size_t num_awaiting_join() const { return num_awaiting_join_; }
 
@@ -108,7 +135,8 @@ class Group {
   // any non-empty offer; otherwise the type must match and one protocol must be one that
   // every member supports.
   bool supports_protocols(std::string_view protocol_type, const std::vector<Protocol>& protocols) const;
-  // Adds a member (it becomes leader if there is none) with its JoinGroup parked.
+  // Adds a member (it becomes leader if there is none) with its JoinGroup parked; with a
+  // parked JoinGroup it is new (see Member::is_new).
   // REQUIRES: supports_protocols(member); no member with its id or instance id.
   Member& add(Member member, JoinCallback join);
   // Loads a member as persisted (no parked request).
@@ -121,13 +149,21 @@ class Group {
                              int32_t session_timeout_ms, JoinCallback join);
   // The parked JoinGroup of `member`, removed (empty function if none).
   JoinCallback take_join_callback(Member& member);
+  // Parks the member's SyncGroup; returns the one parked before, if any, to be answered.
+  SyncCallback park_sync(Member& member, SyncCallback sync);
+  // The parked SyncGroup of `member`, removed (empty function if none).
+  SyncCallback take_sync_callback(Member& member);
   // Answers the member's parked JoinGroup and SyncGroup, if any, with `error`; the
   // JoinGroup answer names `join_member_id`.
   void fail_parked_requests(Member& member, GroupError error, std::string join_member_id);
+  // The same for every member, each JoinGroup answer naming the member's own id.
+  void fail_all_parked_requests(GroupError error);
   // Gives a static member's slot a new member id, keeping its assignment. Parked requests
   // of the old id are answered FENCED_INSTANCE_ID.
   Member& replace_static_member(const std::string& group_instance_id, const std::string& old_member_id,
                                 const std::string& new_member_id);
+  // Every member's assignment becomes its entry in `assignments`, or empty if it has none.
+  void assign(const std::map<std::string, std::string>& assignments);
 
   bool has_all_members_joined() const { return num_awaiting_join_ == members_.size() && pending_members_.empty(); }
   // Keeps the leader if it rejoined, else picks a member that did. False if none did.
@@ -135,8 +171,6 @@ class Group {
   // The protocol all members support that most members prefer (ties: the leader's order).
   // REQUIRES: !empty().
   std::string select_protocol() const;
-  // Ends the join phase: generation + 1, protocol chosen, CompletingRebalance (or Empty).
-  void init_next_generation(int64_t now_ms);
   // The largest rebalance timeout of the members: how long the join phase may take.
   int32_t rebalance_timeout_ms() const;
   // Every member with its metadata for the selected protocol (the leader's JoinGroup reply).
@@ -147,12 +181,18 @@ class Group {
                           int64_t state_timestamp_ms);
 
   // ---- members that were given an id with MEMBER_ID_REQUIRED and have not rejoined ----
+  // Each with the caller's deadline for its return.
   void add_pending_member(const std::string& member_id, TimerQueue::Id expiry);
-  bool is_pending_member(std::string_view member_id) const { return pending_members_.count(std::string(member_id)) != 0; }
-  std::map<std::string, TimerQueue::Id>& pending_members() { return pending_members_; }
+  bool is_pending_member(std::string_view member_id) const {
+    return pending_members_.count(std::string(member_id)) != 0;
+  }
+  // Forgets a pending member; returns its deadline (nullopt if it was not pending).
+  std::optional<TimerQueue::Id> remove_pending_member(const std::string& member_id);
+  const std::map<std::string, TimerQueue::Id>& pending_members() const { return pending_members_; }
 
   // ---- members that got their JoinGroup answer but have not sent SyncGroup ----
-  std::set<std::string>& pending_sync_members() { return pending_sync_members_; }
+  const std::set<std::string>& pending_sync_members() const { return pending_sync_members_; }
+  void remove_pending_sync_member(const std::string& member_id) { pending_sync_members_.erase(member_id); }
 
   // Topics the members subscribe to, parsed from consumer-protocol metadata at each new
   // generation; nullopt if not a consumer group or any metadata did not parse.
@@ -161,17 +201,8 @@ class Group {
     return subscribed_topics_ && subscribed_topics_->count(topic) != 0;
   }
 
-  // ---- rebalance bookkeeping, kept for GroupCoordinator ----
-  struct Rebalance {
-    TimerQueue::Id join_timer = TimerQueue::kNone;  // end of the join phase
-    TimerQueue::Id sync_timer = TimerQueue::kNone;  // members must SyncGroup by then
-    bool initial_delay = false;                     // join_timer is a group.initial.rebalance.delay step
-    int32_t initial_delay_remaining_ms = 0;         // what the rebalance timeout still allows
-    bool new_member_added = false;                  // a member joined during the initial delay
-  };
-  Rebalance& rebalance() { return rebalance_; }
-
  private:
+  void park_join(Member& member, JoinCallback join);
   void add_votes(const Member& member, int delta);
   bool is_candidate(const std::string& protocol) const;  // every member supports it
   void compute_subscribed_topics();
@@ -187,11 +218,10 @@ class Group {
   std::map<std::string, Member> members_;                      // by member id
   std::unordered_map<std::string, std::string> static_members_;  // instance id -> member id
   std::map<std::string, TimerQueue::Id> pending_members_;
-  std::set<std::string> pending_sync_members_;
+  std::set<std::string> pending_sync_members_;                 // members of the current generation only
   std::unordered_map<std::string, int> protocol_votes_;        // protocol -> members supporting it
   size_t num_awaiting_join_ = 0;
   std::optional<std::set<std::string>> subscribed_topics_;
-  Rebalance rebalance_;
 };
 
 }  // namespace rokka::coordinator

@@ -1,47 +1,22 @@
-// GroupCoordinator, part 1: membership (join, sync, heartbeat, leave) and its timers.
-// Offsets, persistence and administration: group_coordinator_offsets.cc.
+// GroupCoordinator: the router (see group_coordinator.h). The classic protocol is in
+// membership.cc, committed offsets in offset_book.cc.
 #include "coordinator/group_coordinator.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+#include <chrono>
+#include <set>
 #include <utility>
 
 #include "coordinator/log.h"
 
 namespace rokka::coordinator {
 
-namespace {
-
-JoinGroupResult join_error(std::string member_id, GroupError error) {
-  JoinGroupResult r;
-  r.error = error;
-  r.member_id = std::move(member_id);
-  return r;
-}
-
-SyncGroupResult sync_error(GroupError error) {
-  SyncGroupResult r;
-  r.error = error;
-  return r;
-}
-
-// JoinGroup v4+ hands a new dynamic member its id first (KIP-394).
-constexpr int16_t kFirstMemberIdRequiredVersion = 4;
-// JoinGroup v9+ can tell a rejoining static leader to skip the assignment (KIP-814).
-constexpr int16_t kFirstSkipAssignmentVersion = 9;
-
-}  // namespace
-
 GroupCoordinator::GroupCoordinator(CoordinatorOptions options, storage::MetaStore& meta, Clock clock_ms, Post post)
     : options_(options),
       clock_(std::move(clock_ms)),
       writer_(meta, std::move(post)),
-      offsets_(writer_),
-      rng_(std::random_device{}()) {}
-
-// ---------------------------------------------------------------------------------------
-// Lookup and validation
+      offsets_(options_, writer_),
+      membership_(options_, clock_, writer_, timers_, groups_) {}
 
 GroupError GroupCoordinator::check_group_status(const std::string& group_id, bool require_id) const {
   if (require_id && group_id.empty()) return GroupError::kInvalidGroupId;
@@ -50,649 +25,264 @@ GroupError GroupCoordinator::check_group_status(const std::string& group_id, boo
   return GroupError::kNone;
 }
 
-const Group* GroupCoordinator::find_group(std::string_view group_id) const {
-  auto it = groups_.find(std::string(group_id));
-  return it == groups_.end() ? nullptr : it->second.get();
-}
+// ---------------------------------------------------------------------------------------
+// Start-up and shutdown
 
-Group* GroupCoordinator::mutable_group(std::string_view group_id) {
-  auto it = groups_.find(std::string(group_id));
-  return it == groups_.end() ? nullptr : it->second.get();
-}
-
-Group* GroupCoordinator::live_group(const std::string& group_id, uint64_t incarnation) {
-  Group* group = mutable_group(group_id);
-  return group != nullptr && group->incarnation() == incarnation ? group : nullptr;
-}
-
-Group& GroupCoordinator::create_group(const std::string& group_id, GroupState initial) {
-  auto group = std::make_unique<Group>(group_id, initial, clock_(), next_incarnation_++);
-  return *(groups_[group_id] = std::move(group));
-}
-
-std::string GroupCoordinator::new_member_id(std::string_view prefix) {
-  // prefix-UUIDv4, as Kafka forms member ids.
-  const uint64_t hi = (rng_() & ~0xf000ULL) | 0x4000ULL;
-  const uint64_t lo = (rng_() & ~(3ULL << 62)) | (2ULL << 62);
-  char uuid[40];
-  std::snprintf(uuid, sizeof(uuid), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, hi >> 32,
-                (hi >> 16) & 0xffff, hi & 0xffff, lo >> 48, lo & uint64_t{0xffffffffffff});
-  std::string id(prefix);
-  id += '-';
-  id += uuid;
-  return id;
-}
-
-GroupError GroupCoordinator::validate_member(const Group& group, const std::string& member_id,
-                                             const std::optional<std::string>& group_instance_id) const {
-  if (group_instance_id) {
-    auto current = group.static_member_id(*group_instance_id);
-    if (!current) return GroupError::kUnknownMemberId;
-    if (*current != member_id) return GroupError::kFencedInstanceId;
+void GroupCoordinator::install(LoadedState state) {
+  const auto started = std::chrono::steady_clock::now();
+  for (const StoredGroup& stored : state.groups) membership_.restore(stored);
+  std::set<std::string> deleted_topics(topics_deleted_while_loading_.begin(), topics_deleted_while_loading_.end());
+  topics_deleted_while_loading_.clear();
+  for (auto& [key, offset] : state.offsets) {
+    if (topic_exists_ && !deleted_topics.count(key.tp.topic) && !topic_exists_(key.tp.topic))
+      deleted_topics.insert(key.tp.topic);
+    // A group known only by its offsets has no protocol type: it is a simple group, whose
+    // offsets expire by commit time.
+    if (groups_.find(key.group_id) == nullptr) groups_.create(key.group_id, GroupState::kEmpty, clock_());
+    offsets_.restore(key.group_id, std::move(key.tp), std::move(offset));
   }
-  return group.has(member_id) ? GroupError::kNone : GroupError::kUnknownMemberId;
+  loaded_ = true;
+  for (const std::string& topic : deleted_topics) {
+    remove_topic_offsets(topic, [topic](storage::Status status) {
+      if (!status.ok())
+        log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+    });
+  }
+  schedule_offset_expiry();
+  for (auto& fn : std::exchange(on_loaded_, {})) fn();
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  log().info("coordinator state installed: groups={} offsets={} skipped_records={} install_ms={}", groups_.size(),
+             offsets_.size(), state.skipped_records, elapsed.count());
 }
 
-bool GroupCoordinator::accept_joining_member(const Group& group, const std::string& member_id) const {
-  const size_t max = static_cast<size_t>(options_.max_group_size);
-  switch (group.state()) {
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      return true;
-    case GroupState::kPreparingRebalance: {
-      // Counting members that rejoined (not the group size) lets the last ones to rejoin
-      // be turned away when max_group_size shrank.
-      const Member* m = group.find(member_id);
-      return (m != nullptr && m->is_awaiting_join()) || group.num_awaiting_join() < max;
-    }
-    case GroupState::kCompletingRebalance:
-    case GroupState::kStable:
-      return group.has(member_id) || group.size() < max;
-  }
-  return false;
+void GroupCoordinator::shutdown() {
+  shut_down_ = true;
+  membership_.shutdown();
+  timers_ = TimerQueue();
+  expiry_timer_ = TimerQueue::kNone;
+}
+
+void GroupCoordinator::when_loaded(std::function<void()> fn) {
+  if (loaded_) return fn();
+  on_loaded_.push_back(std::move(fn));
 }
 
 // ---------------------------------------------------------------------------------------
-// JoinGroup
+// Membership
 
 void GroupCoordinator::join_group(JoinGroupArgs args, JoinCallback done) {
-  if (args.rebalance_timeout_ms < 0) args.rebalance_timeout_ms = args.session_timeout_ms;
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     return done(join_error(args.member_id, e));
   }
-  if (args.session_timeout_ms < options_.min_session_timeout_ms ||
-      args.session_timeout_ms > options_.max_session_timeout_ms) {
-    return done(join_error(args.member_id, GroupError::kInvalidSessionTimeout));
-  }
-  const bool new_member = args.member_id.empty();
-  Group* group = mutable_group(args.group_id);
-  if (group == nullptr) {
-    // Only a new member creates a group; a member id for a group we do not know is stale.
-    if (!new_member) return done(join_error(args.member_id, GroupError::kUnknownMemberId));
-    group = &create_group(args.group_id, GroupState::kEmpty);
-  }
-  if (!accept_joining_member(*group, args.member_id)) {
-    if (group->has(args.member_id)) remove_member_and_update(*group, args.member_id, "group is full");
-    return done(join_error("", GroupError::kGroupMaxSizeReached));
-  }
-  if (new_member) {
-    join_new_member(*group, args, done);
-  } else {
-    join_current_member(*group, args, done);
-  }
-  maybe_complete_join(*group);
+  membership_.join_group(std::move(args), std::move(done));
 }
-
-void GroupCoordinator::join_new_member(Group& group, JoinGroupArgs& args, JoinCallback& done) {
-  if (group.is(GroupState::kDead)) return done(join_error("", GroupError::kCoordinatorNotAvailable));
-  if (!group.supports_protocols(args.protocol_type, args.protocols)) {
-    return done(join_error("", GroupError::kInconsistentGroupProtocol));
-  }
-  std::string member_id = new_member_id(args.group_instance_id ? *args.group_instance_id : args.client_id);
-  if (args.group_instance_id) {
-    if (auto old_member_id = group.static_member_id(*args.group_instance_id)) {
-      return rejoin_static_member(group, args, *old_member_id, std::move(member_id), std::move(done));
-    }
-    return add_member_and_rebalance(group, args, std::move(member_id), std::move(done));
-  }
-  if (args.api_version >= kFirstMemberIdRequiredVersion) {
-    // Remember the id, and forget it if the member does not come back within its session.
-    const TimerQueue::Id expiry =
-        timers_.schedule(clock_() + args.session_timeout_ms,
-                         [this, group_id = group.group_id(), incarnation = group.incarnation(), member_id] {
-                           on_pending_member_timer(group_id, incarnation, member_id);
-                         });
-    group.add_pending_member(member_id, expiry);
-    return done(join_error(std::move(member_id), GroupError::kMemberIdRequired));
-  }
-  add_member_and_rebalance(group, args, std::move(member_id), std::move(done));
-}
-
-void GroupCoordinator::join_current_member(Group& group, JoinGroupArgs& args, JoinCallback& done) {
-  if (group.is(GroupState::kDead)) return done(join_error(args.member_id, GroupError::kCoordinatorNotAvailable));
-  if (!group.supports_protocols(args.protocol_type, args.protocols)) {
-    return done(join_error(args.member_id, GroupError::kInconsistentGroupProtocol));
-  }
-  if (group.is_pending_member(args.member_id)) {
-    // Pending ids are handed to dynamic members only.
-    if (args.group_instance_id) return done(join_error(args.member_id, GroupError::kUnknownMemberId));
-    timers_.cancel(group.pending_members()[args.member_id]);
-    std::string member_id = args.member_id;
-    return add_member_and_rebalance(group, args, std::move(member_id), std::move(done));
-  }
-  if (GroupError e = validate_member(group, args.member_id, args.group_instance_id); e != GroupError::kNone) {
-    return done(join_error(args.member_id, e));
-  }
-  Member& member = *group.find(args.member_id);
-  switch (group.state()) {
-    case GroupState::kPreparingRebalance:
-      return update_member_and_rebalance(group, member, args, std::move(done));
-    case GroupState::kCompletingRebalance:
-      // Same metadata: it missed our answer; give it again. Otherwise rebalance.
-      if (member.matches(args.protocols)) {
-        return done(current_generation(group, member.member_id, group.is_leader(member.member_id)));
-      }
-      return update_member_and_rebalance(group, member, args, std::move(done));
-    case GroupState::kStable:
-      // The leader rejoining asks for a new assignment (e.g. topic metadata changed).
-      if (group.is_leader(member.member_id) || !member.matches(args.protocols)) {
-        return update_member_and_rebalance(group, member, args, std::move(done));
-      }
-      return done(current_generation(group, member.member_id, false));
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      return done(join_error(args.member_id, GroupError::kUnknownMemberId));
-  }
-}
-
-JoinGroupResult GroupCoordinator::current_generation(const Group& group, const std::string& member_id,
-                                                     bool with_members) const {
-  JoinGroupResult r;
-  r.generation_id = group.generation_id();
-  r.protocol_type = group.protocol_type();
-  r.protocol_name = group.protocol_name();
-  r.leader = group.leader_id().value_or("");
-  r.member_id = member_id;
-  if (with_members) r.members = group.current_member_metadata();
-  return r;
-}
-
-void GroupCoordinator::add_member_and_rebalance(Group& group, JoinGroupArgs& args, std::string member_id,
-                                                JoinCallback done) {
-  Member m;
-  m.member_id = std::move(member_id);
-  m.group_instance_id = std::move(args.group_instance_id);
-  m.client_id = std::move(args.client_id);
-  m.client_host = std::move(args.client_host);
-  m.rebalance_timeout_ms = args.rebalance_timeout_ms;
-  m.session_timeout_ms = args.session_timeout_ms;
-  m.protocol_type = std::move(args.protocol_type);
-  m.protocols = std::move(args.protocols);
-  m.is_new = true;
-  // A member arriving during the first initial delay earns the group more waiting.
-  if (group.is(GroupState::kPreparingRebalance) && group.generation_id() == 0) group.rebalance().new_member_added = true;
-  Member& added = group.add(std::move(m), std::move(done));
-  ++added.join_ticket;
-  // It cannot heartbeat before its JoinGroup is answered: only the long join timeout applies.
-  arm_member_timer(group, added, options_.new_member_join_timeout_ms);
-  log().info("member joined: group={} member={} instance={} client={} reason={}", group.group_id(), added.member_id,
-             added.group_instance_id.value_or(""), added.client_id, args.reason.value_or(""));
-  maybe_prepare_rebalance(group, "new member joined");
-}
-
-void GroupCoordinator::update_member_and_rebalance(Group& group, Member& member, JoinGroupArgs& args,
-                                                   JoinCallback done) {
-  if (JoinCallback superseded = group.update_member(member, std::move(args.protocols), args.rebalance_timeout_ms,
-                                                    args.session_timeout_ms, std::move(done))) {
-    // The client re-sent JoinGroup: answer the old request so the connection moves on.
-    superseded(join_error(member.member_id, GroupError::kRebalanceInProgress));
-  }
-  ++member.join_ticket;
-  maybe_prepare_rebalance(group, "member rejoined: " + args.reason.value_or("no reason given"));
-}
-
-void GroupCoordinator::rejoin_static_member(Group& group, JoinGroupArgs& args, const std::string& old_member_id,
-                                            std::string new_member_id, JoinCallback done) {
-  const std::string old_leader = group.leader_id().value_or("");
-  const Member& old = *group.find(old_member_id);
-  StaticRejoinUndo previous{old_member_id,           *args.group_instance_id, old.protocols,
-                            old.rebalance_timeout_ms, old.session_timeout_ms,  old.client_id,
-                            old.client_host};
-  Member& member = group.replace_static_member(*args.group_instance_id, old_member_id, new_member_id);
-  log().info("static member rejoined: group={} instance={} old_member={} new_member={} state={}", group.group_id(),
-             *args.group_instance_id, old_member_id, new_member_id, group_state_name(group.state()));
-  member.client_id = args.client_id;
-  member.client_host = args.client_host;
-  group.update_member(member, std::move(args.protocols), args.rebalance_timeout_ms, args.session_timeout_ms,
-                      std::move(done));
-  const uint64_t ticket = ++member.join_ticket;
-  arm_member_timer(group, member, member.session_timeout_ms);  // the old id's timer went with it
-  switch (group.state()) {
-    case GroupState::kStable: {
-      if (group.protocol_name() != group.select_protocol()) {
-        return maybe_prepare_rebalance(group, "static member rejoined with other protocols");
-      }
-      // No rebalance: store the new member id, then hand back the current generation.
-      const int16_t version = args.api_version;
-      return store_group(group, nullptr,
-                         [this, group_id = group.group_id(), incarnation = group.incarnation(), new_member_id, ticket,
-                          previous = std::move(previous), old_leader, version](storage::Status status) mutable {
-                           on_static_rejoin_stored(group_id, incarnation, new_member_id, ticket, previous, old_leader,
-                                                   version, status);
-                         });
-    }
-    case GroupState::kCompletingRebalance:
-      // The leader may be assigning to the old id already: start over.
-      return prepare_rebalance(group, "static member rejoined during sync");
-    case GroupState::kPreparingRebalance:
-      return;  // answered when the join phase ends
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      log().error("static member in a group without members: group={}", group.group_id());
-      group.fail_parked_requests(member, GroupError::kUnknownMemberId, "");
-      return;
-  }
-}
-
-void GroupCoordinator::on_static_rejoin_stored(const std::string& group_id, uint64_t incarnation,
-                                               const std::string& member_id, uint64_t ticket,
-                                               const StaticRejoinUndo& previous,
-                                               const std::string& old_leader, int16_t api_version,
-                                               const storage::Status& status) {
-  Group* group = live_group(group_id, incarnation);
-  Member* member = group ? group->find(member_id) : nullptr;
-  // Already answered, e.g. by a rebalance that started during the write, or fenced by a newer instance.
-  if (member == nullptr || member->join_ticket != ticket || !member->is_awaiting_join()) return;
-  JoinCallback done = group->take_join_callback(*member);
-  if (!status.ok()) {
-    log().warn("could not store static member, reverting: group={} member={} error={}", group_id, member_id,
-               status.to_string());
-    group->update_member(*member, previous.protocols, previous.rebalance_timeout_ms, previous.session_timeout_ms,
-                         nullptr);
-    Member& restored = group->replace_static_member(previous.group_instance_id, member_id, previous.member_id);
-    restored.client_id = previous.client_id;
-    restored.client_host = previous.client_host;
-    arm_member_timer(*group, restored, restored.session_timeout_ms);
-    return done(join_error("", GroupError::kStorageError));
-  }
-  touch_member(*group, *member);  // its session may have lapsed while it waited on the write
-  JoinGroupResult r = current_generation(*group, member_id, false);
-  if (api_version >= kFirstSkipAssignmentVersion) {
-    // The leader learns it leads (to watch metadata) but must not reassign.
-    r.skip_assignment = group->is_leader(member_id);
-    if (r.skip_assignment) r.members = group->current_member_metadata();
-  } else {
-    // Older clients: name the old leader id, so a rejoining leader does not think it leads
-    // and run an assignment a Stable group would ignore.
-    r.leader = old_leader;
-  }
-  done(std::move(r));
-}
-
-// ---------------------------------------------------------------------------------------
-// Rebalance
-
-void GroupCoordinator::maybe_prepare_rebalance(Group& group, std::string_view reason) {
-  if (group.can_rebalance()) prepare_rebalance(group, reason);
-}
-
-void GroupCoordinator::prepare_rebalance(Group& group, std::string_view reason) {
-  if (group.is(GroupState::kCompletingRebalance)) {
-    reset_and_propagate_assignment_error(group, GroupError::kRebalanceInProgress);
-  }
-  timers_.cancel(group.rebalance().sync_timer);
-  group.pending_sync_members().clear();
-  // A group starting from Empty waits group.initial.rebalance.delay.ms for more members.
-  const bool initial = group.is(GroupState::kEmpty) && options_.initial_rebalance_delay_ms > 0;
-  group.rebalance().initial_delay = initial;
-  if (initial) {
-    group.rebalance().initial_delay_remaining_ms =
-        std::max(group.rebalance_timeout_ms() - options_.initial_rebalance_delay_ms, 0);
-    schedule_join_timer(group, options_.initial_rebalance_delay_ms);
-  } else {
-    schedule_join_timer(group, group.rebalance_timeout_ms());
-  }
-  group.transition_to(GroupState::kPreparingRebalance, clock_());
-  log().info("preparing to rebalance: group={} generation={} members={} reason={}", group.group_id(),
-             group.generation_id(), group.size(), reason);
-  maybe_complete_join(group);
-}
-
-void GroupCoordinator::maybe_complete_join(Group& group) {
-  if (group.is(GroupState::kPreparingRebalance) && !group.rebalance().initial_delay && group.has_all_members_joined()) {
-    complete_join(group);
-  }
-}
-
-void GroupCoordinator::complete_join(Group& group) {
-  timers_.cancel(group.rebalance().join_timer);
-  group.rebalance().initial_delay = false;
-  // Dynamic members that did not rejoin in time are gone; static ones keep their place.
-  std::vector<std::string> missing;
-  for (const auto& [id, m] : group.members()) {
-    if (!m.is_awaiting_join() && !m.is_static()) missing.push_back(id);
-  }
-  for (const std::string& id : missing) {
-    Member& m = *group.find(id);
-    timers_.cancel(m.session_timer);
-    group.fail_parked_requests(m, GroupError::kUnknownMemberId, "");
-    group.remove(id);
-  }
-  if (!missing.empty()) {
-    log().info("removed members that did not rejoin: group={} count={}", group.group_id(), missing.size());
-  }
-  if (!group.maybe_elect_new_joined_leader() && !group.empty()) {
-    // Nobody rejoined: wait another round; session timeouts will clear the silent ones.
-    log().error("no member rejoined, extending the join phase: group={}", group.group_id());
-    return schedule_join_timer(group, group.rebalance_timeout_ms());
-  }
-  group.init_next_generation(clock_());
-  if (group.is(GroupState::kEmpty)) {
-    log().info("group is empty: group={} generation={}", group.group_id(), group.generation_id());
-    return store_group(group, nullptr, [group_id = group.group_id()](storage::Status status) {
-      if (!status.ok()) log().warn("could not store empty group: group={} error={}", group_id, status.to_string());
-    });
-  }
-  log().info("group stabilized: group={} generation={} members={} protocol={}", group.group_id(),
-             group.generation_id(), group.size(), group.protocol_name().value_or(""));
-  for (auto& [id, m] : group.members()) {
-    touch_member(group, m);
-    m.is_new = false;
-    if (JoinCallback cb = group.take_join_callback(m)) cb(current_generation(group, id, group.is_leader(id)));
-    group.pending_sync_members().insert(id);
-  }
-  const int32_t generation_id = group.generation_id();
-  timers_.cancel(group.rebalance().sync_timer);
-  group.rebalance().sync_timer = timers_.schedule(
-      clock_() + group.rebalance_timeout_ms(),
-      [this, group_id = group.group_id(), incarnation = group.incarnation(), generation_id] {
-        on_sync_timer(group_id, incarnation, generation_id);
-      });
-}
-
-void GroupCoordinator::remove_member_and_update(Group& group, const std::string& member_id, std::string_view reason) {
-  Member* m = group.find(member_id);
-  if (m == nullptr) return;
-  log().info("removing member: group={} member={} reason={}", group.group_id(), member_id, reason);
-  // A parked request must still get an answer: it tells a live client to rejoin.
-  group.fail_parked_requests(*m, GroupError::kUnknownMemberId, "");
-  timers_.cancel(m->session_timer);
-  group.remove(member_id);
-  switch (group.state()) {
-    case GroupState::kStable:
-    case GroupState::kCompletingRebalance:
-      return maybe_prepare_rebalance(group, reason);
-    case GroupState::kPreparingRebalance:
-      return maybe_complete_join(group);
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      return;
-  }
-}
-
-void GroupCoordinator::remove_pending_member(Group& group, const std::string& member_id) {
-  auto it = group.pending_members().find(member_id);
-  if (it == group.pending_members().end()) return;
-  timers_.cancel(it->second);
-  group.remove(member_id);
-  maybe_complete_join(group);
-}
-
-// ---------------------------------------------------------------------------------------
-// SyncGroup
 
 void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     // While loading, any rebalance in progress is lost: send the member back to JoinGroup.
     return done(sync_error(e == GroupError::kCoordinatorLoadInProgress ? GroupError::kRebalanceInProgress : e));
   }
-  Group* group = mutable_group(args.group_id);
-  if (group == nullptr) return done(sync_error(GroupError::kUnknownMemberId));
-  if (group->is(GroupState::kDead)) return done(sync_error(GroupError::kCoordinatorNotAvailable));
-  if (GroupError e = validate_member(*group, args.member_id, args.group_instance_id); e != GroupError::kNone) {
-    return done(sync_error(e));
-  }
-  if (args.generation_id != group->generation_id()) return done(sync_error(GroupError::kIllegalGeneration));
-  if ((args.protocol_type && group->protocol_type() != args.protocol_type) ||
-      (args.protocol_name && group->protocol_name() != args.protocol_name)) {
-    return done(sync_error(GroupError::kInconsistentGroupProtocol));
-  }
-  Member& member = *group->find(args.member_id);
-  switch (group->state()) {
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      return done(sync_error(GroupError::kUnknownMemberId));
-    case GroupState::kPreparingRebalance:
-      return done(sync_error(GroupError::kRebalanceInProgress));
-    case GroupState::kStable: {
-      remove_pending_sync_member(*group, member.member_id);
-      SyncGroupResult r;
-      r.protocol_type = group->protocol_type();
-      r.protocol_name = group->protocol_name();
-      r.assignment = member.assignment;
-      done(std::move(r));
-      return touch_member(*group, member);
-    }
-    case GroupState::kCompletingRebalance:
-      break;
-  }
-  if (SyncCallback superseded = std::exchange(member.awaiting_sync, std::move(done))) {
-    superseded(sync_error(GroupError::kRebalanceInProgress));
-  }
-  remove_pending_sync_member(*group, member.member_id);
-  if (!group->is_leader(member.member_id)) return;  // followers wait for the leader's assignment
-  // Members the leader left out get an empty assignment; unknown ids are ignored.
-  std::map<std::string, std::string> assignments;
-  for (const auto& [id, m] : group->members()) assignments[id];
-  for (SyncGroupAssignment& a : args.assignments) {
-    if (auto it = assignments.find(a.member_id); it != assignments.end()) it->second = std::move(a.assignment);
-  }
-  log().info("assignment received from leader: group={} generation={} members={}", group->group_id(),
-             group->generation_id(), group->size());
-  auto stored = std::make_shared<const std::map<std::string, std::string>>(std::move(assignments));
-  store_group(*group, stored.get(),
-              [this, group_id = group->group_id(), incarnation = group->incarnation(),
-               generation_id = group->generation_id(), stored](storage::Status status) {
-                on_assignment_stored(group_id, incarnation, generation_id, *stored, status);
-              });
+  membership_.sync_group(std::move(args), std::move(done));
 }
-
-void GroupCoordinator::on_assignment_stored(const std::string& group_id, uint64_t incarnation, int32_t generation_id,
-                                            const std::map<std::string, std::string>& assignments,
-                                            const storage::Status& status) {
-  Group* group = live_group(group_id, incarnation);
-  // Someone joined or left during the write: that generation is over, its answer with it.
-  if (group == nullptr || !group->is(GroupState::kCompletingRebalance) || group->generation_id() != generation_id) {
-    return;
-  }
-  if (!status.ok()) {
-    log().warn("could not store group assignment: group={} error={}", group_id, status.to_string());
-    reset_and_propagate_assignment_error(*group, GroupError::kStorageError);
-    return maybe_prepare_rebalance(*group, "assignment could not be stored");
-  }
-  for (auto& [id, m] : group->members()) {
-    auto it = assignments.find(id);
-    m.assignment = it == assignments.end() ? std::string() : it->second;
-  }
-  propagate_assignment(*group, GroupError::kNone);
-  group->transition_to(GroupState::kStable, clock_());
-}
-
-void GroupCoordinator::propagate_assignment(Group& group, GroupError error) {
-  for (auto& [id, m] : group.members()) {
-    SyncCallback cb = std::exchange(m.awaiting_sync, nullptr);
-    if (!cb) continue;
-    SyncGroupResult r;
-    r.error = error;
-    if (error == GroupError::kNone) {
-      r.protocol_type = group.protocol_type();
-      r.protocol_name = group.protocol_name();
-      r.assignment = m.assignment;
-    }
-    // Its session may have lapsed while it waited; it starts afresh now.
-    touch_member(group, m);
-    cb(std::move(r));
-  }
-}
-
-void GroupCoordinator::reset_and_propagate_assignment_error(Group& group, GroupError error) {
-  for (auto& [id, m] : group.members()) m.assignment.clear();
-  propagate_assignment(group, error);
-}
-
-void GroupCoordinator::remove_pending_sync_member(Group& group, const std::string& member_id) {
-  group.pending_sync_members().erase(member_id);
-  if (group.pending_sync_members().empty()) timers_.cancel(group.rebalance().sync_timer);
-}
-
-// ---------------------------------------------------------------------------------------
-// Heartbeat and LeaveGroup
 
 GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     return e == GroupError::kCoordinatorLoadInProgress ? GroupError::kNone : e;
   }
-  Group* group = mutable_group(args.group_id);
-  if (group == nullptr) return GroupError::kUnknownMemberId;
-  if (group->is(GroupState::kDead)) return GroupError::kCoordinatorNotAvailable;
-  if (GroupError e = validate_member(*group, args.member_id, args.group_instance_id); e != GroupError::kNone) {
-    return e;
-  }
-  if (args.generation_id != group->generation_id()) return GroupError::kIllegalGeneration;
-  Member& member = *group->find(args.member_id);
-  switch (group->state()) {
-    case GroupState::kEmpty:
-    case GroupState::kDead:
-      return GroupError::kUnknownMemberId;
-    case GroupState::kPreparingRebalance:
-      touch_member(*group, member);
-      return GroupError::kRebalanceInProgress;
-    case GroupState::kCompletingRebalance:  // a member may heartbeat between its JoinGroup and SyncGroup
-    case GroupState::kStable:
-      touch_member(*group, member);
-      return GroupError::kNone;
-  }
-  return GroupError::kNone;
+  return membership_.heartbeat(args);
 }
 
 LeaveGroupResult GroupCoordinator::leave_group(const LeaveGroupArgs& args) {
-  LeaveGroupResult result;
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
-    result.error = e;
-    return result;
+    return error_result<LeaveGroupResult>(e);
   }
-  Group* group = mutable_group(args.group_id);
-  if (group != nullptr && group->is(GroupState::kDead)) {
-    result.error = GroupError::kCoordinatorNotAvailable;
-    return result;
-  }
-  for (const MemberIdentity& who : args.members) {
-    LeaveMemberResult& r = result.members.emplace_back();
-    r.member_id = who.member_id;
-    r.group_instance_id = who.group_instance_id;
-    r.error = GroupError::kUnknownMemberId;
-    if (group == nullptr) continue;
-    const std::string reason = "left the group: " + who.reason.value_or("no reason given");
-    if (who.member_id.empty()) {
-      // An administrator removing a static member by instance id alone.
-      auto current = who.group_instance_id ? group->static_member_id(*who.group_instance_id) : std::nullopt;
-      if (current) {
-        remove_member_and_update(*group, *current, reason);
-        r.error = GroupError::kNone;
-      }
-    } else if (group->is_pending_member(who.member_id)) {
-      remove_pending_member(*group, who.member_id);
-      r.error = GroupError::kNone;
-    } else {
-      r.error = validate_member(*group, who.member_id, who.group_instance_id);
-      if (r.error == GroupError::kNone) remove_member_and_update(*group, who.member_id, reason);
-    }
-  }
-  return result;
+  return membership_.leave_group(args);
 }
 
 // ---------------------------------------------------------------------------------------
-// Timers
+// Offsets
 
-void GroupCoordinator::touch_member(Group& group, Member& member) {
-  if (timers_.pending(member.session_timer)) {
-    timers_.reschedule(member.session_timer, clock_() + member.session_timeout_ms);
-  } else {
-    arm_member_timer(group, member, member.session_timeout_ms);
+void GroupCoordinator::commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done) {
+  auto fail = [&](GroupError e) { done(OffsetCommitResult{partition_errors(args.topics, e)}); };
+  if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) return fail(e);
+  Group* group = groups_.find(args.group_id);
+  if (group == nullptr) {
+    // A group that is not using us for membership may still keep its offsets here;
+    // a generation for a group we do not know is stale.
+    if (args.generation_id >= 0) return fail(GroupError::kIllegalGeneration);
+    log().info("creating simple consumer group by offset commit: group={}", args.group_id);
+    group = &groups_.create(args.group_id, GroupState::kEmpty, clock_());
   }
+  if (GroupError e = membership_.accept_offset_commit(*group, args); e != GroupError::kNone) return fail(e);
+  offsets_.commit(args, clock_(), std::move(done));
 }
 
-void GroupCoordinator::arm_member_timer(Group& group, Member& member, int64_t timeout_ms) {
-  timers_.cancel(member.session_timer);
-  member.session_timer = timers_.schedule(
-      clock_() + timeout_ms,
-      [this, group_id = group.group_id(), incarnation = group.incarnation(), member_id = member.member_id] {
-        on_member_timer(group_id, incarnation, member_id);
-      });
-}
-
-void GroupCoordinator::on_member_timer(const std::string& group_id, uint64_t incarnation,
-                                       const std::string& member_id) {
-  Group* group = live_group(group_id, incarnation);
-  Member* member = group ? group->find(member_id) : nullptr;
-  if (member == nullptr) return;
-  member->session_timer = TimerQueue::kNone;
-  // A member with a parked request is alive: its clock restarts when it is answered.
-  // A new member is the exception -- it is only ever waiting, and the timeout was long.
-  if (!member->is_new && (member->is_awaiting_join() || member->is_awaiting_sync())) return;
-  remove_member_and_update(*group, member_id, member->is_new ? "join timeout" : "session timeout");
-}
-
-void GroupCoordinator::on_pending_member_timer(const std::string& group_id, uint64_t incarnation,
-                                               const std::string& member_id) {
-  Group* group = live_group(group_id, incarnation);
-  if (group == nullptr || !group->is_pending_member(member_id)) return;
-  group->pending_members()[member_id] = TimerQueue::kNone;
-  log().info("pending member did not rejoin: group={} member={}", group_id, member_id);
-  remove_pending_member(*group, member_id);
-}
-
-void GroupCoordinator::schedule_join_timer(Group& group, int64_t delay_ms) {
-  timers_.cancel(group.rebalance().join_timer);
-  group.rebalance().join_timer =
-      timers_.schedule(clock_() + delay_ms, [this, group_id = group.group_id(), incarnation = group.incarnation()] {
-        on_join_timer(group_id, incarnation);
-      });
-}
-
-void GroupCoordinator::on_join_timer(const std::string& group_id, uint64_t incarnation) {
-  Group* group = live_group(group_id, incarnation);
-  if (group == nullptr) return;
-  group->rebalance().join_timer = TimerQueue::kNone;
-  if (!group->is(GroupState::kPreparingRebalance)) return;
-  if (group->rebalance().initial_delay && group->rebalance().new_member_added && group->rebalance().initial_delay_remaining_ms > 0) {
-    // Members are still arriving: wait one more delay, within the rebalance timeout.
-    group->rebalance().new_member_added = false;
-    const int32_t delay = std::min(options_.initial_rebalance_delay_ms, group->rebalance().initial_delay_remaining_ms);
-    group->rebalance().initial_delay_remaining_ms = std::max(group->rebalance().initial_delay_remaining_ms - delay, 0);
-    return schedule_join_timer(*group, delay);
+OffsetFetchResult GroupCoordinator::fetch_offsets(const OffsetFetchArgs& args) const {
+  if (GroupError e = check_group_status(args.group_id, false); e != GroupError::kNone) {
+    return error_result<OffsetFetchResult>(e);
   }
-  complete_join(*group);
+  return offsets_.fetch(args);
 }
 
-void GroupCoordinator::on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id) {
-  Group* group = live_group(group_id, incarnation);
-  if (group == nullptr) return;
-  group->rebalance().sync_timer = TimerQueue::kNone;
-  if (group->generation_id() != generation_id || group->pending_sync_members().empty() ||
-      !(group->is(GroupState::kCompletingRebalance) || group->is(GroupState::kStable))) {
-    return;
+void GroupCoordinator::delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done) {
+  GroupError e = check_group_status(args.group_id, true);
+  Group* group = e == GroupError::kNone ? groups_.find(args.group_id) : nullptr;
+  if (e == GroupError::kNone)
+    e = group == nullptr ? GroupError::kGroupIdNotFound : Membership::check_offset_delete(*group);
+  if (e != GroupError::kNone) return done(error_result<OffsetDeleteResult>(e));
+  OffsetBook::Mutations batch;
+  std::vector<TopicErrors> topics =
+      offsets_.remove(args.group_id, args.topics, Membership::topics_in_use(*group), batch);
+  maybe_remove_empty_group(*group, batch);
+  offsets_.store_removals(std::move(batch), std::move(topics), [done = std::move(done)](std::vector<TopicErrors> t) {
+    OffsetDeleteResult result;
+    result.topics = std::move(t);
+    done(std::move(result));
+  });
+}
+
+void GroupCoordinator::remove_topic_offsets(const std::string& topic, DurableCallback done) {
+  if (shut_down_) return done(storage::Status());
+  if (!loaded_) {
+    topics_deleted_while_loading_.push_back(topic);
+    return done(storage::Status());
   }
-  const std::vector<std::string> silent(group->pending_sync_members().begin(), group->pending_sync_members().end());
-  log().info("members did not sync in time: group={} generation={} count={}", group_id, generation_id, silent.size());
-  for (const std::string& id : silent) {
-    if (Member* m = group->find(id)) {
-      timers_.cancel(m->session_timer);
-      group->fail_parked_requests(*m, GroupError::kUnknownMemberId, "");
+  OffsetBook::Mutations batch;
+  size_t removed = 0;
+  for (Group* group : groups_.snapshot()) {
+    const size_t n = offsets_.remove_topic(group->group_id(), topic, batch);
+    if (n != 0) maybe_remove_empty_group(*group, batch);  // may erase the group
+    removed += n;
+  }
+  log().info("offsets of deleted topic removed: topic={} offsets={}", topic, removed);
+  if (batch.empty()) return done(storage::Status());
+  writer_.write(std::move(batch), std::move(done));
+}
+
+// Offset expiry (offsets.retention.minutes), one pass every check interval.
+void GroupCoordinator::schedule_offset_expiry() {
+  expiry_timer_ = timers_.schedule(clock_() + options_.offsets_retention_check_interval_ms, [this] {
+    expiry_timer_ = TimerQueue::kNone;
+    expire_offsets();
+    schedule_offset_expiry();
+  });
+}
+
+void GroupCoordinator::expire_offsets() {
+  const int64_t now = clock_();
+  OffsetBook::Mutations batch;
+  size_t expired = 0;
+  for (Group* group : groups_.snapshot()) {
+    expired += offsets_.expire(group->group_id(), Membership::offset_retention(*group), now, batch);
+    maybe_remove_empty_group(*group, batch);  // may erase the group
+  }
+  if (batch.empty()) return;
+  log().info("offsets expired: offsets={} records={}", expired, batch.size());
+  writer_.write(std::move(batch), [](storage::Status status) {
+    if (!status.ok()) log().warn("offset expiry not stored: error={}", status.to_string());
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Transactional offsets
+
+GroupError GroupCoordinator::check_txn_offset_commit(const std::string& group_id, int32_t generation_id,
+                                                     const std::string& member_id,
+                                                     const std::optional<std::string>& group_instance_id) const {
+  if (GroupError e = check_group_status(group_id, false); e != GroupError::kNone) return e;
+  return membership_.check_txn_offset_commit(groups_.find(group_id), generation_id, member_id, group_instance_id);
+}
+
+void GroupCoordinator::commit_txn_offsets(const std::string& group_id,
+                                          std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
+                                          DurableCallback done) {
+  if (groups_.find(group_id) == nullptr) groups_.create(group_id, GroupState::kEmpty, clock_());
+  offsets_.commit_txn(group_id, std::move(offsets), std::move(done));
+}
+
+// ---------------------------------------------------------------------------------------
+// DescribeGroups, ListGroups, DeleteGroups, and groups going
+
+DescribedGroup GroupCoordinator::describe_group(const std::string& group_id) const {
+  DescribedGroup d;
+  d.group_id = group_id;
+  if (GroupError e = check_group_status(group_id, false); e != GroupError::kNone) {
+    d.error = e;
+    return d;
+  }
+  const Group* group = find_group(group_id);
+  if (group == nullptr) {
+    d.state = group_state_name(GroupState::kDead);
+    return d;
+  }
+  return Membership::describe(*group);
+}
+
+ListGroupsResult GroupCoordinator::list_groups(const ListGroupsArgs& args) const {
+  ListGroupsResult result;
+  if (shut_down_) {
+    result.error = GroupError::kCoordinatorNotAvailable;
+    return result;
+  }
+  if (!loaded_) result.error = GroupError::kCoordinatorLoadInProgress;
+  std::vector<GroupState> wanted;
+  for (const std::string& name : args.states_filter) {
+    if (auto state = parse_group_state(name)) wanted.push_back(*state);
+  }
+  const bool filtered = !args.states_filter.empty();
+  groups_.for_each([&](const Group& group) {
+    if (filtered && std::find(wanted.begin(), wanted.end(), group.state()) == wanted.end()) return;
+    result.groups.push_back(
+        {group.group_id(), group.protocol_type().value_or(""), std::string(group_state_name(group.state()))});
+  });
+  std::sort(result.groups.begin(), result.groups.end(),
+            [](const ListedGroup& a, const ListedGroup& b) { return a.group_id < b.group_id; });
+  return result;
+}
+
+void GroupCoordinator::delete_groups(std::vector<std::string> group_ids,
+                                     std::function<void(DeleteGroupsResult)> done) {
+  DeleteGroupsResult result;
+  OffsetBook::Mutations batch;
+  for (const std::string& group_id : group_ids) {
+    DeletedGroup& r = result.groups.emplace_back();
+    r.group_id = group_id;
+    r.error = check_group_status(group_id, false);
+    if (r.error != GroupError::kNone) continue;
+    Group* group = groups_.find(group_id);
+    if (group == nullptr || group->is(GroupState::kDead)) {
+      r.error = GroupError::kGroupIdNotFound;
+    } else if (!group->is(GroupState::kEmpty)) {
+      r.error = GroupError::kNonEmptyGroup;
+    } else {
+      const size_t removed = offsets_.remove_group(group_id, batch);
+      drop_group(*group, batch);
+      log().info("group deleted: group={} offsets_removed={}", group_id, removed);
     }
-    group->remove(id);
   }
-  prepare_rebalance(*group, "members did not sync in time");
+  if (batch.empty()) return done(std::move(result));
+  writer_.write(std::move(batch), [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
+    if (!status.ok()) {
+      log().warn("group deletion not stored: error={}", status.to_string());
+      for (DeletedGroup& r : result.groups) {
+        if (r.error == GroupError::kNone) r.error = GroupError::kStorageError;
+      }
+    }
+    done(std::move(result));
+  });
+}
+
+bool GroupCoordinator::maybe_remove_empty_group(Group& group, OffsetBook::Mutations& out) {
+  if (!group.is(GroupState::kEmpty) || offsets_.holds(group.group_id())) return false;
+  drop_group(group, out);
+  return true;
+}
+
+void GroupCoordinator::drop_group(Group& group, OffsetBook::Mutations& out) {
+  const std::string group_id = group.group_id();
+  membership_.remove(group, out);
+  groups_.erase(group_id);
 }
 
 }  // namespace rokka::coordinator

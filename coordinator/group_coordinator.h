@@ -2,6 +2,14 @@
 // the classic Kafka group protocol (JoinGroup/SyncGroup/Heartbeat/LeaveGroup) plus
 // OffsetCommit/OffsetFetch/OffsetDelete, DescribeGroups/ListGroups/DeleteGroups.
 //
+// The router: it owns the groups (GroupMap), the start-up and shutdown state, the timers
+// and the MetaStore writer, checks that the coordinator is serving, and sends each API to
+// the part whose job it is -- Membership (the classic protocol and its timers) and
+// OffsetBook (committed offsets). What depends on a group's kind (who may commit now,
+// which topics it still uses, from when its offsets age, how it is described and
+// dropped) it asks of Membership, so a second kind of group can answer the same
+// questions beside it.
+//
 // PURE LOGIC, single-threaded: every method runs on one strand (GroupService provides
 // it). Time comes from the injected clock; deadlines live in timers() and fire only
 // from run_due_timers(), which the owner calls when next_deadline() is reached. MetaStore
@@ -29,17 +37,19 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "coordinator/clock.h"
 #include "coordinator/coordinator_options.h"
 #include "coordinator/durable_writer.h"
 #include "coordinator/group.h"
+#include "coordinator/group_map.h"
 #include "coordinator/group_types.h"
-#include "coordinator/offset_store.h"
+#include "coordinator/membership.h"
+#include "coordinator/offset_book.h"
 #include "coordinator/state_loader.h"
 #include "coordinator/timer_queue.h"
 #include "storage/meta_store.h"
@@ -48,7 +58,7 @@ namespace rokka::coordinator {
 
 class GroupCoordinator {
  public:
-  using Clock = std::function<int64_t()>;  // milliseconds
+  using Clock = coordinator::Clock;  // milliseconds
 
   GroupCoordinator(CoordinatorOptions options, storage::MetaStore& meta, Clock clock_ms, Post post);
   GroupCoordinator(const GroupCoordinator&) = delete;
@@ -62,13 +72,13 @@ class GroupCoordinator {
   // later call gets kCoordinatorNotAvailable. Writes in flight still complete.
   void shutdown();
 
-  // ---- membership ----
+  // ---- membership (Membership) ----
   void join_group(JoinGroupArgs args, JoinCallback done);
   void sync_group(SyncGroupArgs args, SyncCallback done);
   GroupError heartbeat(const HeartbeatArgs& args);
   LeaveGroupResult leave_group(const LeaveGroupArgs& args);
 
-  // ---- offsets ----
+  // ---- offsets (OffsetBook, with the group's kind deciding who may commit) ----
   void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);
   OffsetFetchResult fetch_offsets(const OffsetFetchArgs& args) const;
   void delete_offsets(OffsetDeleteArgs args, std::function<void(OffsetDeleteResult)> done);
@@ -82,9 +92,9 @@ class GroupCoordinator {
   void set_topic_exists(std::function<bool(const std::string& topic)> exists) { topic_exists_ = std::move(exists); }
 
   // ---- transactional offsets (the TransactionCoordinator, on the same strand) ----
-  // group_coordinator_txn.cc. A transaction stages offsets with the transaction
-  // coordinator; the group coordinator only validates the committer, reports staged
-  // partitions as unstable, and commits them when the transaction commits.
+  // A transaction stages offsets with the transaction coordinator; the group coordinator
+  // only validates the committer, reports staged partitions as unstable, and commits them
+  // when the transaction commits.
   //
   // Kafka's TxnOffsetCommit checks: a generation, member id or instance id given must
   // match the group's member and generation; without them anyone may commit.
@@ -92,14 +102,20 @@ class GroupCoordinator {
                                      const std::optional<std::string>& group_instance_id) const;
   // OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for a staged partition
   // until it is released (once per stage).
-  void stage_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
-  void release_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions);
+  void stage_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions) {
+    offsets_.stage_txn(group_id, partitions);
+  }
+  void release_txn_offsets(const std::string& group_id, const std::vector<TopicPartition>& partitions) {
+    offsets_.release_txn(group_id, partitions);
+  }
   // Commits a transaction's offsets (creating the group if needed); `done` once durable.
   void commit_txn_offsets(const std::string& group_id, std::vector<std::pair<TopicPartition, CommittedOffset>> offsets,
                           DurableCallback done);
   // Runs `fn` once the state is loaded: now if it is, else right after install().
   void when_loaded(std::function<void()> fn);
-  bool has_txn_staged(const std::string& group_id, const TopicPartition& tp) const;
+  bool has_txn_staged(const std::string& group_id, const TopicPartition& tp) const {
+    return offsets_.has_txn_staged(group_id, tp);
+  }
 
   // ---- administration ----
   DescribedGroup describe_group(const std::string& group_id) const;
@@ -113,91 +129,33 @@ class GroupCoordinator {
   const TimerQueue& timers() const { return timers_; }
 
   // ---- introspection (tests, metrics) ----
-  const Group* find_group(std::string_view group_id) const;
+  const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
   size_t group_count() const { return groups_.size(); }
-  const OffsetStore& offsets() const { return offsets_; }
+  const OffsetBook& offsets() const { return offsets_; }
 
  private:
-  // What a static member had before it rejoined, to put back if the new id cannot be stored.
-  struct StaticRejoinUndo {
-    std::string member_id;
-    std::string group_instance_id;
-    std::vector<Protocol> protocols;
-    int32_t rebalance_timeout_ms = 0;
-    int32_t session_timeout_ms = 0;
-    std::string client_id;
-    std::string client_host;
-  };
-
-  // membership (group_coordinator.cc)
+  // kNone while serving; else what every group API answers (see above for Heartbeat's and
+  // SyncGroup's exceptions while loading).
   GroupError check_group_status(const std::string& group_id, bool require_id) const;
-  Group* mutable_group(std::string_view group_id);
-  // The group, if it is still the same one (not deleted and re-created since).
-  Group* live_group(const std::string& group_id, uint64_t incarnation);
-  Group& create_group(const std::string& group_id, GroupState initial);
-  std::string new_member_id(std::string_view prefix);
-  bool accept_joining_member(const Group& group, const std::string& member_id) const;
-  void join_new_member(Group& group, JoinGroupArgs& args, JoinCallback& done);
-  void join_current_member(Group& group, JoinGroupArgs& args, JoinCallback& done);
-  void add_member_and_rebalance(Group& group, JoinGroupArgs& args, std::string member_id, JoinCallback done);
-  void update_member_and_rebalance(Group& group, Member& member, JoinGroupArgs& args, JoinCallback done);
-  void rejoin_static_member(Group& group, JoinGroupArgs& args, const std::string& old_member_id,
-                            std::string new_member_id, JoinCallback done);
-  void on_static_rejoin_stored(const std::string& group_id, uint64_t incarnation, const std::string& member_id,
-                               uint64_t ticket, const StaticRejoinUndo& previous, const std::string& old_leader,
-                               int16_t api_version, const storage::Status& status);
-  JoinGroupResult current_generation(const Group& group, const std::string& member_id, bool with_members) const;
-  GroupError validate_member(const Group& group, const std::string& member_id,
-                             const std::optional<std::string>& group_instance_id) const;
-  void maybe_prepare_rebalance(Group& group, std::string_view reason);
-  void prepare_rebalance(Group& group, std::string_view reason);
-  void maybe_complete_join(Group& group);
-  void complete_join(Group& group);
-  void remove_member_and_update(Group& group, const std::string& member_id, std::string_view reason);
-  void remove_pending_member(Group& group, const std::string& member_id);
-  void remove_pending_sync_member(Group& group, const std::string& member_id);
-  void on_assignment_stored(const std::string& group_id, uint64_t incarnation, int32_t generation_id,
-                            const std::map<std::string, std::string>& assignments, const storage::Status& status);
-  void propagate_assignment(Group& group, GroupError error);
-  void reset_and_propagate_assignment_error(Group& group, GroupError error);
-
-  // timers (group_coordinator.cc)
-  void touch_member(Group& group, Member& member);            // heartbeat received: now + session timeout
-  void arm_member_timer(Group& group, Member& member, int64_t timeout_ms);
-  void on_member_timer(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
-  void on_pending_member_timer(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
-  void schedule_join_timer(Group& group, int64_t delay_ms);
-  void on_join_timer(const std::string& group_id, uint64_t incarnation);
-  void on_sync_timer(const std::string& group_id, uint64_t incarnation, int32_t generation_id);
-
-  // persistence and offsets (group_coordinator_offsets.cc)
-  void store_group(const Group& group, const std::map<std::string, std::string>* assignments, DurableCallback done);
-  void restore_group(const StoredGroup& stored);
-  GroupError validate_offset_commit(const Group& group, const OffsetCommitArgs& args) const;
-  void store_offsets(const std::string& group_id, const OffsetCommitArgs& args,
-                     std::function<void(OffsetCommitResult)> done);
   void schedule_offset_expiry();
   void expire_offsets();
-  size_t expire_group_offsets(Group& group, int64_t now, OffsetStore::Mutations& out);
   // Drops an Empty group with no offsets and no commit in flight (Kafka: -> Dead).
-  bool maybe_remove_empty_group(Group& group, OffsetStore::Mutations& out);
-  void erase_group(const std::string& group_id);
+  bool maybe_remove_empty_group(Group& group, OffsetBook::Mutations& out);
+  // The group becomes Dead and goes; its record's tombstone is appended to `out`.
+  void drop_group(Group& group, OffsetBook::Mutations& out);
 
   CoordinatorOptions options_;
   Clock clock_;
   DurableWriter writer_;
-  OffsetStore offsets_;
   TimerQueue timers_;
-  std::unordered_map<std::string, std::unique_ptr<Group>> groups_;
-  uint64_t next_incarnation_ = 1;
-  std::mt19937_64 rng_;
+  GroupMap groups_;
+  OffsetBook offsets_;
+  Membership membership_;
   bool loaded_ = false;
   bool shut_down_ = false;
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;
   std::vector<std::string> topics_deleted_while_loading_;
   std::function<bool(const std::string&)> topic_exists_;
-  // Partitions with offsets staged by transactions: group -> partition -> stage count.
-  std::unordered_map<std::string, std::unordered_map<TopicPartition, int, TopicPartitionHash>> txn_staged_;
   std::vector<std::function<void()>> on_loaded_;
 };
 

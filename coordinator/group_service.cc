@@ -7,15 +7,6 @@
 
 namespace rokka::coordinator {
 
-namespace {
-
-int64_t system_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 GroupService::GroupService(asio::any_io_executor executor, storage::MetaStore& meta, CoordinatorOptions options,
                            GroupCoordinator::Clock clock_ms)
     : meta_(meta),
@@ -40,51 +31,55 @@ void GroupService::start() {
 void GroupService::stop() { host_.stop(); }
 
 asio::awaitable<JoinGroupResult> GroupService::join_group(JoinGroupArgs args) {
-  return run<JoinGroupResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(JoinGroupResult)> done) mutable {
-    c.join_group(std::move(args), std::move(done));
-  });
+  return host_.run<JoinGroupResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(JoinGroupResult)> done) mutable {
+        c.join_group(std::move(args), std::move(done));
+      });
 }
 
 asio::awaitable<SyncGroupResult> GroupService::sync_group(SyncGroupArgs args) {
-  return run<SyncGroupResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(SyncGroupResult)> done) mutable {
-    c.sync_group(std::move(args), std::move(done));
-  });
+  return host_.run<SyncGroupResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(SyncGroupResult)> done) mutable {
+        c.sync_group(std::move(args), std::move(done));
+      });
 }
 
 asio::awaitable<GroupError> GroupService::heartbeat(HeartbeatArgs args) {
-  return run<GroupError>([args = std::move(args)](GroupCoordinator& c, std::function<void(GroupError)> done) {
+  return host_.run<GroupError>([args = std::move(args)](GroupCoordinator& c, std::function<void(GroupError)> done) {
     done(c.heartbeat(args));
   });
 }
 
 asio::awaitable<LeaveGroupResult> GroupService::leave_group(LeaveGroupArgs args) {
-  return run<LeaveGroupResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(LeaveGroupResult)> done) {
-    done(c.leave_group(args));
-  });
+  return host_.run<LeaveGroupResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(LeaveGroupResult)> done) {
+        done(c.leave_group(args));
+      });
 }
 
 asio::awaitable<OffsetCommitResult> GroupService::commit_offsets(OffsetCommitArgs args) {
-  return run<OffsetCommitResult>(
+  return host_.run<OffsetCommitResult>(
       [args = std::move(args)](GroupCoordinator& c, std::function<void(OffsetCommitResult)> done) mutable {
         c.commit_offsets(std::move(args), std::move(done));
       });
 }
 
 asio::awaitable<OffsetFetchResult> GroupService::fetch_offsets(OffsetFetchArgs args) {
-  return run<OffsetFetchResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(OffsetFetchResult)> done) {
-    done(c.fetch_offsets(args));
-  });
+  return host_.run<OffsetFetchResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(OffsetFetchResult)> done) {
+        done(c.fetch_offsets(args));
+      });
 }
 
 asio::awaitable<OffsetDeleteResult> GroupService::delete_offsets(OffsetDeleteArgs args) {
-  return run<OffsetDeleteResult>(
+  return host_.run<OffsetDeleteResult>(
       [args = std::move(args)](GroupCoordinator& c, std::function<void(OffsetDeleteResult)> done) mutable {
         c.delete_offsets(std::move(args), std::move(done));
       });
 }
 
 asio::awaitable<std::vector<DescribedGroup>> GroupService::describe_groups(std::vector<std::string> group_ids) {
-  return run<std::vector<DescribedGroup>>(
+  return host_.run<std::vector<DescribedGroup>>(
       [ids = std::move(group_ids)](GroupCoordinator& c, std::function<void(std::vector<DescribedGroup>)> done) {
         std::vector<DescribedGroup> out;
         out.reserve(ids.size());
@@ -94,13 +89,14 @@ asio::awaitable<std::vector<DescribedGroup>> GroupService::describe_groups(std::
 }
 
 asio::awaitable<ListGroupsResult> GroupService::list_groups(ListGroupsArgs args) {
-  return run<ListGroupsResult>([args = std::move(args)](GroupCoordinator& c, std::function<void(ListGroupsResult)> done) {
-    done(c.list_groups(args));
-  });
+  return host_.run<ListGroupsResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(ListGroupsResult)> done) {
+        done(c.list_groups(args));
+      });
 }
 
 asio::awaitable<DeleteGroupsResult> GroupService::delete_groups(std::vector<std::string> group_ids) {
-  return run<DeleteGroupsResult>(
+  return host_.run<DeleteGroupsResult>(
       [ids = std::move(group_ids)](GroupCoordinator& c, std::function<void(DeleteGroupsResult)> done) mutable {
         c.delete_groups(std::move(ids), std::move(done));
       });
@@ -110,7 +106,8 @@ void GroupService::remove_topic_offsets(std::string topic, std::function<void()>
   host_.post([this, topic = std::move(topic), done = std::move(done)] {
     if (host_.stopped()) return done();
     core_.remove_topic_offsets(topic, [topic, done](storage::Status status) {
-      if (!status.ok()) log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
+      if (!status.ok())
+        log().warn("offsets of deleted topic not removed: topic={} error={}", topic, status.to_string());
       done();
     });
   });

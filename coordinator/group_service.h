@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/clock.h"
 #include "coordinator/coordinator_options.h"
 #include "coordinator/group_coordinator.h"
 #include "coordinator/group_types.h"
@@ -87,11 +88,6 @@ class GroupService {
   GroupCoordinator& coordinator() { return core_; }
 
  private:
-  template <typename R, typename Op>
-  asio::awaitable<R> run(Op op) {
-    return host_.template run<R>(std::move(op));
-  }
-
   storage::MetaStore& meta_;
   GroupCoordinator::Clock clock_;
   GroupCoordinator core_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coordinator/group_error.h"
@@ -52,6 +53,22 @@ struct JoinGroupResult {
   std::vector<JoinGroupMember> members;  // filled for the leader only
 };
 
+// An answer that carries only its group-level `error`.
+template <typename Result>
+Result error_result(GroupError error) {
+  Result r;
+  r.error = error;
+  return r;
+}
+
+// A JoinGroup answer that carries only `error` and the member id named to the caller.
+inline JoinGroupResult join_error(std::string member_id, GroupError error) {
+  JoinGroupResult r;
+  r.error = error;
+  r.member_id = std::move(member_id);
+  return r;
+}
+
 // ---- SyncGroup (14) ----
 struct SyncGroupAssignment {
   std::string member_id;
@@ -74,6 +91,12 @@ struct SyncGroupResult {
   std::optional<std::string> protocol_name;
   std::string assignment;  // bytes
 };
+
+inline SyncGroupResult sync_error(GroupError error) {
+  SyncGroupResult r;
+  r.error = error;
+  return r;
+}
 
 // ---- Heartbeat (12) ----
 struct HeartbeatArgs {

@@ -10,8 +10,8 @@
 // a removed partition is then not applied when it completes (its record is erased after
 // it, in MetaStore order).
 //
-// Validation (membership, generation, metadata size) is GroupCoordinator's. Not
-// thread-safe: the coordinator's strand only.
+// Validation is not its job: metadata size and retention are OffsetBook's, who may commit
+// is the group's kind's (Membership). Not thread-safe: the coordinator's strand only.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// TransactionCoordinator, part 1: start-up, InitProducerId, AddPartitionsToTxn,
-// AddOffsetsToTxn, TxnOffsetCommit and the Produce check. Ending transactions, timeouts
-// and expiry: transaction_coordinator_end.cc.
+// TransactionCoordinator: start-up, InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
+// TxnOffsetCommit, EndTxn, the Produce check and id expiry. The ending of a transaction
+// (Prepare -> markers -> offsets -> Complete) and its timeout: txn_completer.cc.
 #include "coordinator/transaction_coordinator.h"
 
 #include <algorithm>
@@ -35,10 +35,12 @@ TransactionCoordinator::TransactionCoordinator(TxnCoordinatorOptions options, st
     : options_(options),
       clock_(std::move(clock_ms)),
       writer_(meta, post),
-      post_(std::move(post)),
+      post_(post),
       allocate_(std::move(allocate)),
-      write_markers_(std::move(write_markers)),
-      groups_(groups) {}
+      groups_(groups),
+      txns_(writer_),
+      completer_(options_.retry_backoff_ms, clock_, std::move(post), std::move(write_markers), txns_, timers_,
+                 groups_) {}
 
 // ---------------------------------------------------------------------------------------
 // Start-up and shutdown
@@ -46,15 +48,13 @@ TransactionCoordinator::TransactionCoordinator(TxnCoordinatorOptions options, st
 void TransactionCoordinator::install(LoadedTxns loaded) {
   std::vector<std::string> resume;
   for (TxnMetadata& meta : loaded.txns) {
-    auto e = std::make_unique<Entry>();
-    e->meta = std::move(meta);
-    for (const auto& [group, offsets] : e->meta.groups) {
+    Entry& entry = txns_.add(std::move(meta));
+    for (const auto& [group, offsets] : entry.meta.groups) {
       std::vector<TopicPartition> tps;
       for (const auto& [tp, offset] : offsets) tps.push_back(tp);
       groups_.stage_txn_offsets(group, tps);
     }
-    Entry& entry = *(txns_[e->meta.transactional_id] = std::move(e));
-    if (entry.meta.state == TxnState::kOngoing) arm_timeout(entry, 0);
+    if (entry.meta.state == TxnState::kOngoing) completer_.arm_timeout(entry, 0);
     if (entry.meta.state == TxnState::kPrepareCommit || entry.meta.state == TxnState::kPrepareAbort) {
       entry.pending = true;
       resume.push_back(entry.meta.transactional_id);
@@ -67,15 +67,13 @@ void TransactionCoordinator::install(LoadedTxns loaded) {
   if (resume.empty()) return;
   // Committing staged offsets needs the group coordinator's offsets loaded first.
   groups_.when_loaded([this, resume = std::move(resume)] {
-    for (const std::string& id : resume) send_markers(id);
+    for (const std::string& id : resume) completer_.resume(id);
   });
 }
 
 void TransactionCoordinator::shutdown() {
   shut_down_ = true;
-  for (auto& [id, e] : txns_) {
-    for (auto& waiter : std::exchange(e->on_complete, {})) waiter(TxnError::kCoordinatorNotAvailable);
-  }
+  completer_.shutdown();
   timers_ = TimerQueue();
 }
 
@@ -85,14 +83,9 @@ TxnError TransactionCoordinator::serving() const {
   return TxnError::kNone;
 }
 
-TransactionCoordinator::Entry* TransactionCoordinator::entry(std::string_view transactional_id) {
-  auto it = txns_.find(std::string(transactional_id));
-  return it == txns_.end() ? nullptr : it->second.get();
-}
-
 const TxnMetadata* TransactionCoordinator::find(std::string_view transactional_id) const {
-  auto it = txns_.find(std::string(transactional_id));
-  return it == txns_.end() ? nullptr : &it->second->meta;
+  const Entry* e = txns_.find(transactional_id);
+  return e == nullptr ? nullptr : &e->meta;
 }
 
 TxnDescription TransactionCoordinator::describe(std::string_view transactional_id) const {
@@ -114,25 +107,25 @@ TxnListResult TransactionCoordinator::list(const TxnListFilter& filter) const {
   out.error = serving();
   if (out.error != TxnError::kNone) return out;
   const int64_t now = clock_();
-  for (const auto& [id, e] : txns_) {
-    const TxnMetadata& m = e->meta;
-    if (m.state == TxnState::kDead) continue;
+  txns_.for_each([&](const Entry& e) {
+    const TxnMetadata& m = e.meta;
+    if (m.state == TxnState::kDead) return;
     if (filter.states && std::find(filter.states->begin(), filter.states->end(), m.state) == filter.states->end())
-      continue;
+      return;
     if (!filter.producer_ids.empty() &&
         std::find(filter.producer_ids.begin(), filter.producer_ids.end(), m.producer_id) == filter.producer_ids.end())
-      continue;
-    if (filter.longer_than_ms >= 0 && (m.start_ms < 0 || now - m.start_ms <= filter.longer_than_ms)) continue;
+      return;
+    if (filter.longer_than_ms >= 0 && (m.start_ms < 0 || now - m.start_ms <= filter.longer_than_ms)) return;
     out.txns.push_back(m);
-  }
+  });
   std::sort(out.txns.begin(), out.txns.end(),
             [](const TxnMetadata& a, const TxnMetadata& b) { return a.transactional_id < b.transactional_id; });
   return out;
 }
 
 bool TransactionCoordinator::pending(std::string_view transactional_id) const {
-  auto it = txns_.find(std::string(transactional_id));
-  return it != txns_.end() && it->second->pending;
+  const Entry* e = txns_.find(transactional_id);
+  return e != nullptr && e->pending;
 }
 
 TxnError TransactionCoordinator::check_producer(const Entry* e, const ProducerRef& producer) const {
@@ -141,26 +134,6 @@ TxnError TransactionCoordinator::check_producer(const Entry* e, const ProducerRe
   if (e->meta.producer_epoch != producer.producer_epoch) return TxnError::kProducerFenced;
   if (e->pending) return TxnError::kConcurrentTransactions;
   return TxnError::kNone;
-}
-
-void TransactionCoordinator::transition(Entry& e, TxnMetadata next, TxnCallback done, bool stay_pending) {
-  e.pending = true;
-  const std::string id = e.meta.transactional_id;
-  std::vector<storage::MetaStore::Mutation> batch;
-  batch.push_back({encode_txn_key(id), encode_txn_value(next), false});
-  writer_.write(std::move(batch), [this, id, next = std::move(next), done = std::move(done),
-                                   stay_pending](storage::Status status) mutable {
-    Entry* e = entry(id);  // a pending id is never removed
-    if (!status.ok()) {
-      log().warn("transaction state not stored: transactional_id={} state={} error={}", id,
-                 txn_state_name(next.state), status.to_string());
-      e->pending = false;
-      return done(TxnError::kStorageError);
-    }
-    e->meta = std::move(next);
-    e->pending = stay_pending;
-    done(TxnError::kNone);
-  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -172,20 +145,20 @@ void TransactionCoordinator::init_producer_id(InitProducerIdArgs args,
   if (args.transactional_id.empty()) return done({TxnError::kInvalidRequest});
   if (args.transaction_timeout_ms <= 0 || args.transaction_timeout_ms > options_.max_timeout_ms)
     return done({TxnError::kInvalidTransactionTimeout});
-  if (Entry* e = entry(args.transactional_id)) return init_known(*e, args, std::move(done));
+  if (Entry* e = txns_.find(args.transactional_id)) return init_known(*e, args, std::move(done));
   // A new transactional id: it gets a fresh producer id, and epoch 0 below.
   allocate_([this, args, done](storage::Result<int64_t> id) {
     post_([this, args, done, id]() mutable {
       if (TxnError e = serving(); e != TxnError::kNone) return done({e});
       if (!id.ok()) return done({TxnError::kStorageError});
-      Entry* e = entry(args.transactional_id);
+      Entry* e = txns_.find(args.transactional_id);
       if (e == nullptr) {  // else another InitProducerId created it meanwhile: this id is unused
-        auto created = std::make_unique<Entry>();
-        created->meta.transactional_id = args.transactional_id;
-        created->meta.producer_id = *id;
-        created->meta.timeout_ms = args.transaction_timeout_ms;
-        created->meta.update_ms = clock_();
-        e = (txns_[args.transactional_id] = std::move(created)).get();
+        TxnMetadata created;
+        created.transactional_id = args.transactional_id;
+        created.producer_id = *id;
+        created.timeout_ms = args.transaction_timeout_ms;
+        created.update_ms = clock_();
+        e = &txns_.add(std::move(created));
       }
       init_known(*e, args, std::move(done));
     });
@@ -209,12 +182,10 @@ void TransactionCoordinator::init_known(Entry& e, const InitProducerIdArgs& args
     case TxnState::kOngoing: {
       // Abort it with a bumped epoch first (fencing the old producer); the client retries
       // and its retry bumps the epoch again.
-      const int16_t fence = m.producer_epoch < std::numeric_limits<int16_t>::max()
-                                ? static_cast<int16_t>(m.producer_epoch + 1)
-                                : m.producer_epoch;
+      const int16_t fence = TxnCompleter::fencing_epoch(m.producer_epoch);
       log().info("fencing ongoing transaction: transactional_id={} producer_id={} epoch={}", m.transactional_id,
                  m.producer_id, fence);
-      end_transaction(e, false, fence, nullptr);
+      completer_.end(e, false, fence, nullptr);
       return done({TxnError::kConcurrentTransactions});
     }
     case TxnState::kEmpty:
@@ -247,7 +218,7 @@ void TransactionCoordinator::rotate_producer_id(const InitProducerIdArgs& args,
     post_([this, args, done, id]() mutable {
       if (TxnError e = serving(); e != TxnError::kNone) return done({e});
       if (!id.ok()) return done({TxnError::kStorageError});
-      Entry* e = entry(args.transactional_id);
+      Entry* e = txns_.find(args.transactional_id);
       if (e == nullptr || e->pending || e->meta.state == TxnState::kOngoing ||
           e->meta.state == TxnState::kPrepareCommit || e->meta.state == TxnState::kPrepareAbort)
         return done({TxnError::kConcurrentTransactions});  // changed meanwhile: retry
@@ -268,7 +239,7 @@ void TransactionCoordinator::write_new_epoch(Entry& e, TxnMetadata next,
   const int64_t producer_id = next.producer_id;
   const int16_t epoch = next.producer_epoch;
   const std::string id = next.transactional_id;
-  transition(e, std::move(next), [id, producer_id, epoch, done = std::move(done)](TxnError error) {
+  txns_.transition(e, std::move(next), [id, producer_id, epoch, done = std::move(done)](TxnError error) {
     if (error != TxnError::kNone) return done({error});
     log().info("transactional producer initialized: transactional_id={} producer_id={} epoch={}", id, producer_id,
                epoch);
@@ -282,7 +253,7 @@ void TransactionCoordinator::write_new_epoch(Entry& e, TxnMetadata next,
 void TransactionCoordinator::add_partitions(ProducerRef producer, std::vector<TopicPartition> partitions,
                                             TxnCallback done) {
   if (TxnError e = serving(); e != TxnError::kNone) return done(e);
-  Entry* e = entry(producer.transactional_id);
+  Entry* e = txns_.find(producer.transactional_id);
   if (TxnError err = check_producer(e, producer); err != TxnError::kNone) return done(err);
   TxnMetadata next = e->meta;
   next.partitions.insert(partitions.begin(), partitions.end());
@@ -293,7 +264,7 @@ void TransactionCoordinator::add_partitions(ProducerRef producer, std::vector<To
 
 void TransactionCoordinator::add_offsets(ProducerRef producer, std::string group_id, TxnCallback done) {
   if (TxnError e = serving(); e != TxnError::kNone) return done(e);
-  Entry* e = entry(producer.transactional_id);
+  Entry* e = txns_.find(producer.transactional_id);
   if (TxnError err = check_producer(e, producer); err != TxnError::kNone) return done(err);
   if (e->meta.state == TxnState::kOngoing && e->meta.groups.count(group_id) != 0) return done(TxnError::kNone);
   TxnMetadata next = e->meta;
@@ -320,10 +291,10 @@ void TransactionCoordinator::add_to_transaction(Entry& e, TxnMetadata next, TxnC
   next.state = TxnState::kOngoing;
   next.update_ms = clock_();
   const std::string id = next.transactional_id;
-  transition(e, std::move(next), [this, id, done = std::move(done)](TxnError error) {
+  txns_.transition(e, std::move(next), [this, id, done = std::move(done)](TxnError error) {
     if (error == TxnError::kNone) {
-      Entry* e = entry(id);
-      if (e->timeout_timer == TimerQueue::kNone) arm_timeout(*e, 0);
+      Entry* e = txns_.find(id);
+      if (e->timeout_timer == TimerQueue::kNone) completer_.arm_timeout(*e, 0);
     }
     done(error);
   });
@@ -341,7 +312,7 @@ void TransactionCoordinator::txn_offset_commit(TxnOffsetCommitArgs args,
     done(std::move(result));
   };
   if (TxnError e = serving(); e != TxnError::kNone) return fail(e);
-  Entry* e = entry(args.producer.transactional_id);
+  Entry* e = txns_.find(args.producer.transactional_id);
   if (TxnError err = check_producer(e, args.producer); err != TxnError::kNone) return fail(err);
   // The group must have been added (AddOffsetsToTxn) to this ongoing transaction.
   if (e->meta.state != TxnState::kOngoing || e->meta.groups.count(args.group_id) == 0)
@@ -367,7 +338,7 @@ void TransactionCoordinator::txn_offset_commit(TxnOffsetCommitArgs args,
   }
   if (next.groups == e->meta.groups) return done(std::move(result));  // nothing new to stage
   next.update_ms = now;
-  transition(*e, std::move(next),
+  txns_.transition(*e, std::move(next),
              [this, group = args.group_id, added = std::move(added), result = std::move(result),
               done = std::move(done)](TxnError error) mutable {
                if (error != TxnError::kNone) {
@@ -386,15 +357,51 @@ TxnError TransactionCoordinator::check_produce(const ProducerRef& producer,
                                                const std::vector<TopicPartition>& partitions) const {
   if (TxnError e = serving(); e != TxnError::kNone) return e;
   if (producer.transactional_id.empty()) return TxnError::kInvalidRequest;
-  auto it = txns_.find(producer.transactional_id);
-  if (it == txns_.end() || it->second->meta.producer_id != producer.producer_id)
-    return TxnError::kInvalidProducerIdMapping;
-  const TxnMetadata& m = it->second->meta;
+  const Entry* e = txns_.find(producer.transactional_id);
+  if (e == nullptr || e->meta.producer_id != producer.producer_id) return TxnError::kInvalidProducerIdMapping;
+  const TxnMetadata& m = e->meta;
   if (m.producer_epoch != producer.producer_epoch) return TxnError::kProducerFenced;
   if (m.state != TxnState::kOngoing) return TxnError::kInvalidTxnState;
   for (const TopicPartition& tp : partitions)
     if (m.partitions.count(tp) == 0) return TxnError::kInvalidTxnState;
   return TxnError::kNone;
 }
+
+// ---------------------------------------------------------------------------------------
+// EndTxn (the ending itself: TxnCompleter)
+
+void TransactionCoordinator::end_txn(ProducerRef producer, bool commit, TxnCallback done) {
+  if (TxnError e = serving(); e != TxnError::kNone) return done(e);
+  Entry* e = txns_.find(producer.transactional_id);
+  if (TxnError err = check_producer(e, producer); err != TxnError::kNone) return done(err);
+  switch (e->meta.state) {
+    case TxnState::kOngoing:
+      return completer_.end(*e, commit, std::nullopt, std::move(done));
+    case TxnState::kCompleteCommit:  // a retry of an EndTxn that completed
+      return done(commit ? TxnError::kNone : TxnError::kInvalidTxnState);
+    case TxnState::kCompleteAbort:
+      return done(commit ? TxnError::kInvalidTxnState : TxnError::kNone);
+    case TxnState::kPrepareCommit:
+      return done(commit ? TxnError::kConcurrentTransactions : TxnError::kInvalidTxnState);
+    case TxnState::kPrepareAbort:
+      return done(commit ? TxnError::kInvalidTxnState : TxnError::kConcurrentTransactions);
+    case TxnState::kEmpty:
+    case TxnState::kDead:
+    case TxnState::kPrepareEpochFence:
+      return done(TxnError::kInvalidTxnState);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Transactional-id expiry
+
+void TransactionCoordinator::schedule_expiry() {
+  timers_.schedule(clock_() + options_.id_expiration_check_interval_ms, [this] {
+    expire_ids();
+    schedule_expiry();
+  });
+}
+
+void TransactionCoordinator::expire_ids() { txns_.expire_idle(clock_(), options_.id_expiration_ms); }
 
 }  // namespace rokka::coordinator

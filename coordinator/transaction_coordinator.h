@@ -15,12 +15,17 @@
 // transition is written to the MetaStore ("x/" records) and applied once durable; while a
 // write is in flight the id is "pending" and other requests get CONCURRENT_TRANSACTIONS.
 //
-// Ending a transaction: the Prepare record is made durable, then one COMMIT/ABORT marker
-// per partition (WriteMarkers: the broker builds control batches and appends them), then
-// on commit the staged offsets become committed offsets (GroupCoordinator), then the
-// Complete record. EndTxn is answered after the Complete record is durable -- later than
-// Kafka (which answers after the Prepare record and sends markers in the background) but
-// the client then never sees CONCURRENT_TRANSACTIONS from its next transaction. A marker
+// Its parts: TxnStore (txn_store.h) holds each id's metadata and writes its transitions;
+// TxnCompleter (txn_completer.h) ends transactions and owns their timeouts; this class
+// answers the APIs, decides InitProducerId's epochs and fencing, and expires idle ids.
+//
+// Ending a transaction (TxnCompleter): the Prepare record is made durable, then one
+// COMMIT/ABORT marker per partition (WriteMarkers: the broker builds control batches and
+// appends them), then on commit the staged offsets become committed offsets
+// (GroupCoordinator), then the Complete record. EndTxn is answered after the Complete
+// record is durable -- later than Kafka (which answers after the Prepare record and sends
+// markers in the background) but the client then never sees CONCURRENT_TRANSACTIONS from
+// its next transaction. A marker
 // or offset write that fails is retried after retry_backoff_ms while the EndTxn waits.
 // After a restart, transactions found in a Prepare state are resumed the same way, once
 // the group coordinator has loaded; Ongoing ones keep their timeout.
@@ -43,7 +48,9 @@
 #include "coordinator/durable_writer.h"
 #include "coordinator/group_coordinator.h"
 #include "coordinator/timer_queue.h"
+#include "coordinator/txn_completer.h"
 #include "coordinator/txn_records.h"
+#include "coordinator/txn_store.h"
 #include "coordinator/txn_types.h"
 #include "storage/meta_store.h"
 
@@ -59,12 +66,10 @@ struct TxnCoordinatorOptions {
 
 class TransactionCoordinator {
  public:
-  using Clock = std::function<int64_t()>;  // milliseconds
+  using Clock = coordinator::Clock;  // milliseconds
   // Hands out a fresh producer id; `done` may run on any thread, at once or later.
   using AllocateProducerId = std::function<void(std::function<void(storage::Result<int64_t>)>)>;
-  // Writes one marker per partition; `done` (any thread) once all are durable, or with
-  // the first error. A partition that no longer exists counts as written.
-  using WriteMarkers = std::function<void(MarkerRequest, std::function<void(storage::Status)>)>;
+  using WriteMarkers = TxnCompleter::WriteMarkers;  // one marker per partition
 
   TransactionCoordinator(TxnCoordinatorOptions options, storage::MetaStore& meta, Clock clock_ms, Post post,
                          AllocateProducerId allocate, WriteMarkers write_markers, GroupCoordinator& groups);
@@ -105,36 +110,19 @@ class TransactionCoordinator {
   size_t size() const { return txns_.size(); }
 
  private:
-  struct Entry {
-    TxnMetadata meta;
-    bool pending = false;  // a transition is being written (or a transaction is being ended)
-    TimerQueue::Id timeout_timer = TimerQueue::kNone;
-    std::vector<TxnCallback> on_complete;  // EndTxn requests waiting for the Complete record
-  };
+  using Entry = TxnEntry;
 
   TxnError serving() const;
-  Entry* entry(std::string_view transactional_id);
   // Checks a request against the id's current producer: mapping, epoch, pending.
   TxnError check_producer(const Entry* e, const ProducerRef& producer) const;
-  // Writes `next` and applies it once durable; done(kNone) or done(kStorageError) (then
-  // nothing changed). The entry is pending meanwhile unless `stay_pending` keeps it so.
-  void transition(Entry& e, TxnMetadata next, TxnCallback done, bool stay_pending = false);
 
-  // InitProducerId (transaction_coordinator.cc)
+  // InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn
   void init_known(Entry& e, const InitProducerIdArgs& args, std::function<void(InitProducerIdResult)> done);
   void rotate_producer_id(const InitProducerIdArgs& args, std::function<void(InitProducerIdResult)> done);
   void write_new_epoch(Entry& e, TxnMetadata next, std::function<void(InitProducerIdResult)> done);
   void add_to_transaction(Entry& e, TxnMetadata next, TxnCallback done);
 
-  // Ending (transaction_coordinator_end.cc)
-  void end_transaction(Entry& e, bool commit, std::optional<int16_t> fence_epoch, TxnCallback done);
-  void send_markers(const std::string& transactional_id);
-  void commit_offsets(const std::string& transactional_id);
-  void complete(const std::string& transactional_id);
-  void retry_later(const std::string& transactional_id, void (TransactionCoordinator::*step)(const std::string&));
-  void release_staged(const TxnMetadata& meta);
-  void arm_timeout(Entry& e, int64_t not_before);  // at start + timeout, not before `not_before`
-  void on_timeout(const std::string& transactional_id);
+  // transactional.id.expiration.ms, one pass every check interval
   void schedule_expiry();
   void expire_ids();
 
@@ -143,10 +131,10 @@ class TransactionCoordinator {
   DurableWriter writer_;
   Post post_;
   AllocateProducerId allocate_;
-  WriteMarkers write_markers_;
   GroupCoordinator& groups_;
   TimerQueue timers_;
-  std::unordered_map<std::string, std::unique_ptr<Entry>> txns_;
+  TxnStore txns_;
+  TxnCompleter completer_;  // ends transactions (txn_completer.h)
   bool loaded_ = false;
   bool shut_down_ = false;
 };

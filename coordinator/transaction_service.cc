@@ -6,15 +6,6 @@
 
 namespace rokka::coordinator {
 
-namespace {
-
-int64_t system_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 TransactionService::TransactionService(GroupService& groups, storage::MetaStore& meta, TxnCoordinatorOptions options,
                                        TransactionCoordinator::AllocateProducerId allocate,
                                        TransactionCoordinator::WriteMarkers write_markers,
@@ -34,7 +25,7 @@ void TransactionService::start() {
 void TransactionService::stop() { host_.stop(); }
 
 asio::awaitable<InitProducerIdResult> TransactionService::init_producer_id(InitProducerIdArgs args) {
-  return run<InitProducerIdResult>(
+  return host_.run<InitProducerIdResult>(
       [args = std::move(args)](TransactionCoordinator& c, std::function<void(InitProducerIdResult)> done) mutable {
         c.init_producer_id(std::move(args), std::move(done));
       });
@@ -42,35 +33,35 @@ asio::awaitable<InitProducerIdResult> TransactionService::init_producer_id(InitP
 
 asio::awaitable<TxnError> TransactionService::add_partitions(ProducerRef producer,
                                                              std::vector<TopicPartition> partitions) {
-  return run<TxnError>([producer = std::move(producer), partitions = std::move(partitions)](
+  return host_.run<TxnError>([producer = std::move(producer), partitions = std::move(partitions)](
                            TransactionCoordinator& c, std::function<void(TxnError)> done) mutable {
     c.add_partitions(std::move(producer), std::move(partitions), std::move(done));
   });
 }
 
 asio::awaitable<TxnError> TransactionService::add_offsets(ProducerRef producer, std::string group_id) {
-  return run<TxnError>([producer = std::move(producer), group_id = std::move(group_id)](
+  return host_.run<TxnError>([producer = std::move(producer), group_id = std::move(group_id)](
                            TransactionCoordinator& c, std::function<void(TxnError)> done) mutable {
     c.add_offsets(std::move(producer), std::move(group_id), std::move(done));
   });
 }
 
 asio::awaitable<TxnOffsetCommitResult> TransactionService::txn_offset_commit(TxnOffsetCommitArgs args) {
-  return run<TxnOffsetCommitResult>(
+  return host_.run<TxnOffsetCommitResult>(
       [args = std::move(args)](TransactionCoordinator& c, std::function<void(TxnOffsetCommitResult)> done) mutable {
         c.txn_offset_commit(std::move(args), std::move(done));
       });
 }
 
 asio::awaitable<TxnError> TransactionService::end_txn(ProducerRef producer, bool commit) {
-  return run<TxnError>([producer = std::move(producer), commit](TransactionCoordinator& c,
+  return host_.run<TxnError>([producer = std::move(producer), commit](TransactionCoordinator& c,
                                                                   std::function<void(TxnError)> done) mutable {
     c.end_txn(std::move(producer), commit, std::move(done));
   });
 }
 
 asio::awaitable<std::vector<TxnDescription>> TransactionService::describe(std::vector<std::string> transactional_ids) {
-  return run<std::vector<TxnDescription>>(
+  return host_.run<std::vector<TxnDescription>>(
       [ids = std::move(transactional_ids)](TransactionCoordinator& c,
                                            std::function<void(std::vector<TxnDescription>)> done) {
         std::vector<TxnDescription> out;
@@ -81,7 +72,7 @@ asio::awaitable<std::vector<TxnDescription>> TransactionService::describe(std::v
 }
 
 asio::awaitable<TxnListResult> TransactionService::list(TxnListFilter filter) {
-  return run<TxnListResult>([filter = std::move(filter)](TransactionCoordinator& c,
+  return host_.run<TxnListResult>([filter = std::move(filter)](TransactionCoordinator& c,
                                                          std::function<void(TxnListResult)> done) {
     done(c.list(filter));
   });

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/clock.h"
 #include "coordinator/group_service.h"
 #include "coordinator/strand_host.h"
 #include "coordinator/transaction_coordinator.h"
@@ -62,11 +63,6 @@ class TransactionService {
                      std::function<void(TxnError)> then);
 
  private:
-  template <typename R, typename Op>
-  asio::awaitable<R> run(Op op) {
-    return host_.template run<R>(std::move(op));
-  }
-
   storage::MetaStore& meta_;
   TransactionCoordinator::Clock clock_;
   TransactionCoordinator core_;

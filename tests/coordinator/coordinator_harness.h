@@ -1,5 +1,5 @@
-// A GroupCoordinator driven by hand: a ManualClock, a FakeMetaStore whose writes complete
-// when the test says, and a queue standing in for the strand (post never runs inline).
+// A GroupCoordinator driven by hand: a ManualClock, and a FakeStrand (a FakeMetaStore whose
+// writes complete when the test says, a queue standing in for the strand).
 // Helpers capture the answers of parked calls so tests can check "not answered yet".
 #pragma once
 
@@ -14,7 +14,7 @@
 
 #include "coordinator/group_coordinator.h"
 #include "coordinator/state_loader.h"
-#include "tests/testutil/fake_meta_store.h"
+#include "tests/coordinator/fake_strand.h"
 #include "tests/testutil/manual_clock.h"
 
 namespace rokka::coordinator {
@@ -55,7 +55,7 @@ inline CoordinatorOptions test_options() {
 template <typename T>
 using Answer = std::shared_ptr<std::optional<T>>;  // empty until the coordinator answers
 
-class CoordinatorHarness {
+class CoordinatorHarness : public FakeStrand {
  public:
   static constexpr int32_t kSessionMs = 10000;
   static constexpr int32_t kRebalanceMs = 30000;
@@ -72,30 +72,10 @@ class CoordinatorHarness {
     coordinator_.reset();
     while (meta.fail_next()) {
     }
-    posted_.clear();  // completions for the old coordinator: never run
+    forget_posted();  // completions for the old coordinator: never run
     start(true);
   }
 
-  // Runs queued strand work until there is none.
-  void drain() {
-    while (!posted_.empty()) {
-      auto fn = std::move(posted_.front());
-      posted_.pop_front();
-      fn();
-    }
-  }
-  // Makes every queued write durable and runs what follows from it.
-  void settle() {
-    do {
-      meta.complete_all();
-      drain();
-    } while (meta.pending() != 0 || !posted_.empty());
-  }
-  // Fails the oldest queued write and runs what follows.
-  void fail_next_write() {
-    meta.fail_next();
-    drain();
-  }
   // Moves time forward by `ms`, stopping at each deadline on the way to fire it then (as
   // real time would: a timer a callback schedules is relative to that moment).
   size_t advance(int64_t ms) {
@@ -223,17 +203,14 @@ class CoordinatorHarness {
   }
 
   testutil::ManualClock clock;
-  testutil::FakeMetaStore meta;
 
  private:
   void start(bool load) {
-    coordinator_ = std::make_unique<GroupCoordinator>(options_, meta, clock.fn(),
-                                                      [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); });
+    coordinator_ = std::make_unique<GroupCoordinator>(options_, meta, clock.fn(), post());
     if (load) coordinator_->install(load_coordinator_state(meta));
   }
 
   CoordinatorOptions options_;
-  std::deque<std::function<void()>> posted_;
   std::unique_ptr<GroupCoordinator> coordinator_;
 };
 
