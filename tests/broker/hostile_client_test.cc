@@ -7,13 +7,13 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "broker/services.h"
 #include "protocol/messages/api_versions.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/hex.h"
+#include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -24,18 +24,9 @@ using protocol::ApiVersionsRequest;
 using protocol::ApiVersionsResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
+using testutil::eventually;
 
 // This process's resident set size in bytes (the in-process broker lives here).
-// Polls `done` every 10 ms for up to 10 s: a sync point with the broker's threads.
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 1000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
 int64_t rss_bytes() {
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -140,14 +131,14 @@ TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
   }
   WireClient fourth(b.port());
   EXPECT_TRUE(fourth.closed_by_peer());
-  clients.pop_back();  // a slot frees up once one closes
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    WireClient again(b.port());
-    again.send(ApiVersionsRequest{"rokka-test", "1"}, 3, 99);
-    if (again.receive<ApiVersionsResponse>(3, 99)) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close is noticed asynchronously
-  }
-  ADD_FAILURE() << "a freed slot was never reused";
+  clients.pop_back();  // a slot frees up once one closes (the broker notices asynchronously)
+  EXPECT_TRUE(eventually(
+      [&] {
+        WireClient again(b.port());
+        return api_versions_answered(again, 99);
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(100)))
+      << "a freed slot was never reused";
 }
 
 }  // namespace
