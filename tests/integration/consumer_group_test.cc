@@ -193,9 +193,16 @@ TEST_P(AssignorTest, LeaverPartitionsMoveToTheOthersWithNothingSkipped) {
       std::chrono::seconds(90), commit_every_fifth));
   for (int32_t p : leaver_partitions) EXPECT_TRUE(a->owned().count(p) || b->owned().count(p)) << p;
   expect_at_least_once(all, expected);
-  // The new owners started at C's last commit, so they consumed C's window again.
+  // The new owners started at C's last commit, so they consumed C's window again. Any time
+  // more is a survivor that held the partition in between and lost it before committing:
+  // librdkafka's cooperative-sticky assignor may move a partition between the survivors
+  // after a leave (a second round), and that survivor's window then holds the message too.
   const auto counts = consumed_counts(all);
-  for (const Message& m : c->uncommitted_windows()) EXPECT_EQ(counts.at(m), 2) << "p" << m.first << "@" << m.second;
+  for (const Message& m : c->uncommitted_windows()) {
+    int lost_again = 0;
+    for (GroupConsumer* x : rest) lost_again += static_cast<int>(x->uncommitted_windows().count(m));
+    EXPECT_EQ(counts.at(m), 2 + lost_again) << "p" << m.first << "@" << m.second;
+  }
   for (GroupConsumer* x : all) EXPECT_FALSE(x->double_assigned());
 }
 
