@@ -9,6 +9,8 @@ PACKAGES=(
   # the build
   build-essential cmake ninja-build pkg-config git
   libboost1.81-dev liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev libspdlog-dev
+  # security/ (TLS, SASL), cluster/ (etcd, for its tests) and tools/admin
+  libboost-program-options1.81-dev libssl-dev libsasl2-dev libcurl4-openssl-dev etcd-server etcd-client
   # the tests: googletest, and real Kafka clients (librdkafka, kcat, confluent-kafka for python3)
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev kcat python3 python3-confluent-kafka
