@@ -169,7 +169,10 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
   for (const auto& [key, value] : configs) {
     const TopicConfigKey* k = find_topic_config_key(key);
     if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
-    auto bad = [&](std::string why) { return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why); };
+    // Names the bindings it captures: clang 14 cannot capture a structured binding implicitly.
+    auto bad = [&key = key, &value = value](std::string why) {
+      return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why);
+    };
     if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
     if (key == "cleanup.policy") {
       auto policy = parse_cleanup_policy(value);

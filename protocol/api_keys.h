@@ -1,6 +1,6 @@
 // Kafka API keys and the first flexible (KIP-482) version of each request.
-// Wire facts; tests/protocol/api_keys_test.cc cross-checks them against the
-// schema files in ../shared/kafka-protocol.
+// Wire facts; tests/protocol/api_keys_test.cc cross-checks them against Kafka's
+// JSON message schemas when it is given them (ROKKA_KAFKA_SCHEMA_DIR).
 #pragma once
 
 #include <cstdint>

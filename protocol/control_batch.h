@@ -1,5 +1,5 @@
 // Transaction markers: the control batch the transaction coordinator writes to every
-// partition of a transaction when it ends (KIP-98; shared/kafka-protocol/README.md).
+// partition of a transaction when it ends (KIP-98; Kafka's control record format).
 //
 // One RecordBatch v2 with attributes transactional|control, the producer's id and epoch,
 // base sequence -1 and one record: key = {version int16 0, type int16 (0 abort, 1 commit)},

@@ -45,7 +45,7 @@ inline void put_be(std::byte* p, uint64_t v, int n) {
   for (int i = n - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);
 }
 
-// ---- Kafka RecordBatch v2 header (big-endian; see shared/kafka-protocol/README.md) ----
+// ---- Kafka RecordBatch v2 header (big-endian; Kafka's message format, KIP-98) ----
 namespace batch {
 inline constexpr int kBaseOffset = 0;       // int64, outside the batch CRC
 inline constexpr int kLength = 8;           // int32: bytes after this field

@@ -16,6 +16,7 @@
 #include "protocol/messages/sync_group.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/group_consumer.h"
+#include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -178,7 +179,7 @@ TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
 
   loading.release();
   int16_t joined = kLoadInProgress;
-  for (int i = 0; i < 1000 && joined == kLoadInProgress; ++i) joined = join_error(c, cid++);
+  ASSERT_TRUE(testutil::eventually([&] { return (joined = join_error(c, cid++)) != kLoadInProgress; }));
   EXPECT_EQ(joined, static_cast<int16_t>(ErrorCode::kMemberIdRequired));
   EXPECT_EQ(offset_fetch_error(c, cid++), 0);
 }

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "broker/services.h"
@@ -20,6 +19,7 @@
 #include "tests/testutil/process_memory.h"
 #include "tests/testutil/raw_records.h"
 #include "tests/testutil/record_batch_builder.h"
+#include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
 namespace rokka {
@@ -30,16 +30,7 @@ using protocol::ApiVersionsRequest;
 using protocol::ApiVersionsResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
-
-// Polls `done` every 10 ms for up to 10 s: a sync point with the broker's threads.
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 1000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using testutil::eventually;
 
 std::vector<std::byte> size_prefix(uint32_t size) {
   return {std::byte(size >> 24), std::byte(size >> 16), std::byte(size >> 8), std::byte(size)};
@@ -136,14 +127,14 @@ TEST(HostileClientTest, ConnectionsPerAddressAreLimited) {
   }
   WireClient fourth(b.port());
   EXPECT_TRUE(fourth.closed_by_peer());
-  clients.pop_back();  // a slot frees up once one closes
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    WireClient again(b.port());
-    again.send(ApiVersionsRequest{"rokka-test", "1"}, 3, 99);
-    if (again.receive<ApiVersionsResponse>(3, 99)) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close is noticed asynchronously
-  }
-  ADD_FAILURE() << "a freed slot was never reused";
+  clients.pop_back();  // a slot frees up once one closes (the broker notices asynchronously)
+  EXPECT_TRUE(eventually(
+      [&] {
+        WireClient again(b.port());
+        return api_versions_answered(again, 99);
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(100)))
+      << "a freed slot was never reused";
 }
 
 // Issue 25: a 960 KiB zstd batch inflating to 30 GiB, sent to a compacted topic,

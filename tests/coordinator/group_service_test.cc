@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio.hpp>
+#include <chrono>
 #include <thread>
 
 #include "coordinator/meta_records.h"
@@ -147,11 +148,24 @@ struct Seen {
   int resumed_elsewhere = 0;  // awaits that resumed off the caller's own thread
 };
 
-// Awaits until the service has loaded (a bounded number of strand round trips).
+// Between two tries of a call that waits for the load: yields the cores for 1 ms (the
+// loader has a thread of its own, which two coroutines trying back to back would starve on
+// a busy machine). False once `deadline` has passed.
+asio::awaitable<bool> pause_before_retry(std::chrono::steady_clock::time_point deadline) {
+  asio::steady_timer pause(co_await asio::this_coro::executor, std::chrono::milliseconds(1));
+  co_await pause.async_wait(asio::use_awaitable);
+  co_return std::chrono::steady_clock::now() < deadline;
+}
+
+std::chrono::steady_clock::time_point load_deadline() {
+  return std::chrono::steady_clock::now() + std::chrono::seconds(15);  // within run_caller's 20 s watchdog
+}
+
+// Awaits until the service has loaded, then joins.
 asio::awaitable<JoinGroupResult> join_when_loaded(GroupService& service, JoinGroupArgs args) {
-  JoinGroupResult joined;
-  joined.error = GroupError::kCoordinatorLoadInProgress;
-  for (int i = 0; i < 1'000'000 && joined.error == GroupError::kCoordinatorLoadInProgress; ++i) {
+  const auto deadline = load_deadline();
+  JoinGroupResult joined = co_await service.join_group(args);
+  while (joined.error == GroupError::kCoordinatorLoadInProgress && co_await pause_before_retry(deadline)) {
     joined = co_await service.join_group(args);
   }
   co_return joined;
@@ -171,9 +185,10 @@ TEST_F(GroupServiceTest, ServesEveryApiAndResumesCallersOnTheirOwnExecutor) {
     seen.before_start = (co_await service.fetch_offsets(fetch)).error;
     check_thread();
     service.start();
-    for (int i = 0; i < 1'000'000; ++i) {  // bounded: each try is a round trip through the strand
+    const auto deadline = load_deadline();
+    seen.loaded = co_await service.fetch_offsets(fetch);
+    while (seen.loaded.error == GroupError::kCoordinatorLoadInProgress && co_await pause_before_retry(deadline)) {
       seen.loaded = co_await service.fetch_offsets(fetch);
-      if (seen.loaded.error != GroupError::kCoordinatorLoadInProgress) break;
     }
     seen.joined = co_await service.join_group(join_args(group));
     check_thread();
@@ -265,8 +280,8 @@ TEST_F(GroupServiceTest, StopAnswersParkedJoins) {
   const HeartbeatArgs stranger{"other", 0, "x", std::nullopt};
   run_caller([&]() -> asio::awaitable<void> {
     // Wait for the load: before it, heartbeats are answered blindly with kNone.
-    for (int i = 0; i < 1'000'000; ++i) {
-      if ((co_await service.heartbeat(stranger)) == GroupError::kUnknownMemberId) break;
+    const auto deadline = load_deadline();
+    while ((co_await service.heartbeat(stranger)) != GroupError::kUnknownMemberId && co_await pause_before_retry(deadline)) {
     }
     asio::co_spawn(
         caller_io,

@@ -193,9 +193,16 @@ TEST_P(AssignorTest, LeaverPartitionsMoveToTheOthersWithNothingSkipped) {
       std::chrono::seconds(90), commit_every_fifth));
   for (int32_t p : leaver_partitions) EXPECT_TRUE(a->owned().count(p) || b->owned().count(p)) << p;
   expect_at_least_once(all, expected);
-  // The new owners started at C's last commit, so they consumed C's window again.
+  // The new owners started at C's last commit, so they consumed C's window again. Any time
+  // more is a survivor that held the partition in between and lost it before committing:
+  // librdkafka's cooperative-sticky assignor may move a partition between the survivors
+  // after a leave (a second round), and that survivor's window then holds the message too.
   const auto counts = consumed_counts(all);
-  for (const Message& m : c->uncommitted_windows()) EXPECT_EQ(counts.at(m), 2) << "p" << m.first << "@" << m.second;
+  for (const Message& m : c->uncommitted_windows()) {
+    int lost_again = 0;
+    for (GroupConsumer* x : rest) lost_again += static_cast<int>(x->uncommitted_windows().count(m));
+    EXPECT_EQ(counts.at(m), 2 + lost_again) << "p" << m.first << "@" << m.second;
+  }
   for (GroupConsumer* x : all) EXPECT_FALSE(x->double_assigned());
 }
 
@@ -211,6 +218,8 @@ std::set<int32_t> revoked_by(const GroupConsumer& c, size_t from_callback) {
   return out;
 }
 
+constexpr std::chrono::seconds kRebalanceDeadline{120};
+
 // cooperative-sticky: members joining take only what they end up owning from the
 // others (nothing is revoked needlessly, nobody is ever left with nothing), and when a
 // member leaves, the others only gain partitions.
@@ -223,15 +232,18 @@ TEST(CooperativeStickyTest, RebalancesMoveOnlyThePartitionsThatChangeOwner) {
   ASSERT_TRUE(testutil::poll_all_until({&a}, [&] { return a.owned().size() == kPartitions; }));
   ASSERT_EQ(a.rebalances().size(), 1u);
 
-  // B joins: A gives up exactly what B gets, and keeps the rest all along.
+  // B joins: A gives up exactly what B gets, and keeps the rest all along. An incremental
+  // rebalance takes several rounds, and between them the group can look settled with an
+  // uneven split: wait (generously: the machine may be busy) for the even one it ends in
+  // (6/6 here, 4/4/4 when C joins).
   GroupConsumer b(broker.bootstrap(), "g", topic, coop);
   bool a_emptied = false;
   ASSERT_TRUE(testutil::poll_all_until({&a, &b}, [&] {
     a_emptied |= a.owned().empty();
-    return testutil::settled({&a, &b}, kPartitions);
-  }));
+    return testutil::balanced({&a, &b}, kPartitions);
+  }, kRebalanceDeadline)) << "A owns " << a.owned().size() << ", B " << b.owned().size() << "\nA:\n"
+                          << a.history() << "B:\n" << b.history();
   EXPECT_FALSE(a_emptied);
-  EXPECT_EQ(a.owned().size(), 6u);
   EXPECT_EQ(revoked_by(a, 1), b.owned());
 
   // C joins: each of A and B gives up only what C gets.
@@ -240,10 +252,11 @@ TEST(CooperativeStickyTest, RebalancesMoveOnlyThePartitionsThatChangeOwner) {
   GroupConsumer c(broker.bootstrap(), "g", topic, coop);
   ASSERT_TRUE(testutil::poll_all_until({&a, &b, &c}, [&] {
     a_emptied |= a.owned().empty();
-    return testutil::settled({&a, &b, &c}, kPartitions);
-  }));
+    return testutil::balanced({&a, &b, &c}, kPartitions);
+  }, kRebalanceDeadline)) << "A owns " << a.owned().size() << ", B " << b.owned().size() << ", C "
+                          << c.owned().size() << "\nA:\n" << a.history() << "B:\n" << b.history() << "C:\n"
+                          << c.history();
   EXPECT_FALSE(a_emptied);
-  for (GroupConsumer* x : {&a, &b, &c}) EXPECT_EQ(x->owned().size(), 4u);
   std::set<int32_t> given_up = revoked_by(a, a_mark);
   const std::set<int32_t> b_revoked = revoked_by(b, b_mark);
   given_up.insert(b_revoked.begin(), b_revoked.end());
@@ -255,7 +268,8 @@ TEST(CooperativeStickyTest, RebalancesMoveOnlyThePartitionsThatChangeOwner) {
   const size_t a_mark2 = a.rebalances().size(), b_mark2 = b.rebalances().size();
   const std::set<int32_t> c_had = c.owned();
   c.close();
-  ASSERT_TRUE(testutil::poll_all_until({&a, &b}, [&] { return testutil::settled({&a, &b}, kPartitions); }));
+  ASSERT_TRUE(testutil::poll_all_until({&a, &b}, [&] { return testutil::settled({&a, &b}, kPartitions); },
+                                       kRebalanceDeadline));
   EXPECT_TRUE(revoked_by(a, a_mark2).empty());
   EXPECT_TRUE(revoked_by(b, b_mark2).empty());
   for (int32_t p : c_had) EXPECT_TRUE(a.owned().count(p) || b.owned().count(p)) << p;

@@ -1,4 +1,4 @@
-// Transaction markers as Kafka lays them out (shared/kafka-protocol/README.md): a
+// Transaction markers as Kafka lays them out (KIP-98, control records): a
 // transactional control batch of one record whose key is {version 0, type} and whose
 // value is {version 0, coordinator epoch}.
 #include "protocol/control_batch.h"

@@ -292,4 +292,14 @@ inline bool settled(const std::vector<GroupConsumer*>& consumers, int partitions
          (all.empty() || (*all.begin() == 0 && *all.rbegin() == partitions - 1));
 }
 
+// settled(), and evenly: no member owns two partitions more than another (where the
+// assignors that balance, roundrobin and cooperative-sticky, end).
+inline bool balanced(const std::vector<GroupConsumer*>& consumers, int partitions) {
+  if (!settled(consumers, partitions)) return false;
+  const auto [least, most] = std::minmax_element(consumers.begin(), consumers.end(), [](auto* x, auto* y) {
+    return x->owned().size() < y->owned().size();
+  });
+  return (*most)->owned().size() - (*least)->owned().size() <= 1;
+}
+
 }  // namespace rokka::testutil

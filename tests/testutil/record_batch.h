@@ -1,5 +1,5 @@
 // Builds valid Kafka RecordBatch v2 bytes for storage tests and benchmarks: the
-// 61-byte header per shared/kafka-protocol/README.md, `records` simple records
+// 61-byte header of Kafka's message format (KIP-98), `records` simple records
 // (zig-zag varints) carrying `value_bytes` each, and a correct CRC-32C.
 #pragma once
 

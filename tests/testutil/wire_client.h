@@ -45,8 +45,8 @@ class WireClient {
   }
 
   // Reads one response frame (after the size); nullopt if the connection closed
-  // or nothing arrived within `timeout`.
-  std::optional<std::vector<std::byte>> read_frame(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  // or nothing arrived within `timeout` (generous by default: the machine may be busy).
+  std::optional<std::vector<std::byte>> read_frame(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     std::array<std::byte, 4> size_buf;
     if (!read_exact(boost::asio::buffer(size_buf), timeout)) return std::nullopt;
     const uint32_t size = std::to_integer<uint32_t>(size_buf[0]) << 24 | std::to_integer<uint32_t>(size_buf[1]) << 16 |
@@ -73,7 +73,7 @@ class WireClient {
   }
 
   // True once the broker has closed the connection (EOF within `timeout`).
-  bool closed_by_peer(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  bool closed_by_peer(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     std::array<std::byte, 1> b;
     boost::system::error_code ec;
     const bool got = read_exact(boost::asio::buffer(b), timeout, &ec);

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Golden frames for the codec tests, from an encoder independent of the C++ one.
 
-Reads Kafka's JSON message schemas ($ROKKA_SHARED_DIR/kafka-protocol/messages, by
-default ../shared next to the repository, or the directory given as the first argument) and, for every API and version in API_RANGES
-below, writes frames (header + body, no size prefix) for requests and responses into
-tests/protocol/golden/<Message>.golden. Each field gets a deterministic value derived
-from its path, so two fields never share a value by accident.
+Reads Kafka's JSON message schemas (not in the repository: the directory given as the
+first argument, else $ROKKA_KAFKA_SCHEMA_DIR, as for tests/protocol/api_keys_test.cc)
+and, for every API and version in API_RANGES below, writes frames (header + body, no
+size prefix) for requests and responses into tests/protocol/golden/<Message>.golden.
+Each field gets a deterministic value derived from its path, so two fields never share
+a value by accident.
 
 The consumer-protocol structures (DATA_RANGES) get frames of an int16 version and
 the body, in the full and null variants.
@@ -34,8 +35,6 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.environ.get('ROKKA_SHARED_DIR') or os.path.join(HERE, '..', '..', '..', '..', 'shared')
-DEFAULT_SCHEMAS = os.path.normpath(os.path.join(SHARED, 'kafka-protocol', 'messages'))
 
 # API name -> (first, last) version we advertise.
 API_RANGES = {
@@ -309,6 +308,8 @@ def header_for(kind, api, key, version, flexible, variant, req_header, resp_head
 
 
 if __name__ == '__main__':
-    schemas = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_SCHEMAS
+    schemas = sys.argv[1] if len(sys.argv) > 1 else os.environ.get('ROKKA_KAFKA_SCHEMA_DIR', '')
+    if not os.path.isdir(schemas):
+        sys.exit('usage: gen.py SCHEMA_DIR (Kafka\'s JSON message schemas; or set ROKKA_KAFKA_SCHEMA_DIR)')
     generate(schemas, HERE)
     generate_data(schemas, HERE)
