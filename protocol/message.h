@@ -30,6 +30,17 @@ bool decode(M& m, Bytes body, int16_t version) {
   return decode_message(m, r, version, is_flexible(M::kApiKey, version)) && r.at_end();
 }
 
+// Decodes a request body as Kafka's brokers read one: every field, in order, must decode;
+// bytes after the last field are left unread, not an error (Kafka never checks that a
+// request was consumed). Clients rely on it: librdkafka 2.14.2 writes the null topics
+// array of an all-topics Metadata v12 request as four zero bytes, and librdkafka before
+// 2.1 writes a flexible ListGroups request's empty tagged-field section twice.
+template <typename M>
+bool decode_request(M& m, Bytes body, int16_t version) {
+  Reader r(body);
+  return decode_message(m, r, version, is_flexible(M::kApiKey, version)) && r.ok();
+}
+
 template <typename M>
 void encode(const M& m, Writer& w, int16_t version) {
   encode_message(m, w, version, is_flexible(M::kApiKey, version));

@@ -34,7 +34,7 @@ boost::asio::awaitable<HandlerResult> handle_api_versions(RequestContext ctx) {
     version = 0;
   } else {
     protocol::ApiVersionsRequest req;
-    if (!protocol::decode(req, ctx.body(), version)) co_return storage::Status::malformed("ApiVersionsRequest");
+    if (!protocol::decode_request(req, ctx.body(), version)) co_return storage::Status::malformed("ApiVersionsRequest");
     if (version >= 3 &&
         (!valid_software_field(req.client_software_name) || !valid_software_field(req.client_software_version))) {
       resp.error_code = protocol::to_int(ErrorCode::kInvalidRequest);

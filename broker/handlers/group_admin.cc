@@ -21,25 +21,11 @@ std::vector<std::byte> to_bytes(const std::string& s) {
 // KIP-430 group operations: READ, DELETE, DESCRIBE.
 constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 
-// librdkafka before 2.1 (Debian 12 ships 2.0.2) writes the empty tagged-field section of
-// a flexible ListGroups request twice. Kafka ignores bytes after the request, so a
-// second empty section (one zero byte) is accepted here; anything else stays malformed.
-bool decode_list_groups(const RequestContext& ctx, protocol::ListGroupsRequest& req) {
-  if (decode_request(ctx, req)) return true;
-  const protocol::Bytes body = ctx.body();
-  if (!protocol::is_flexible(protocol::ApiKey::kListGroups, ctx.version()) || body.empty() ||
-      body.back() != std::byte{0}) {
-    return false;
-  }
-  req = {};
-  return protocol::decode(req, body.first(body.size() - 1), ctx.version());
-}
-
 }  // namespace
 
 boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   protocol::ListGroupsRequest req;
-  if (!decode_list_groups(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
   coordinator::ListGroupsArgs args;
   for (auto s : req.states_filter) args.states_filter.emplace_back(s);
   coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));

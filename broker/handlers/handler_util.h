@@ -13,9 +13,10 @@
 
 namespace rokka::broker {
 
+// Bytes after the request's last field are ignored, as Kafka does (protocol::decode_request).
 template <typename Req>
 bool decode_request(const RequestContext& ctx, Req& req) {
-  return protocol::decode(req, ctx.body(), ctx.version());
+  return protocol::decode_request(req, ctx.body(), ctx.version());
 }
 
 template <typename Resp>

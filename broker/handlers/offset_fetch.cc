@@ -47,21 +47,18 @@ void fill(const RequestContext& ctx, bool all_topics, const coordinator::OffsetF
 
 // librdkafka 2.0.2 asks for all topics at v6-v7 with a 4-byte zero where the compact array
 // belongs (it reserves an int32 count and never finalizes it): group, 00 00 00 00,
-// require_stable, 00 (tags). Kafka reads the first zero as a null array and ignores the
-// bytes left over. Rokka answers that exact shape (keeping the client's require_stable)
-// and nothing else with leftover bytes.
+// require_stable, 00 (tags). Kafka reads the first zero as a null array, the second as
+// require_stable=false, and ignores the rest. Rokka reads the same and, for that exact
+// shape, keeps the require_stable the client meant (the byte two places on).
 bool decode_offset_fetch(const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
-  if (decode_request(ctx, req)) return true;
   const int16_t v = ctx.version();
-  if (v < 6 || v > 7) return false;
-  req = {};
   protocol::Reader r(ctx.body());
-  if (!protocol::decode_message(req, r, v, /*flexible=*/true) || req.topics || req.require_stable) return false;
+  if (!protocol::decode_message(req, r, v, protocol::is_flexible(protocol::ApiKey::kOffsetFetch, v))) return false;
   const protocol::Bytes rest = ctx.body().subspan(r.position());
-  // Left over: the rest of the zero count, then require_stable (v7; a zero at v6), then the tags.
-  if (rest.size() != 3 || rest[0] != std::byte{0} || rest[2] != std::byte{0}) return false;
-  if (rest[1] > (v == 7 ? std::byte{1} : std::byte{0})) return false;
-  req.require_stable = rest[1] == std::byte{1};
+  if (v == 7 && !req.topics && !req.require_stable && rest.size() == 3 && rest[0] == std::byte{0} &&
+      rest[1] == std::byte{1} && rest[2] == std::byte{0}) {
+    req.require_stable = true;
+  }
   return true;
 }
 
