@@ -193,6 +193,11 @@ const std::vector<Entry>& table() {
       // Topics
       integer("num.partitions", &BrokerConfig::num_partitions, 1, 1000000, "1",
               "Partitions of an automatically created topic."),
+      integer("rokka.max.partitions.per.topic", &BrokerConfig::max_partitions_per_topic, 1, 1000000, "100000",
+              "Most partitions one topic may have: CreateTopics and CreatePartitions above it answer "
+              "INVALID_PARTITIONS. The default is librdkafka's limit (it refuses metadata of a topic with more "
+              "than 100000 partitions, so its clients could not use one); spread more partitions over more "
+              "topics, or raise it for clients without that limit (at most 1000000)."),
       integer("default.replication.factor", &BrokerConfig::default_replication_factor, 1, 1, "1",
               "Replication factor of automatically created topics (a single broker: 1)."),
       boolean("auto.create.topics.enable", &BrokerConfig::auto_create_topics_enable, "true",
@@ -398,6 +403,8 @@ Result<BrokerConfig> load_config(std::string_view properties,
 
   if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
     return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");
+  if (config.num_partitions > config.max_partitions_per_topic)
+    return Status::invalid_argument("config num.partitions exceeds rokka.max.partitions.per.topic");
   if (config.message_max_bytes > config.log_segment_bytes / 2)
     return Status::invalid_argument("config message.max.bytes must be at most half of log.segment.bytes");
   return config;

@@ -35,6 +35,7 @@ struct BrokerConfig {
   int64_t request_read_timeout_ms = 0;
 
   int32_t num_partitions = 1;
+  int32_t max_partitions_per_topic = 100000;
   int16_t default_replication_factor = 1;
   bool auto_create_topics_enable = true;
   bool delete_topic_enable = true;

@@ -14,7 +14,6 @@ namespace {
 using protocol::ErrorCode;
 constexpr std::string_view kPrefix = "t/";
 constexpr int8_t kRecordVersion = 1;
-constexpr int32_t kMaxPartitionsPerTopic = 1000000;
 
 // Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored
 // and described so tools that set them keep working, but have no effect here.
@@ -370,11 +369,18 @@ void TopicRegistry::persist(const Topic& t, DoneCallback done) {
   });
 }
 
+TopicError TopicRegistry::check_partition_limit(int32_t partitions) const {
+  if (partitions <= config_.max_partitions_per_topic) return {};
+  return error(ErrorCode::kInvalidPartitions,
+               std::to_string(partitions) + " partitions is more than rokka.max.partitions.per.topic=" +
+                   std::to_string(config_.max_partitions_per_topic) + " allows for one topic");
+}
+
 void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
                            bool validate_only, TopicCallback done) {
   if (TopicError e = validate_name(name); !e.ok()) return done(e, nullptr);
-  if (partitions < 1 || partitions > kMaxPartitionsPerTopic)
-    return done(error(ErrorCode::kInvalidPartitions, "partition count must be between 1 and 1000000"), nullptr);
+  if (partitions < 1) return done(error(ErrorCode::kInvalidPartitions, "partition count must be at least 1"), nullptr);
+  if (TopicError e = check_partition_limit(partitions); !e.ok()) return done(e, nullptr);
   TopicSettings settings;
   if (TopicError e = validate_configs(configs, &settings); !e.ok()) return done(e, nullptr);
   {
@@ -450,8 +456,7 @@ void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, boo
   if (new_total <= have)
     return done(error(ErrorCode::kInvalidPartitions, "topic '" + t->name + "' already has " + std::to_string(have) +
                                                          " partitions; the count can only grow"));
-  if (new_total > kMaxPartitionsPerTopic)
-    return done(error(ErrorCode::kInvalidPartitions, "partition count must be at most 1000000"));
+  if (TopicError e = check_partition_limit(new_total); !e.ok()) return done(e);
   if (validate_only) return done({});
   store_.create_partitions(static_cast<uint32_t>(new_total - have),
                            [this, t, done](storage::Result<std::vector<storage::PartitionId>> ids) {

@@ -117,6 +117,8 @@ class TopicRegistry {
   bool creating(std::string_view name) const;
 
  private:
+  // INVALID_PARTITIONS when a topic would have more than rokka.max.partitions.per.topic.
+  TopicError check_partition_limit(int32_t partitions) const;
   std::string encode(const Topic& t) const;
   std::optional<Topic> decode(std::string_view name, std::string_view value) const;
   void publish(Topic t);                       // insert or replace, under the lock
