@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -155,8 +156,15 @@ class EtcdProcess {
 
   void stop() { signal_and_wait(SIGTERM); }
   void kill9() { signal_and_wait(SIGKILL); }
+  // SIGSTOP is delivered asynchronously: on a busy machine one of etcd's threads can still
+  // answer a request sent right after kill() returns. Returns once every thread shows as
+  // stopped in /proc (or after 10 s).
   void pause() {
-    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGSTOP);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!all_threads_stopped() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   void resume() {
     if (pid_ > 0) ::kill(pid_, SIGCONT);
@@ -171,6 +179,22 @@ class EtcdProcess {
   }
 
  private:
+  bool all_threads_stopped() const {
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+    bool any = false;
+    for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+      std::ifstream in(task.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const auto close = stat.rfind(')');  // the state follows the command name's ')'
+      if (close == std::string::npos || close + 2 >= stat.size()) continue;  // the thread just ended
+      const char state = stat[close + 2];
+      if (state != 'T' && state != 't') return false;
+      any = true;
+    }
+    return any;
+  }
+
   bool exited() {
     int status = 0;
     if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) pid_ = -1;
