@@ -53,6 +53,11 @@ API_RANGES = {
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
 DATA_RANGES = {'ConsumerProtocolSubscription': (0, 3), 'ConsumerProtocolAssignment': (0, 3)}
 
+# Tagged fields our codec knows, by message (top-level field names). The `full` and
+# `tagged` variants carry them, in tag order, ahead of the unknown tags; `null` leaves
+# them out (each at its default). Every other tagged field is left out of our frames.
+KNOWN_TAGGED = {}
+
 UNKNOWN_TAGS = [(3, b'\xab\xcd'), (300, b'')]  # tag numbers no message in range defines at that spot
 
 
@@ -157,6 +162,8 @@ class Encoder:
     """Walks a schema for one version and variant, producing bytes and the flat value list."""
 
     def __init__(self, schema, version, flexible, variant):
+        self.schema = schema
+        self.known_tagged = KNOWN_TAGGED.get(schema.get('name'), set())
         self.common = {s['name']: s for s in schema.get('commonStructs', [])}
         self.version = version
         self.flexible = flexible
@@ -170,21 +177,30 @@ class Encoder:
         self.flat.append(tok)
 
     def struct(self, fields, prefix):
+        tagged = []
         for f in fields:
             if not in_versions(f['versions'], self.version):
                 continue
             if 'taggedVersions' in f and in_versions(f['taggedVersions'], self.version):
-                continue  # tagged fields are left out of our frames
+                if prefix == '' and f['name'] in self.known_tagged and self.variant != 'null':
+                    tagged.append(f)
+                continue  # other tagged fields are left out of our frames
             self.field(f, prefix + f['name'])
         if self.flexible:
-            self.tag_section()
+            self.tag_section(tagged, prefix)
 
-    def tag_section(self):
-        if self.variant != 'tagged':
-            self.out += uvarint(0)
-            return
-        self.out += uvarint(len(UNKNOWN_TAGS))
-        for tag, data in UNKNOWN_TAGS:
+    def tag_section(self, known, prefix):
+        fields = []
+        for f in sorted(known, key=lambda f: f['tag']):
+            sub = Encoder(self.schema, self.version, self.flexible, self.variant)
+            sub.field(f, prefix + f['name'])
+            self.paths += sub.paths
+            self.flat += sub.flat
+            fields.append((f['tag'], bytes(sub.out)))
+        if self.variant == 'tagged':
+            fields += UNKNOWN_TAGS
+        self.out += uvarint(len(fields))
+        for tag, data in fields:
             self.out += uvarint(tag) + uvarint(len(data)) + data
 
     def field(self, f, path):
@@ -303,7 +319,7 @@ def header_for(kind, api, key, version, flexible, variant, req_header, resp_head
         e.emit('Header.' + f['name'], token(f['type'], value))
         e.out += e.encode_value(f['type'], value, compact)
     if e.flexible:
-        e.tag_section()
+        e.tag_section([], "")
     return e
 
 
