@@ -64,7 +64,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<ProduceRequest, ProduceResponse, 0, 9>,
     ApiCodec<FetchRequest, FetchResponse, 4, 12>,
     ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 7>,
-    ApiCodec<MetadataRequest, MetadataResponse, 0, 12>,
+    ApiCodec<MetadataRequest, MetadataResponse, 0, 13>,
     ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 0, 3>,
     ApiCodec<CreateTopicsRequest, CreateTopicsResponse, 0, 7>,
     ApiCodec<DeleteTopicsRequest, DeleteTopicsResponse, 0, 6>,

@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # API name -> (first, last) version we advertise.
 API_RANGES = {
-    'Produce': (0, 9), 'Fetch': (4, 12), 'ListOffsets': (0, 7), 'Metadata': (0, 12), 'ApiVersions': (0, 3),
+    'Produce': (0, 9), 'Fetch': (4, 12), 'ListOffsets': (0, 7), 'Metadata': (0, 13), 'ApiVersions': (0, 3),
     'CreateTopics': (0, 7), 'DeleteTopics': (0, 6), 'CreatePartitions': (0, 3), 'DeleteRecords': (0, 2),
     'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 4),
     'DescribeCluster': (0, 1), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
@@ -53,6 +53,18 @@ API_RANGES = {
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
 DATA_RANGES = {'ConsumerProtocolSubscription': (0, 3), 'ConsumerProtocolAssignment': (0, 3)}
 
+# Versions Kafka added after the schema snapshot this generator reads (trunk of 2024-10-25,
+# before 4.0), written from the version notes of Kafka 4.x's schemas: message ->
+# (its last valid version, [(struct, after, field)]): each field, in the schemas' own
+# notation, goes into the struct reached through the named array fields ('' for the top
+# level), after the field named `after` (None: at the end).
+LATER_VERSIONS = {
+    # KIP-1102: v13 adds a top-level error code (REBOOTSTRAP_REQUIRED); the request is unchanged.
+    'MetadataRequest': (13, []),
+    'MetadataResponse': (13, [('', None, {'name': 'ErrorCode', 'type': 'int16', 'versions': '13+'})]),
+    'DescribeClusterResponse': (2, [('Brokers', 'Rack', {'name': 'IsFenced', 'type': 'bool', 'versions': '2+'})]),
+}
+
 # Tagged fields our codec knows, by message (top-level field names). The `full` and
 # `tagged` variants carry them, in tag order, ahead of the unknown tags; `null` leaves
 # them out (each at its default). Every other tagged field is left out of our frames.
@@ -64,7 +76,17 @@ UNKNOWN_TAGS = [(3, b'\xab\xcd'), (300, b'')]  # tag numbers no message in range
 def load_schema(schema_dir, name):
     with open(os.path.join(schema_dir, name + '.json')) as f:
         text = '\n'.join(line for line in f if not line.lstrip().startswith('//'))
-    return json.loads(text)
+    schema = json.loads(text)
+    if name in LATER_VERSIONS:
+        last, fields = LATER_VERSIONS[name]
+        schema['validVersions'] = schema['validVersions'].split('-')[0] + '-' + str(last)
+        for where, after, field in fields:
+            struct = schema['fields']
+            for name in filter(None, where.split('.')):
+                struct = next(f for f in struct if f['name'] == name)['fields']
+            at = len(struct) if after is None else 1 + next(i for i, f in enumerate(struct) if f['name'] == after)
+            struct.insert(at, field)
+    return schema
 
 
 def in_versions(spec, v):
