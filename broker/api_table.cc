@@ -23,7 +23,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kSyncGroup, 0, 5, &handle_sync_group, Dispatch::kImmediately},
     {ApiKey::kDescribeGroups, 0, 5, &handle_describe_groups},
     {ApiKey::kListGroups, 0, 4, &handle_list_groups},
-    {ApiKey::kApiVersions, 0, 3, &handle_api_versions},
+    {ApiKey::kApiVersions, 0, 4, &handle_api_versions},
     {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},
     {ApiKey::kDeleteTopics, 0, 6, &handle_delete_topics},
     {ApiKey::kDeleteRecords, 0, 2, &handle_delete_records},

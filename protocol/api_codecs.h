@@ -65,7 +65,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<FetchRequest, FetchResponse, 4, 12>,
     ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 7>,
     ApiCodec<MetadataRequest, MetadataResponse, 0, 13>,
-    ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 0, 3>,
+    ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 0, 4>,
     ApiCodec<CreateTopicsRequest, CreateTopicsResponse, 0, 7>,
     ApiCodec<DeleteTopicsRequest, DeleteTopicsResponse, 0, 6>,
     ApiCodec<CreatePartitionsRequest, CreatePartitionsResponse, 0, 3>,
