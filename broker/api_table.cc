@@ -12,7 +12,7 @@ using protocol::ApiKey;
 constexpr ApiEntry kApis[] = {
     {ApiKey::kProduce, 0, 9, &handle_produce, Dispatch::kByHandler},
     {ApiKey::kFetch, 4, 12, &handle_fetch, Dispatch::kImmediately},
-    {ApiKey::kListOffsets, 0, 7, &handle_list_offsets},
+    {ApiKey::kListOffsets, 0, 10, &handle_list_offsets},
     {ApiKey::kMetadata, 0, 13, &handle_metadata},
     {ApiKey::kOffsetCommit, 0, 9, &handle_offset_commit},
     {ApiKey::kOffsetFetch, 0, 8, &handle_offset_fetch},

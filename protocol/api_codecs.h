@@ -63,7 +63,7 @@ struct ApiCodec {
 using ApiCodecs = std::tuple<
     ApiCodec<ProduceRequest, ProduceResponse, 0, 9>,
     ApiCodec<FetchRequest, FetchResponse, 4, 12>,
-    ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 7>,
+    ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 10>,
     ApiCodec<MetadataRequest, MetadataResponse, 0, 13>,
     ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 0, 4>,
     ApiCodec<CreateTopicsRequest, CreateTopicsResponse, 0, 7>,
