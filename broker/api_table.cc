@@ -16,7 +16,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kMetadata, 0, 13, &handle_metadata},
     {ApiKey::kOffsetCommit, 0, 9, &handle_offset_commit},
     {ApiKey::kOffsetFetch, 0, 8, &handle_offset_fetch},
-    {ApiKey::kFindCoordinator, 0, 4, &handle_find_coordinator},
+    {ApiKey::kFindCoordinator, 0, 6, &handle_find_coordinator},
     {ApiKey::kJoinGroup, 0, 9, &handle_join_group, Dispatch::kImmediately},
     {ApiKey::kHeartbeat, 0, 4, &handle_heartbeat},
     {ApiKey::kLeaveGroup, 0, 5, &handle_leave_group},

@@ -77,7 +77,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeClusterRequest, DescribeClusterResponse, 0, 1>,
     ApiCodec<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, 0, 4>,
     ApiCodec<SaslHandshakeRequest, SaslHandshakeResponse, 0, 1>,
-    ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse, 0, 4>,
+    ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse, 0, 6>,
     ApiCodec<JoinGroupRequest, JoinGroupResponse, 0, 9>,
     ApiCodec<SyncGroupRequest, SyncGroupResponse, 0, 5>,
     ApiCodec<HeartbeatRequest, HeartbeatResponse, 0, 4>,
