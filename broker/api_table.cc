@@ -21,7 +21,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kHeartbeat, 0, 4, &handle_heartbeat},
     {ApiKey::kLeaveGroup, 0, 5, &handle_leave_group},
     {ApiKey::kSyncGroup, 0, 5, &handle_sync_group, Dispatch::kImmediately},
-    {ApiKey::kDescribeGroups, 0, 5, &handle_describe_groups},
+    {ApiKey::kDescribeGroups, 0, 6, &handle_describe_groups},
     {ApiKey::kListGroups, 0, 4, &handle_list_groups},
     {ApiKey::kApiVersions, 0, 4, &handle_api_versions},
     {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},

@@ -85,7 +85,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 0, 9>,
     ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 0, 8>,
     ApiCodec<ListGroupsRequest, ListGroupsResponse, 0, 4>,
-    ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 0, 5>,
+    ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 0, 6>,
     ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse, 0, 2>,
     ApiCodec<OffsetDeleteRequest, OffsetDeleteResponse, 0, 0>,
     ApiCodec<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 0, 3>,

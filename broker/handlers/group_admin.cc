@@ -3,6 +3,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "coordinator/group.h"
 #include "coordinator/group_service.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/describe_groups.h"
@@ -68,6 +69,13 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
       continue;
     }
     out.error_code = code(to_kafka(g.error));
+    if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone &&
+        g.state == coordinator::group_state_name(coordinator::GroupState::kDead)) {
+      // v6 (KIP-1043): a group that does not exist is an error, no longer a Dead group.
+      out.error_code = code(protocol::ErrorCode::kGroupIdNotFound);
+      out.error_message = "Group " + g.group_id + " not found.";
+      continue;
+    }
     out.group_state = g.state;
     out.protocol_type = g.protocol_type;
     out.protocol_data = g.protocol_data;

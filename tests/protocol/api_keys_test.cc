@@ -159,6 +159,7 @@ TEST_F(ApiKeysTest, EveryRequestSchemaWithAKeyBelowTheMaximumIsKnown) {
 int later_than_snapshot(ApiKey key) {
   switch (key) {
     case ApiKey::kMetadata: return 13;        // KIP-1102, Kafka 4.0
+    case ApiKey::kDescribeGroups: return 6;   // KIP-1043, Kafka 4.0
     default: return -1;
   }
 }

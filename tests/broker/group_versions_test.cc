@@ -1,0 +1,87 @@
+// The group admin APIs at the versions Kafka 3.9 / 4.x added, over the wire against the
+// in-process broker: what each new version's fields do.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "protocol/error_code.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_groups.h"
+#include "protocol/messages/list_groups.h"
+#include "protocol/messages/offset_commit.h"
+#include "protocol/messages/offset_fetch.h"
+#include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/wait.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using protocol::ErrorCode;
+using testutil::eventually;
+using testutil::InProcessBroker;
+using testutil::WireClient;
+
+constexpr int16_t kLoadInProgress = protocol::to_int(ErrorCode::kCoordinatorLoadInProgress);
+
+void create_topic_t(WireClient& c, int32_t& cid) {
+  protocol::CreateTopicsRequest create;
+  auto& t = create.topics.emplace_back();
+  t.name = "t";
+  t.num_partitions = 1;
+  t.replication_factor = 1;
+  c.send(create, 4, ++cid);
+  auto created = c.receive<protocol::CreateTopicsResponse>(4, cid);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->topics.at(0).error_code, 0);
+}
+
+// Group `group` comes to exist (Empty) by committing an offset of t[0].
+void make_group(WireClient& c, const std::string& group, int32_t& cid) {
+  protocol::OffsetCommitRequest commit;
+  commit.group_id = group;
+  commit.topics.push_back({"t", {{0, 1, -1, -1, std::nullopt}}});
+  int16_t err = -1;
+  ASSERT_TRUE(eventually([&] {
+    c.send(commit, 2, ++cid);
+    auto resp = c.receive<protocol::OffsetCommitResponse>(2, cid);
+    err = resp ? resp->topics.at(0).partitions.at(0).error_code : int16_t{-1};
+    return err != kLoadInProgress;
+  }));
+  ASSERT_EQ(err, 0);
+}
+
+// DescribeGroups v6 (KIP-1043): a group that does not exist answers GROUP_ID_NOT_FOUND (69)
+// with a message; before v6 it is described as Dead with no error, as Kafka does.
+TEST(GroupVersionsTest, DescribeGroupsV6AnswersAnUnknownGroupWithGroupIdNotFound) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  int32_t cid = 0;
+  create_topic_t(c, cid);
+  make_group(c, "known", cid);
+  for (int16_t v : {5, 6}) {
+    SCOPED_TRACE("v" + std::to_string(v));
+    protocol::DescribeGroupsRequest req;
+    req.groups = {"known", "unknown"};
+    c.send(req, v, ++cid);
+    auto resp = c.receive<protocol::DescribeGroupsResponse>(v, cid);
+    ASSERT_TRUE(resp);
+    ASSERT_EQ(resp->groups.size(), 2u);
+    EXPECT_EQ(resp->groups[0].group_id, "known");
+    EXPECT_EQ(resp->groups[0].error_code, 0);
+    EXPECT_EQ(resp->groups[0].group_state, "Empty");
+    EXPECT_EQ(resp->groups[0].error_message, std::nullopt);
+    EXPECT_EQ(resp->groups[1].group_id, "unknown");
+    if (v >= 6) {
+      EXPECT_EQ(resp->groups[1].error_code, protocol::to_int(ErrorCode::kGroupIdNotFound));
+      EXPECT_EQ(resp->groups[1].error_message, "Group unknown not found.");
+    } else {
+      EXPECT_EQ(resp->groups[1].error_code, 0);
+      EXPECT_EQ(resp->groups[1].group_state, "Dead");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rokka
