@@ -22,7 +22,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kLeaveGroup, 0, 5, &handle_leave_group},
     {ApiKey::kSyncGroup, 0, 5, &handle_sync_group, Dispatch::kImmediately},
     {ApiKey::kDescribeGroups, 0, 6, &handle_describe_groups},
-    {ApiKey::kListGroups, 0, 4, &handle_list_groups},
+    {ApiKey::kListGroups, 0, 5, &handle_list_groups},
     {ApiKey::kApiVersions, 0, 4, &handle_api_versions},
     {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},
     {ApiKey::kDeleteTopics, 0, 6, &handle_delete_topics},

@@ -84,7 +84,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<LeaveGroupRequest, LeaveGroupResponse, 0, 5>,
     ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 0, 9>,
     ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 0, 8>,
-    ApiCodec<ListGroupsRequest, ListGroupsResponse, 0, 4>,
+    ApiCodec<ListGroupsRequest, ListGroupsResponse, 0, 5>,
     ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 0, 6>,
     ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse, 0, 2>,
     ApiCodec<OffsetDeleteRequest, OffsetDeleteResponse, 0, 0>,

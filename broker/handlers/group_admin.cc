@@ -43,6 +43,7 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   if (!decode_list_groups(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
   coordinator::ListGroupsArgs args;
   for (auto s : req.states_filter) args.states_filter.emplace_back(s);
+  for (auto t : req.types_filter) args.types_filter.emplace_back(t);
   coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));
   protocol::ListGroupsResponse resp;
   resp.error_code = code(to_kafka(r.error));
@@ -50,7 +51,7 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   const bool all = authorized_cluster(ctx, AclOperation::kDescribe);
   for (auto& g : r.groups) {
     if (all || authorized_group(ctx, AclOperation::kDescribe, g.group_id))
-      resp.groups.push_back({g.group_id, g.protocol_type, g.state});
+      resp.groups.push_back({g.group_id, g.protocol_type, g.state, g.group_type});
   }
   co_return make_response(resp, ctx.version());
 }

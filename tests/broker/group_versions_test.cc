@@ -52,6 +52,57 @@ void make_group(WireClient& c, const std::string& group, int32_t& cid) {
   ASSERT_EQ(err, 0);
 }
 
+std::vector<std::string> listed(WireClient& c, int16_t version, std::vector<std::string_view> types, int32_t& cid,
+                                std::vector<std::string>* group_types = nullptr) {
+  protocol::ListGroupsRequest req;
+  req.types_filter = std::move(types);
+  c.send(req, version, ++cid);
+  auto resp = c.receive<protocol::ListGroupsResponse>(version, cid);
+  EXPECT_TRUE(resp);
+  std::vector<std::string> out;
+  if (!resp) return out;
+  EXPECT_EQ(resp->error_code, 0);
+  for (const auto& g : resp->groups) {
+    out.push_back(g.group_id);
+    if (group_types) group_types->push_back(g.group_type);
+  }
+  return out;
+}
+
+// ListGroups v5 (KIP-848) adds a types filter and each group's type. Rokka's groups are
+// all classic: a filter naming "classic" (in any case) lists them, one naming only other
+// types ("consumer", "share", or a name no Kafka knows) lists none.
+TEST(GroupVersionsTest, ListGroupsV5FiltersByTypeAndReportsClassic) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  int32_t cid = 0;
+  create_topic_t(c, cid);
+  make_group(c, "g1", cid);
+  make_group(c, "g2", cid);
+
+  std::vector<std::string> types;
+  EXPECT_EQ(listed(c, 5, {}, cid, &types), (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"classic", "classic"}));
+  EXPECT_EQ(listed(c, 5, {"classic"}, cid), (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(listed(c, 5, {"consumer", "CLASSIC"}, cid), (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_TRUE(listed(c, 5, {"consumer"}, cid).empty());
+  EXPECT_TRUE(listed(c, 5, {"share", "no-such-type"}, cid).empty());
+  // Before v5 there is no filter on the wire: every group is listed.
+  EXPECT_EQ(listed(c, 4, {}, cid), (std::vector<std::string>{"g1", "g2"}));
+}
+
+// The types filter is a new array: a count far beyond the bytes present closes the
+// connection before anything is allocated for it.
+TEST(GroupVersionsTest, ListGroupsV5WithAHugeTypesFilterCountClosesTheConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  // states filter: empty (0x01); types filter: uvarint 0xfffffff0 + 1 elements; tags.
+  const std::vector<std::byte> body = {std::byte{0x01}, std::byte{0xf1}, std::byte{0xff}, std::byte{0xff},
+                                       std::byte{0xff}, std::byte{0x0f}, std::byte{0x00}};
+  c.send_raw(WireClient::frame(protocol::ApiKey::kListGroups, 5, 1, body));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
 // DescribeGroups v6 (KIP-1043): a group that does not exist answers GROUP_ID_NOT_FOUND (69)
 // with a message; before v6 it is described as Dead with no error, as Kafka does.
 TEST(GroupVersionsTest, DescribeGroupsV6AnswersAnUnknownGroupWithGroupIdNotFound) {
