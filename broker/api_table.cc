@@ -27,7 +27,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},
     {ApiKey::kDeleteTopics, 0, 6, &handle_delete_topics},
     {ApiKey::kDeleteRecords, 0, 2, &handle_delete_records},
-    {ApiKey::kInitProducerId, 0, 4, &handle_init_producer_id},
+    {ApiKey::kInitProducerId, 0, 5, &handle_init_producer_id},
     {ApiKey::kOffsetForLeaderEpoch, 0, 4, &handle_offset_for_leader_epoch},
     {ApiKey::kAddPartitionsToTxn, 0, 3, &handle_add_partitions_to_txn},
     {ApiKey::kAddOffsetsToTxn, 0, 3, &handle_add_offsets_to_txn},
