@@ -74,7 +74,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<AlterConfigsRequest, AlterConfigsResponse, 0, 2>,
     ApiCodec<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 0, 1>,
     ApiCodec<InitProducerIdRequest, InitProducerIdResponse, 0, 5>,
-    ApiCodec<DescribeClusterRequest, DescribeClusterResponse, 0, 1>,
+    ApiCodec<DescribeClusterRequest, DescribeClusterResponse, 0, 2>,
     ApiCodec<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, 0, 4>,
     ApiCodec<SaslHandshakeRequest, SaslHandshakeResponse, 0, 1>,
     ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse, 0, 6>,

@@ -160,6 +160,7 @@ int later_than_snapshot(ApiKey key) {
   switch (key) {
     case ApiKey::kMetadata: return 13;        // KIP-1102, Kafka 4.0
     case ApiKey::kDescribeGroups: return 6;   // KIP-1043, Kafka 4.0
+    case ApiKey::kDescribeCluster: return 2;  // KIP-1073, Kafka 4.0
     default: return -1;
   }
 }
