@@ -15,7 +15,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kListOffsets, 0, 10, &handle_list_offsets},
     {ApiKey::kMetadata, 0, 13, &handle_metadata},
     {ApiKey::kOffsetCommit, 0, 9, &handle_offset_commit},
-    {ApiKey::kOffsetFetch, 0, 8, &handle_offset_fetch},
+    {ApiKey::kOffsetFetch, 0, 9, &handle_offset_fetch},
     {ApiKey::kFindCoordinator, 0, 6, &handle_find_coordinator},
     {ApiKey::kJoinGroup, 0, 9, &handle_join_group, Dispatch::kImmediately},
     {ApiKey::kHeartbeat, 0, 4, &handle_heartbeat},

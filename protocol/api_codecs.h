@@ -83,7 +83,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<HeartbeatRequest, HeartbeatResponse, 0, 4>,
     ApiCodec<LeaveGroupRequest, LeaveGroupResponse, 0, 5>,
     ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 0, 9>,
-    ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 0, 8>,
+    ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 0, 9>,
     ApiCodec<ListGroupsRequest, ListGroupsResponse, 0, 5>,
     ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 0, 6>,
     ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse, 0, 2>,

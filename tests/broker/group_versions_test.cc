@@ -103,6 +103,34 @@ TEST(GroupVersionsTest, ListGroupsV5WithAHugeTypesFilterCountClosesTheConnection
   EXPECT_TRUE(c.closed_by_peer());
 }
 
+// OffsetFetch v9 (KIP-848) adds a member id and epoch per group. Classic groups, the only
+// ones Rokka has, ignore them as Kafka's do: the committed offset comes back whatever
+// member is named.
+TEST(GroupVersionsTest, OffsetFetchV9AnswersAClassicGroupWhateverTheMember) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  int32_t cid = 0;
+  create_topic_t(c, cid);
+  make_group(c, "g", cid);
+  for (std::optional<std::string_view> member : {std::optional<std::string_view>{}, std::optional<std::string_view>{"m-1"}}) {
+    protocol::OffsetFetchRequest req;
+    auto& g = req.groups.emplace_back();
+    g.group_id = "g";
+    g.member_id = member;
+    g.member_epoch = member ? 7 : -1;
+    g.topics.emplace();
+    g.topics->push_back({"t", {0}});
+    c.send(req, 9, ++cid);
+    auto resp = c.receive<protocol::OffsetFetchResponse>(9, cid);
+    ASSERT_TRUE(resp);
+    ASSERT_EQ(resp->groups.size(), 1u);
+    EXPECT_EQ(resp->groups[0].error_code, 0);
+    ASSERT_EQ(resp->groups[0].topics.size(), 1u);
+    ASSERT_EQ(resp->groups[0].topics[0].partitions.size(), 1u);
+    EXPECT_EQ(resp->groups[0].topics[0].partitions[0].committed_offset, 1);
+  }
+}
+
 // DescribeGroups v6 (KIP-1043): a group that does not exist answers GROUP_ID_NOT_FOUND (69)
 // with a message; before v6 it is described as Dead with no error, as Kafka does.
 TEST(GroupVersionsTest, DescribeGroupsV6AnswersAnUnknownGroupWithGroupIdNotFound) {

@@ -43,7 +43,7 @@ API_RANGES = {
     'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 5),
     'DescribeCluster': (0, 2), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
     'FindCoordinator': (0, 6), 'JoinGroup': (0, 9), 'SyncGroup': (0, 5), 'Heartbeat': (0, 4), 'LeaveGroup': (0, 5),
-    'OffsetCommit': (0, 9), 'OffsetFetch': (0, 8), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
+    'OffsetCommit': (0, 9), 'OffsetFetch': (0, 9), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
     'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
