@@ -10,7 +10,7 @@ using protocol::ApiKey;
 // Ordered by api key. Version ranges are what we serve end to end (codec and
 // semantics); ApiVersions is built from this table alone.
 constexpr ApiEntry kApis[] = {
-    {ApiKey::kProduce, 0, 9, &handle_produce, Dispatch::kByHandler},
+    {ApiKey::kProduce, 0, 11, &handle_produce, Dispatch::kByHandler},
     {ApiKey::kFetch, 4, 12, &handle_fetch, Dispatch::kImmediately},
     {ApiKey::kListOffsets, 0, 10, &handle_list_offsets},
     {ApiKey::kMetadata, 0, 13, &handle_metadata},
