@@ -11,7 +11,7 @@ using protocol::ApiKey;
 // semantics); ApiVersions is built from this table alone.
 constexpr ApiEntry kApis[] = {
     {ApiKey::kProduce, 0, 11, &handle_produce, Dispatch::kByHandler},
-    {ApiKey::kFetch, 4, 12, &handle_fetch, Dispatch::kImmediately},
+    {ApiKey::kFetch, 4, 17, &handle_fetch, Dispatch::kImmediately},
     {ApiKey::kListOffsets, 0, 10, &handle_list_offsets},
     {ApiKey::kMetadata, 0, 13, &handle_metadata},
     {ApiKey::kOffsetCommit, 0, 9, &handle_offset_commit},

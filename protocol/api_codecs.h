@@ -62,7 +62,7 @@ struct ApiCodec {
 
 using ApiCodecs = std::tuple<
     ApiCodec<ProduceRequest, ProduceResponse, 0, 11>,
-    ApiCodec<FetchRequest, FetchResponse, 4, 12>,
+    ApiCodec<FetchRequest, FetchResponse, 4, 17>,
     ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 0, 10>,
     ApiCodec<MetadataRequest, MetadataResponse, 0, 13>,
     ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 0, 4>,

@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # API name -> (first, last) version we advertise.
 API_RANGES = {
-    'Produce': (0, 11), 'Fetch': (4, 12), 'ListOffsets': (0, 10), 'Metadata': (0, 13), 'ApiVersions': (0, 4),
+    'Produce': (0, 11), 'Fetch': (4, 17), 'ListOffsets': (0, 10), 'Metadata': (0, 13), 'ApiVersions': (0, 4),
     'CreateTopics': (0, 7), 'DeleteTopics': (0, 6), 'CreatePartitions': (0, 3), 'DeleteRecords': (0, 2),
     'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 5),
     'DescribeCluster': (0, 2), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
