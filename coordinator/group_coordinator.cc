@@ -3,6 +3,7 @@
 #include "coordinator/group_coordinator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -231,6 +232,15 @@ ListGroupsResult GroupCoordinator::list_groups(const ListGroupsArgs& args) const
     if (auto state = parse_group_state(name)) wanted.push_back(*state);
   }
   const bool filtered = !args.states_filter.empty();
+  // Types, like states, match case-insensitively; unknown ones match no group.
+  auto is_classic = [](std::string_view type) {
+    return std::equal(type.begin(), type.end(), kClassicGroupType.begin(), kClassicGroupType.end(),
+                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  };
+  if (!args.types_filter.empty() &&
+      std::none_of(args.types_filter.begin(), args.types_filter.end(), is_classic)) {
+    return result;
+  }
   groups_.for_each([&](const Group& group) {
     if (filtered && std::find(wanted.begin(), wanted.end(), group.state()) == wanted.end()) return;
     result.groups.push_back(

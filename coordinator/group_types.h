@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -221,12 +222,18 @@ struct DescribedGroup {
 // ---- ListGroups (16) ----
 struct ListGroupsArgs {
   std::vector<std::string> states_filter;  // v4+, case-insensitive; empty = all
+  std::vector<std::string> types_filter;   // v5+ ("classic", "consumer", ...), case-insensitive; empty = all
 };
+
+// Every group here is a classic one (JoinGroup/SyncGroup); KIP-848's "consumer"
+// groups are not served.
+inline constexpr std::string_view kClassicGroupType = "classic";
 
 struct ListedGroup {
   std::string group_id;
   std::string protocol_type;
   std::string state;
+  std::string group_type = std::string(kClassicGroupType);
 };
 
 struct ListGroupsResult {

@@ -34,6 +34,11 @@ namespace rokka::protocol {
 using Bytes = std::span<const std::byte>;
 using Uuid = std::array<uint8_t, 16>;
 
+// Kafka 4.4's limits on untrusted counts (checked before anything is allocated):
+// an array of more elements, or a tagged-field section of more fields, is malformed.
+inline constexpr int64_t kMaxArrayElements = 1'000'000;
+inline constexpr int32_t kMaxTaggedFields = 10'000;
+
 inline Bytes as_bytes(std::string_view s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
 inline std::string_view as_string_view(Bytes b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
@@ -161,12 +166,13 @@ class Reader {
   }
 
   // Array count. Returns -1 for null. A count larger than the bytes left can never
-  // be satisfied (every element takes at least one byte), so it fails here, before
-  // the caller allocates anything for it.
+  // be satisfied (every element takes at least one byte), and one above
+  // kMaxArrayElements is refused as Kafka refuses it, so both fail here, before the
+  // caller allocates anything for them.
   int32_t read_array_count(bool compact) {
     int64_t n = compact ? static_cast<int64_t>(read_uvarint()) - 1 : read_int32();
     if (!ok_) return -1;
-    if (n < -1 || n > static_cast<int64_t>(remaining())) {
+    if (n < -1 || n > static_cast<int64_t>(remaining()) || n > kMaxArrayElements) {
       fail();
       return -1;
     }
@@ -188,21 +194,24 @@ class Reader {
   }
 
   // Tagged fields: uvarint count, then {uvarint tag, uvarint size, bytes} each. As
-  // Kafka's generated readers do, every tag is skipped by its size, in any order,
-  // repeated or not, and the three varints are read as Java ints
-  // (read_uvarint_wrapping): a count negative as an int reads no field, a negative
-  // size fails.
-  void skip_tagged_fields() {
+  // Kafka's generated readers do, tags come in any order, repeated or not, and the
+  // three varints are read as Java ints (read_uvarint_wrapping): a count negative as
+  // an int reads no field, a count above kMaxTaggedFields fails, a negative size
+  // fails. `each(tag, bytes)` sees every field; skip_tagged_fields ignores them all.
+  template <class F>
+  void read_tagged_fields(F&& each) {
     const auto n = static_cast<int32_t>(read_uvarint_wrapping());
+    if (n > kMaxTaggedFields) return fail();
     for (int32_t i = 0; i < n && ok_; ++i) {
-      read_uvarint_wrapping();  // the tag
+      const uint32_t tag = read_uvarint_wrapping();
       const auto size = static_cast<int32_t>(read_uvarint_wrapping());
-      if (size < 0) {
-        fail();
-      } else {
-        read_raw(static_cast<size_t>(size));
-      }
+      if (size < 0) return fail();
+      const Bytes field = read_raw(static_cast<size_t>(size));
+      if (ok_) each(tag, field);
     }
+  }
+  void skip_tagged_fields() {
+    read_tagged_fields([](uint32_t, Bytes) {});
   }
 
  private:
@@ -379,6 +388,23 @@ class Writer {
 // ---------------------------------------------------------------------------
 // Field visitors. A message's `fields(m, s)` calls these in wire order.
 
+// A tagged field a message knows, for `s.tags(...)`: its tag, whether the encoder
+// writes it (Kafka writes one only when it differs from its default), and its body,
+// a generic callable run with a visitor over the field's own bytes:
+//   s.tags(tagged(0, !m.features.empty(), [&](auto& t) { t.array(m.features, ...); }));
+// Known fields are listed in ascending tag order, as Kafka writes them. On decode,
+// a known field's body must use exactly its bytes; unknown tags are skipped.
+template <class F>
+struct Tagged {
+  uint32_t tag;
+  bool present;
+  F body;
+};
+template <class F>
+Tagged<F> tagged(uint32_t tag, bool present, F body) {
+  return {tag, present, std::move(body)};
+}
+
 struct Decoder {
   Reader& r;
   int16_t version;
@@ -452,9 +478,21 @@ struct Decoder {
   void array_str(std::vector<S>& v) {
     array(v, [&](S& x) { str(x); });
   }
-  // The tagged-field section of a struct (flexible versions only): skipped on decode.
-  void tags() {
-    if (flexible) r.skip_tagged_fields();
+  // The tagged-field section of a struct (flexible versions only): the known fields
+  // decoded, the rest skipped.
+  template <class... F>
+  void tags(const Tagged<F>&... known) {
+    if (!flexible) return;
+    r.read_tagged_fields([&](uint32_t tag, Bytes field) {
+      [[maybe_unused]] auto one = [&](const auto& k) {
+        if (k.tag != tag) return;
+        Reader sub(field);
+        Decoder d{sub, version, flexible};
+        k.body(d);
+        if (!sub.at_end()) r.fail();
+      };
+      (one(known), ...);
+    });
   }
 };
 
@@ -513,8 +551,21 @@ struct Encoder {
   void array_str(const std::vector<S>& v) {
     array(v, [&](const S& x) { str(x); });
   }
-  void tags() {
-    if (flexible) w.write_empty_tagged_fields();
+  template <class... F>
+  void tags(const Tagged<F>&... known) {
+    if (!flexible) return;
+    w.write_uvarint(static_cast<uint32_t>((0 + ... + (known.present ? 1 : 0))));
+    [[maybe_unused]] auto one = [&](const auto& k) {
+      if (!k.present) return;
+      Writer sub;
+      Encoder e{sub, version, flexible};
+      k.body(e);
+      const std::vector<std::byte> bytes = std::move(sub).take();
+      w.write_uvarint(k.tag);
+      w.write_uvarint(static_cast<uint32_t>(bytes.size()));
+      w.write_raw(bytes);
+    };
+    (one(known), ...);
   }
 };
 

@@ -18,6 +18,41 @@ bool valid_software_field(std::string_view s) {
   return true;
 }
 
+// The feature levels (KIP-584) that a Kafka 3.9 / 4.x broker reports in ApiVersions v3+,
+// as far as Rokka honestly supports them. One broker, no KRaft log: each feature has
+// exactly one level, supported and finalized. A level of 0 means the feature is off;
+// Kafka lists such features as supported (v4) but never as finalized.
+struct Feature {
+  std::string_view name;
+  int16_t level;
+};
+constexpr Feature kFeatures[] = {
+    // The metadata format the broker behaves as: Kafka 3.9's (3.9-IV0). Rokka keeps no
+    // metadata log to upgrade, so it reports that one level only.
+    {"metadata.version", 21},
+    // 0: a static controller quorum (level 1 is KIP-853's dynamic quorum).
+    {"kraft.version", 0},
+    // 0: the classic group protocol only (level 1 is KIP-848's consumer protocol,
+    // ConsumerGroupHeartbeat, which Rokka does not serve).
+    {"group.version", 0},
+    // 0: transactions as before KIP-890 part 2 (level 2 would let producers skip
+    // AddPartitionsToTxn, which Rokka still needs; EndTxn is served up to v3).
+    {"transaction.version", 0},
+};
+// The features never change while the broker runs: one epoch, valid (>= 0).
+constexpr int64_t kFeaturesEpoch = 0;
+
+void add_features(protocol::ApiVersionsResponse& resp, int16_t version) {
+  if (version < 3) return;  // no tagged fields before v3
+  for (const Feature& f : kFeatures) {
+    // Before v4 a supported feature whose minimum is 0 is left out (KAFKA-17011:
+    // older clients reject one).
+    if (version >= 4 || f.level > 0) resp.supported_features.push_back({std::string(f.name), f.level, f.level});
+    if (f.level > 0) resp.finalized_features.push_back({std::string(f.name), f.level, f.level});
+  }
+  resp.finalized_features_epoch = kFeaturesEpoch;
+}
+
 }  // namespace
 
 boost::asio::awaitable<HandlerResult> handle_api_versions(RequestContext ctx) {
@@ -40,6 +75,7 @@ boost::asio::awaitable<HandlerResult> handle_api_versions(RequestContext ctx) {
       resp.error_code = protocol::to_int(ErrorCode::kInvalidRequest);
     }
   }
+  add_features(resp, version);
   Response out;
   protocol::encode(resp, out.body, version);
   co_return out;

@@ -18,8 +18,9 @@ boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx
   }
   resp.cluster_id = svc.cluster_id;
   resp.controller_id = svc.config.broker_id;
+  // One broker, never fenced: include_fenced_brokers (v2+) adds nothing.
   for (const Listener& l : svc.advertised) {
-    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
+    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt, false});
     break;
   }
   if (req.include_cluster_authorized_operations)

@@ -33,10 +33,17 @@ struct Target {
 
 // A partition as the request names it; Kafka keys a fetch by partition, so a partition
 // named again replaces the earlier entry's position and limits but keeps its place.
+// `topic` is the key: the name (v4-12), or the 16 bytes of the topic id (v13+).
 struct Wanted {
   std::string_view topic;
+  const FetchRequest::FetchTopic* t;
   const FetchRequest::FetchPartition* p;
 };
+
+std::string_view topic_key(const FetchRequest::FetchTopic& t, int16_t version) {
+  if (version <= 12) return t.topic;
+  return {reinterpret_cast<const char*>(t.topic_id.data()), t.topic_id.size()};
+}
 
 struct TopicPartitionHash {
   size_t operator()(const std::pair<std::string_view, int32_t>& k) const {
@@ -44,14 +51,14 @@ struct TopicPartitionHash {
   }
 };
 
-std::vector<Wanted> wanted_partitions(const FetchRequest& req) {
+std::vector<Wanted> wanted_partitions(const FetchRequest& req, int16_t version) {
   std::vector<Wanted> out;
   std::unordered_map<std::pair<std::string_view, int32_t>, size_t, TopicPartitionHash> seen;
   for (const auto& t : req.topics) {
     for (const auto& p : t.partitions) {
-      auto [it, fresh] = seen.try_emplace({t.topic, p.partition}, out.size());
+      auto [it, fresh] = seen.try_emplace({topic_key(t, version), p.partition}, out.size());
       if (fresh) {
-        out.push_back({t.topic, &p});
+        out.push_back({topic_key(t, version), &t, &p});
       } else {
         out[it->second].p = &p;
       }
@@ -68,6 +75,7 @@ FetchResponse error_response(const FetchRequest& req, ErrorCode e) {
   for (const auto& t : req.topics) {
     auto& out_topic = resp.responses.emplace_back();
     out_topic.topic = std::string(t.topic);
+    out_topic.topic_id = t.topic_id;
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition;
@@ -166,10 +174,14 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
 
   // One entry per partition, in the order first named; consecutive entries of one
   // topic share a topic in the response, as Kafka builds it.
-  const std::vector<Wanted> wanted = wanted_partitions(req);
+  const std::vector<Wanted> wanted = wanted_partitions(req, v);
   std::vector<size_t> topic_of(wanted.size());
   for (size_t i = 0; i < wanted.size(); ++i) {
-    if (i == 0 || wanted[i].topic != wanted[i - 1].topic) resp.responses.emplace_back().topic = std::string(wanted[i].topic);
+    if (i == 0 || wanted[i].topic != wanted[i - 1].topic) {
+      auto& out_topic = resp.responses.emplace_back();
+      out_topic.topic = std::string(wanted[i].t->topic);
+      out_topic.topic_id = wanted[i].t->topic_id;
+    }
     topic_of[i] = resp.responses.size() - 1;
     resp.responses.back().partitions.emplace_back();
   }
@@ -182,8 +194,11 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
   for (size_t i = 0; i < wanted.size(); ++i) {
     auto& out_topic = resp.responses[topic_of[i]];
     if (i == 0 || topic_of[i] != topic_of[i - 1]) {
-      topic = svc.topics->find(out_topic.topic);
-      allowed = authorized(ctx, AclOperation::kRead, ResourceType::kTopic, out_topic.topic);
+      // v13+: by id. An id this broker does not know (never created, or deleted, even if
+      // a topic of the same name exists again) is UNKNOWN_TOPIC_ID in every partition.
+      topic = v >= 13 ? svc.topics->find(out_topic.topic_id) : svc.topics->find(out_topic.topic);
+      allowed = (v >= 13 && !topic) ||
+                authorized(ctx, AclOperation::kRead, ResourceType::kTopic, topic ? topic->name : out_topic.topic);
       next_in_topic = 0;
     }
     const FetchRequest::FetchPartition& p = *wanted[i].p;
@@ -191,6 +206,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     out.partition_index = p.partition;
     out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
     PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
+    if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
     out.error_code = code(ref.error);
     out.records.data = protocol::Bytes{};

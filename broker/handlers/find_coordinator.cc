@@ -9,6 +9,8 @@ namespace rokka::broker {
 using protocol::ErrorCode;
 
 // This broker coordinates every group (key type 0) and every transactional id (1).
+// Share groups (key type 2, v6+, KIP-932) are not served: such a key gets
+// INVALID_REQUEST, as does any other type.
 boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx) {
   protocol::FindCoordinatorRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
@@ -31,7 +33,7 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
       c.node_id = -1;
       c.port = -1;
       c.error_code = code(ErrorCode::kInvalidRequest);
-      c.error_message = "unknown coordinator key type";
+      c.error_message = req.key_type == 2 ? "share groups are not supported" : "unknown coordinator key type";
     }
     return c;
   };

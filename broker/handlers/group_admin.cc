@@ -3,6 +3,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "coordinator/group.h"
 #include "coordinator/group_service.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/describe_groups.h"
@@ -28,6 +29,7 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
   coordinator::ListGroupsArgs args;
   for (auto s : req.states_filter) args.states_filter.emplace_back(s);
+  for (auto t : req.types_filter) args.types_filter.emplace_back(t);
   coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));
   protocol::ListGroupsResponse resp;
   resp.error_code = code(to_kafka(r.error));
@@ -35,7 +37,7 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   const bool all = authorized_cluster(ctx, AclOperation::kDescribe);
   for (auto& g : r.groups) {
     if (all || authorized_group(ctx, AclOperation::kDescribe, g.group_id))
-      resp.groups.push_back({g.group_id, g.protocol_type, g.state});
+      resp.groups.push_back({g.group_id, g.protocol_type, g.state, g.group_type});
   }
   co_return make_response(resp, ctx.version());
 }
@@ -54,6 +56,13 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
       continue;
     }
     out.error_code = code(to_kafka(g.error));
+    if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone &&
+        g.state == coordinator::group_state_name(coordinator::GroupState::kDead)) {
+      // v6 (KIP-1043): a group that does not exist is an error, no longer a Dead group.
+      out.error_code = code(protocol::ErrorCode::kGroupIdNotFound);
+      out.error_message = "Group " + g.group_id + " not found.";
+      continue;
+    }
     out.group_state = g.state;
     out.protocol_type = g.protocol_type;
     out.protocol_data = g.protocol_data;

@@ -16,11 +16,15 @@ namespace {
 constexpr int64_t kLatest = -1;
 constexpr int64_t kEarliest = -2;
 constexpr int64_t kMaxTimestamp = -3;
+constexpr int64_t kEarliestLocal = -4;  // v8+ (KIP-405)
+constexpr int64_t kLatestTiered = -5;   // v9+ (KIP-1005)
 
 }  // namespace
 
-// Earliest (-2), latest (-1), max timestamp (-3, v7+), or the first record whose
-// timestamp is at least the one given.
+// Earliest (-2), latest (-1), max timestamp (-3, v7+), earliest local (-4, v8+: the log
+// start, nothing being tiered), latest tiered (-5, v9+: -1, as Kafka answers without
+// remote storage), or the first record whose timestamp is at least the one given.
+// timeout_ms (v10+) bounds remote-storage lookups, of which there are none.
 boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
   protocol::ListOffsetsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListOffsetsRequest");
@@ -50,8 +54,11 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
       if (p.timestamp == kLatest) {
         // read_committed (isolation level 1, v2+) sees up to the last stable offset.
         found = {-1, req.isolation_level == 1 ? offs->last_stable_offset : offs->next_offset};
-      } else if (p.timestamp == kEarliest) {
+      } else if (p.timestamp == kEarliest || (p.timestamp == kEarliestLocal && v >= 8)) {
+        // No tiered storage: the local log starts where the log starts.
         found = {-1, offs->log_start_offset};
+      } else if (p.timestamp == kLatestTiered && v >= 9) {
+        found = {-1, -1};  // nothing is tiered: Kafka answers -1 without remote storage
       } else if (p.timestamp == kMaxTimestamp && v >= 7) {
         auto r = max_timestamp_record(*svc.store, ref.pid);
         if (!r.ok()) {

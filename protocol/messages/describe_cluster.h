@@ -1,4 +1,5 @@
-// DescribeCluster (key 60), v0-v1: the cluster id, controller and brokers.
+// DescribeCluster (key 60), v0-v2: the cluster id, controller and brokers (v2, KIP-1073:
+// fenced brokers on request, and each broker's fenced flag).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,13 @@ struct DescribeClusterRequest {
   static constexpr ApiKey kApiKey = ApiKey::kDescribeCluster;
   bool include_cluster_authorized_operations = false;
   int8_t endpoint_type = 1;  // v1+
+  bool include_fenced_brokers = false;  // v2+
 
   template <class M, class S>
   static void fields(M& m, S& s) {
     s.boolean(m.include_cluster_authorized_operations);
     if (s.version >= 1) s.i8(m.endpoint_type);
+    if (s.version >= 2) s.boolean(m.include_fenced_brokers);
     s.tags();
   }
 };
@@ -31,6 +34,7 @@ struct DescribeClusterResponse {
     std::string host;
     int32_t port = 0;
     std::optional<std::string> rack;
+    bool is_fenced = false;  // v2+
   };
   int32_t throttle_time_ms = 0;
   int16_t error_code = 0;
@@ -54,6 +58,7 @@ struct DescribeClusterResponse {
       s.str(broker.host);
       s.i32(broker.port);
       s.nstr(broker.rack);
+      if (s.version >= 2) s.boolean(broker.is_fenced);
       s.tags();
     });
     s.i32(m.cluster_authorized_operations);

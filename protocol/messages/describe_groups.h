@@ -1,4 +1,5 @@
-// DescribeGroups (key 15), v0-v5: state, protocol and members of groups.
+// DescribeGroups (key 15), v0-v6: state, protocol and members of groups (v6, KIP-1043: an
+// unknown group is GROUP_ID_NOT_FOUND with an error message, not a Dead group).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,7 @@ struct DescribeGroupsResponse {
   };
   struct DescribedGroup {
     int16_t error_code = 0;
+    std::optional<std::string> error_message;  // v6+
     std::string group_id;
     std::string group_state;
     std::string protocol_type;
@@ -52,6 +54,7 @@ struct DescribeGroupsResponse {
     if (s.version >= 1) s.i32(m.throttle_time_ms);
     s.array(m.groups, [&](auto& group) {
       s.i16(group.error_code);
+      if (s.version >= 6) s.nstr(group.error_message);
       s.str(group.group_id);
       s.str(group.group_state);
       s.str(group.protocol_type);

@@ -1,4 +1,7 @@
-// Fetch (key 1), v4-v12: reads record batches from partitions, long-polling up to max_wait_ms.
+// Fetch (key 1), v4-v17: reads record batches from partitions, long-polling up to max_wait_ms.
+// v13+ names topics by id (KIP-516); v15 moves the replica id into a tagged field
+// (ReplicaState, for followers); v16-17 add tagged fields only (KIP-951 leader hints,
+// KIP-853 directory ids), none of which a consumer sends or one broker needs to answer.
 #pragma once
 
 #include <cstdint>
@@ -22,14 +25,16 @@ struct FetchRequest {
     int32_t partition_max_bytes = 0;
   };
   struct FetchTopic {
-    std::string_view topic;
+    std::string_view topic;  // v0-12
     std::vector<FetchPartition> partitions;
+    Uuid topic_id;           // v13+ (on the wire before the partitions)
   };
   struct ForgottenTopic {
-    std::string_view topic;
+    std::string_view topic;  // v7-12
     std::vector<int32_t> partitions;
+    Uuid topic_id;           // v13+ (on the wire before the partitions)
   };
-  int32_t replica_id = -1;
+  int32_t replica_id = -1;  // v0-14
   int32_t max_wait_ms = 0;
   int32_t min_bytes = 0;
   int32_t max_bytes = 0x7fffffff;
@@ -42,7 +47,7 @@ struct FetchRequest {
 
   template <class M, class S>
   static void fields(M& m, S& s) {
-    s.i32(m.replica_id);
+    if (s.version <= 14) s.i32(m.replica_id);
     s.i32(m.max_wait_ms);
     s.i32(m.min_bytes);
     s.i32(m.max_bytes);
@@ -52,7 +57,8 @@ struct FetchRequest {
       s.i32(m.session_epoch);
     }
     s.array(m.topics, [&](auto& topic) {
-      s.str(topic.topic);
+      if (s.version <= 12) s.str(topic.topic);
+      if (s.version >= 13) s.uuid(topic.topic_id);
       s.array(topic.partitions, [&](auto& partition) {
         s.i32(partition.partition);
         if (s.version >= 9) s.i32(partition.current_leader_epoch);
@@ -66,7 +72,8 @@ struct FetchRequest {
     });
     if (s.version >= 7) {
       s.array(m.forgotten_topics_data, [&](auto& topic) {
-        s.str(topic.topic);
+        if (s.version <= 12) s.str(topic.topic);
+        if (s.version >= 13) s.uuid(topic.topic_id);
         s.array_i32(topic.partitions);
         s.tags();
       });
@@ -93,8 +100,9 @@ struct FetchResponse {
     Records records;
   };
   struct FetchableTopicResponse {
-    std::string topic;
+    std::string topic;  // v0-12
     std::vector<PartitionData> partitions;
+    Uuid topic_id;      // v13+ (on the wire before the partitions)
   };
   int32_t throttle_time_ms = 0;
   int16_t error_code = 0;  // v7+
@@ -109,7 +117,8 @@ struct FetchResponse {
       s.i32(m.session_id);
     }
     s.array(m.responses, [&](auto& topic) {
-      s.str(topic.topic);
+      if (s.version <= 12) s.str(topic.topic);
+      if (s.version >= 13) s.uuid(topic.topic_id);
       s.array(topic.partitions, [&](auto& partition) {
         s.i32(partition.partition_index);
         s.i16(partition.error_code);

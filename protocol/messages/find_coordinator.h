@@ -1,4 +1,5 @@
-// FindCoordinator (key 10), v0-v4: which broker coordinates a group or transactional id (batched from v4).
+// FindCoordinator (key 10), v0-v6: which broker coordinates a group or transactional id (batched from v4;
+// v5 allows TRANSACTION_ABORTABLE, v6 share-group keys, KIP-932).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// InitProducerId (key 22), v0-v4: hands out a producer id and epoch (idempotent and transactional producers).
+// InitProducerId (key 22), v0-v5 (v5 only lets the broker answer TRANSACTION_ABORTABLE, KIP-890): hands out a producer id and epoch (idempotent and transactional producers).
 #pragma once
 
 #include <cstdint>

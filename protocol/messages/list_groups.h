@@ -1,4 +1,5 @@
-// ListGroups (key 16), v0-v4: lists the groups a broker coordinates (state filter from v4).
+// ListGroups (key 16), v0-v5: lists the groups a broker coordinates (state filter from v4,
+// type filter and each group's type from v5, KIP-848).
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,12 @@ namespace rokka::protocol {
 struct ListGroupsRequest {
   static constexpr ApiKey kApiKey = ApiKey::kListGroups;
   std::vector<std::string_view> states_filter;  // v4+
+  std::vector<std::string_view> types_filter;   // v5+
 
   template <class M, class S>
   static void fields(M& m, S& s) {
     if (s.version >= 4) s.array_str(m.states_filter);
+    if (s.version >= 5) s.array_str(m.types_filter);
     s.tags();
   }
 };
@@ -27,6 +30,7 @@ struct ListGroupsResponse {
     std::string group_id;
     std::string protocol_type;
     std::string group_state;  // v4+
+    std::string group_type;   // v5+
   };
   int32_t throttle_time_ms = 0;  // v1+
   int16_t error_code = 0;
@@ -40,6 +44,7 @@ struct ListGroupsResponse {
       s.str(group.group_id);
       s.str(group.protocol_type);
       if (s.version >= 4) s.str(group.group_state);
+      if (s.version >= 5) s.str(group.group_type);
       s.tags();
     });
     s.tags();

@@ -1,4 +1,5 @@
-// ListOffsets (key 2), v0-v7: earliest/latest offset, or the first offset at a timestamp.
+// ListOffsets (key 2), v0-v10: earliest/latest offset, or the first offset at a timestamp
+// (max timestamp v7+, earliest local v8+, latest tiered v9+, timeout_ms v10+).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ struct ListOffsetsRequest {
   int32_t replica_id = 0;
   int8_t isolation_level = 0;  // v2+
   std::vector<ListOffsetsTopic> topics;
+  int32_t timeout_ms = 0;  // v10+: how long a remote-storage lookup may take (none here)
 
   template <class M, class S>
   static void fields(M& m, S& s) {
@@ -41,6 +43,7 @@ struct ListOffsetsRequest {
       });
       s.tags();
     });
+    if (s.version >= 10) s.i32(m.timeout_ms);
     s.tags();
   }
 };

@@ -1,4 +1,4 @@
-// Metadata (key 3), v0-v12: brokers, topics, partitions and leaders (may auto-create topics).
+// Metadata (key 3), v0-v13: brokers, topics, partitions and leaders (may auto-create topics).
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,7 @@ struct MetadataResponse {
   int32_t controller_id = -1;  // v1+
   std::vector<MetadataResponseTopic> topics;
   int32_t cluster_authorized_operations = std::numeric_limits<int32_t>::min();  // v8-10
+  int16_t error_code = 0;  // v13+: the top-level error (KIP-1102)
 
   template <class M, class S>
   static void fields(M& m, S& s) {
@@ -100,6 +101,7 @@ struct MetadataResponse {
       s.tags();
     });
     if (s.version >= 8 && s.version <= 10) s.i32(m.cluster_authorized_operations);
+    if (s.version >= 13) s.i16(m.error_code);
     s.tags();
   }
 };

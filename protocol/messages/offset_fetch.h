@@ -1,4 +1,5 @@
-// OffsetFetch (key 9), v0-v8: reads a group's committed offsets (several groups at once from v8).
+// OffsetFetch (key 9), v0-v9: reads a group's committed offsets (several groups at once from v8;
+// v9 adds the member id and epoch of KIP-848 consumer groups, which classic groups ignore).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,8 @@ struct OffsetFetchRequest {
   };
   struct OffsetFetchRequestGroup {
     std::string_view group_id;
+    std::optional<std::string_view> member_id;  // v9+
+    int32_t member_epoch = -1;                  // v9+
     std::optional<std::vector<OffsetFetchRequestTopics>> topics;
   };
   std::string_view group_id;  // v0-7
@@ -43,6 +46,10 @@ struct OffsetFetchRequest {
     if (s.version >= 8) {
       s.array(m.groups, [&](auto& group) {
         s.str(group.group_id);
+        if (s.version >= 9) {
+          s.nstr(group.member_id);
+          s.i32(group.member_epoch);
+        }
         s.narray(group.topics, [&](auto& topic) {
           s.str(topic.name);
           s.array_i32(topic.partition_indexes);

@@ -1,4 +1,4 @@
-// Produce (key 0), v0-v9: appends records to partitions (v0-v2 carry the pre-0.11
+// Produce (key 0), v0-v11: appends records to partitions (v0-v2 carry the pre-0.11
 // message format, see protocol/legacy_records.h; v3+ record batches).
 #pragma once
 

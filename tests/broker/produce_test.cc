@@ -68,6 +68,20 @@ TEST_F(ProduceErrors, ValidBatchesGetDenseOffsets) {
   EXPECT_EQ(produce(c_, one_batch("p", batch), 7, 4).base_offset, 6);
 }
 
+// Produce v10 (KIP-951: a new leader's endpoints, only ever sent with NOT_LEADER_OR_FOLLOWER,
+// which a single broker never answers) and v11 (KIP-890: TRANSACTION_ABORTABLE allowed) keep
+// v9's bytes: batches get dense offsets at every version.
+TEST_F(ProduceErrors, Versions10And11AppendLikeVersion9) {
+  auto batch = testutil::make_batch({.records = 2});
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 9, 2).base_offset, 0);
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 10, 3).base_offset, 2);
+  EXPECT_EQ(produce(c_, one_batch("p", batch), 11, 4).base_offset, 4);
+  // A partition error reads the same at v11 as at v9.
+  const int16_t at_v9 = produce(c_, one_batch("no-such-topic", batch), 9, 5).error;
+  EXPECT_NE(at_v9, 0);
+  EXPECT_EQ(produce(c_, one_batch("no-such-topic", batch), 11, 6).error, at_v9);
+}
+
 // One magic 0 message-set entry (Produce v0-v2): Offset, MessageSize, Crc, Magic,
 // Attributes, Key (null), Value.
 std::vector<std::byte> legacy_entry(std::string_view value) {

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "protocol/error_code.h"
 #include "protocol/messages/api_versions.h"
@@ -30,7 +32,7 @@ const ApiVersionsResponse::ApiVersion* find_key(const ApiVersionsResponse& r, Ap
 
 TEST(ServerTest, ApiVersionsAnswersEveryVersionWeAdvertise) {
   InProcessBroker b;
-  for (int16_t v = 0; v <= 3; ++v) {
+  for (int16_t v = 0; v <= 4; ++v) {
     WireClient c(b.port());
     ApiVersionsRequest req;
     req.client_software_name = "rokka-test";
@@ -42,7 +44,50 @@ TEST(ServerTest, ApiVersionsAnswersEveryVersionWeAdvertise) {
     const auto* self = find_key(*resp, ApiKey::kApiVersions);
     ASSERT_NE(self, nullptr);
     EXPECT_EQ(self->min_version, 0);
-    EXPECT_EQ(self->max_version, 3);
+    EXPECT_EQ(self->max_version, 4);
+  }
+}
+
+// v3+ reports the feature levels as Kafka 3.9 / 4.x brokers do, in tagged fields:
+// metadata.version 3.9-IV0 (21) supported and finalized; kraft.version, group.version
+// and transaction.version at level 0 (static quorum, classic groups, transactions
+// before KIP-890 part 2), listed as supported only from v4 (KAFKA-17011) and never
+// finalized, so no 4.x client turns on a protocol Rokka does not serve.
+TEST(ServerTest, ApiVersionsReportsTheFeatureLevelsRokkaSupports) {
+  InProcessBroker b;
+  using Supported = std::vector<std::tuple<std::string, int16_t, int16_t>>;
+  auto supported = [](const ApiVersionsResponse& r) {
+    Supported out;
+    for (const auto& f : r.supported_features) out.emplace_back(f.name, f.min_version, f.max_version);
+    return out;
+  };
+  for (int16_t v : {2, 3, 4}) {
+    SCOPED_TRACE("v" + std::to_string(v));
+    WireClient c(b.port());
+    ApiVersionsRequest req;
+    req.client_software_name = "rokka-test";
+    req.client_software_version = "1.0";
+    c.send(req, v, 7);
+    auto resp = c.receive<ApiVersionsResponse>(v, 7);
+    ASSERT_TRUE(resp);
+    if (v < 3) {  // no tagged fields to carry them
+      EXPECT_TRUE(resp->supported_features.empty());
+      EXPECT_EQ(resp->finalized_features_epoch, -1);
+      continue;
+    }
+    if (v == 3) {
+      EXPECT_EQ(supported(*resp), (Supported{{"metadata.version", 21, 21}}));
+    } else {
+      EXPECT_EQ(supported(*resp), (Supported{{"metadata.version", 21, 21},
+                                             {"kraft.version", 0, 0},
+                                             {"group.version", 0, 0},
+                                             {"transaction.version", 0, 0}}));
+    }
+    EXPECT_GE(resp->finalized_features_epoch, 0);
+    ASSERT_EQ(resp->finalized_features.size(), 1u);
+    EXPECT_EQ(resp->finalized_features[0].name, "metadata.version");
+    EXPECT_EQ(resp->finalized_features[0].min_version_level, 21);
+    EXPECT_EQ(resp->finalized_features[0].max_version_level, 21);
   }
 }
 

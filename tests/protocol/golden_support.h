@@ -118,7 +118,14 @@ struct Dumper {
   void array_str(const std::vector<S>& v) {
     array(v, [&](const S& x) { str(x); });
   }
-  void tags() {}
+  // Known tagged fields the message carries, in tag order (gen.py emits them so).
+  template <class... F>
+  void tags(const Tagged<F>&... known) {
+    [[maybe_unused]] auto one = [&](const auto& k) {
+      if (k.present) k.body(*this);
+    };
+    (one(known), ...);
+  }
 };
 
 template <class M>

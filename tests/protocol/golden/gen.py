@@ -38,12 +38,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # API name -> (first, last) version we advertise.
 API_RANGES = {
-    'Produce': (0, 9), 'Fetch': (4, 12), 'ListOffsets': (0, 7), 'Metadata': (0, 12), 'ApiVersions': (0, 3),
+    'Produce': (0, 11), 'Fetch': (4, 17), 'ListOffsets': (0, 10), 'Metadata': (0, 13), 'ApiVersions': (0, 4),
     'CreateTopics': (0, 7), 'DeleteTopics': (0, 6), 'CreatePartitions': (0, 3), 'DeleteRecords': (0, 2),
-    'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 4),
-    'DescribeCluster': (0, 1), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
-    'FindCoordinator': (0, 4), 'JoinGroup': (0, 9), 'SyncGroup': (0, 5), 'Heartbeat': (0, 4), 'LeaveGroup': (0, 5),
-    'OffsetCommit': (0, 9), 'OffsetFetch': (0, 8), 'ListGroups': (0, 4), 'DescribeGroups': (0, 5),
+    'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 5),
+    'DescribeCluster': (0, 2), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
+    'FindCoordinator': (0, 6), 'JoinGroup': (0, 9), 'SyncGroup': (0, 5), 'Heartbeat': (0, 4), 'LeaveGroup': (0, 5),
+    'OffsetCommit': (0, 9), 'OffsetFetch': (0, 9), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
     'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
@@ -53,13 +53,49 @@ API_RANGES = {
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
 DATA_RANGES = {'ConsumerProtocolSubscription': (0, 3), 'ConsumerProtocolAssignment': (0, 3)}
 
+# Versions Kafka added after the schema snapshot this generator reads (trunk of 2024-10-25,
+# before 4.0), written from the version notes of Kafka 4.x's schemas: message ->
+# (its last valid version, [(struct, after, field)]): each field, in the schemas' own
+# notation, goes into the struct reached through the named array fields ('' for the top
+# level), after the field named `after` (None: at the end).
+LATER_VERSIONS = {
+    # KIP-1102: v13 adds a top-level error code (REBOOTSTRAP_REQUIRED); the request is unchanged.
+    'MetadataRequest': (13, []),
+    'MetadataResponse': (13, [('', None, {'name': 'ErrorCode', 'type': 'int16', 'versions': '13+'})]),
+    # KIP-1043: v6 answers an unknown group with GROUP_ID_NOT_FOUND and a message.
+    'DescribeGroupsRequest': (6, []),
+    'DescribeGroupsResponse': (6, [('Groups', 'ErrorCode', {'name': 'ErrorMessage', 'type': 'string',
+                                                             'versions': '6+', 'nullableVersions': '6+'})]),
+    # KIP-1073: v2 asks for fenced brokers too and flags each broker.
+    'DescribeClusterRequest': (2, [('', 'EndpointType', {'name': 'IncludeFencedBrokers', 'type': 'bool',
+                                                         'versions': '2+'})]),
+    'DescribeClusterResponse': (2, [('Brokers', 'Rack', {'name': 'IsFenced', 'type': 'bool', 'versions': '2+'})]),
+}
+
+# Tagged fields our codec knows, by message (top-level field names). The `full` and
+# `tagged` variants carry them, in tag order, ahead of the unknown tags; `null` leaves
+# them out (each at its default). Every other tagged field is left out of our frames.
+KNOWN_TAGGED = {
+    'ApiVersionsResponse': {'SupportedFeatures', 'FinalizedFeaturesEpoch', 'FinalizedFeatures'},
+}
+
 UNKNOWN_TAGS = [(3, b'\xab\xcd'), (300, b'')]  # tag numbers no message in range defines at that spot
 
 
 def load_schema(schema_dir, name):
     with open(os.path.join(schema_dir, name + '.json')) as f:
         text = '\n'.join(line for line in f if not line.lstrip().startswith('//'))
-    return json.loads(text)
+    schema = json.loads(text)
+    if name in LATER_VERSIONS:
+        last, fields = LATER_VERSIONS[name]
+        schema['validVersions'] = schema['validVersions'].split('-')[0] + '-' + str(last)
+        for where, after, field in fields:
+            struct = schema['fields']
+            for name in filter(None, where.split('.')):
+                struct = next(f for f in struct if f['name'] == name)['fields']
+            at = len(struct) if after is None else 1 + next(i for i, f in enumerate(struct) if f['name'] == after)
+            struct.insert(at, field)
+    return schema
 
 
 def in_versions(spec, v):
@@ -157,6 +193,8 @@ class Encoder:
     """Walks a schema for one version and variant, producing bytes and the flat value list."""
 
     def __init__(self, schema, version, flexible, variant):
+        self.schema = schema
+        self.known_tagged = KNOWN_TAGGED.get(schema.get('name'), set())
         self.common = {s['name']: s for s in schema.get('commonStructs', [])}
         self.version = version
         self.flexible = flexible
@@ -170,21 +208,30 @@ class Encoder:
         self.flat.append(tok)
 
     def struct(self, fields, prefix):
+        tagged = []
         for f in fields:
             if not in_versions(f['versions'], self.version):
                 continue
             if 'taggedVersions' in f and in_versions(f['taggedVersions'], self.version):
-                continue  # tagged fields are left out of our frames
+                if prefix == '' and f['name'] in self.known_tagged and self.variant != 'null':
+                    tagged.append(f)
+                continue  # other tagged fields are left out of our frames
             self.field(f, prefix + f['name'])
         if self.flexible:
-            self.tag_section()
+            self.tag_section(tagged, prefix)
 
-    def tag_section(self):
-        if self.variant != 'tagged':
-            self.out += uvarint(0)
-            return
-        self.out += uvarint(len(UNKNOWN_TAGS))
-        for tag, data in UNKNOWN_TAGS:
+    def tag_section(self, known, prefix):
+        fields = []
+        for f in sorted(known, key=lambda f: f['tag']):
+            sub = Encoder(self.schema, self.version, self.flexible, self.variant)
+            sub.field(f, prefix + f['name'])
+            self.paths += sub.paths
+            self.flat += sub.flat
+            fields.append((f['tag'], bytes(sub.out)))
+        if self.variant == 'tagged':
+            fields += UNKNOWN_TAGS
+        self.out += uvarint(len(fields))
+        for tag, data in fields:
             self.out += uvarint(tag) + uvarint(len(data)) + data
 
     def field(self, f, path):
@@ -303,7 +350,7 @@ def header_for(kind, api, key, version, flexible, variant, req_header, resp_head
         e.emit('Header.' + f['name'], token(f['type'], value))
         e.out += e.encode_value(f['type'], value, compact)
     if e.flexible:
-        e.tag_section()
+        e.tag_section([], "")
     return e
 
 
