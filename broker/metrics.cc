@@ -291,9 +291,9 @@ asio::awaitable<std::string> Metrics::scrape() {
   recovery.metric.push_back(gauge(static_cast<double>(recovery_ns_.load()) / 1e9));
   out.push_back(std::move(recovery));
 
-  // CommitLog segments on disk (their sizes: preallocated segments count whole).
+  // CommitLog segments on disk (their sizes: preallocated segments count whole), and the shared index files.
   {
-    double bytes = 0, segments = 0;
+    double bytes = 0, segments = 0, index_files = 0;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(log_dir_ / "commitlog", ec)) {
       std::error_code size_ec;
@@ -302,12 +302,19 @@ asio::awaitable<std::string> Metrics::scrape() {
       bytes += static_cast<double>(size);
       segments += 1;
     }
+    for (const auto& entry : std::filesystem::directory_iterator(log_dir_ / "index", ec)) {
+      std::error_code type_ec;
+      if (entry.is_regular_file(type_ec)) index_files += 1;
+    }
     auto b = family("rokka_commitlog_size_bytes", "Bytes of the CommitLog segment files.", MetricType::Gauge);
     b.metric.push_back(gauge(bytes));
     out.push_back(std::move(b));
     auto s = family("rokka_commitlog_segments", "CommitLog segment files.", MetricType::Gauge);
     s.metric.push_back(gauge(segments));
     out.push_back(std::move(s));
+    auto i = family("rokka_index_files", "Shared index files (every partition's index units).", MetricType::Gauge);
+    i.metric.push_back(gauge(index_files));
+    out.push_back(std::move(i));
   }
 
   Services* services = services_.load();
@@ -316,6 +323,10 @@ asio::awaitable<std::string> Metrics::scrape() {
     auto open = family("rokka_connections_open", "Client connections open now.", MetricType::Gauge);
     open.metric.push_back(gauge(static_cast<double>(services->connections.load(std::memory_order_relaxed))));
     out.push_back(std::move(open));
+    auto memory = family("rokka_request_memory_used_bytes",
+                         "Request bytes held now against queued.max.request.bytes.", MetricType::Gauge);
+    memory.metric.push_back(gauge(static_cast<double>(services->request_memory.used())));
+    out.push_back(std::move(memory));
   }
   if (services != nullptr && services->topics != nullptr && services->store != nullptr) {
     const std::vector<TopicPtr> topics = services->topics->all();

@@ -101,6 +101,8 @@ TEST(MetricsEndpointTest, HealthzReadyzAndMetricsAnswerWithTheBrokersFigures) {
   EXPECT_EQ(sample(m.body, R"(kafka_topic_partitions{topic="m-t"})"), 2);
   EXPECT_GE(sample(m.body, "rokka_connections_accepted_total").value_or(0), 2);
   EXPECT_GE(sample(m.body, "rokka_commitlog_segments").value_or(0), 1);
+  EXPECT_GE(sample(m.body, "rokka_index_files").value_or(0), 1);
+  EXPECT_EQ(sample(m.body, "rokka_request_memory_used_bytes"), 0);  // nothing in flight between requests
 
   EXPECT_EQ(http_get(port, "/nothing-here").status, 404);
   EXPECT_EQ(testutil::http_raw(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n").status, 405);
