@@ -250,7 +250,7 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
   co_return true;
 }
 
-const ErrorTally kNoErrors;
+static const ErrorTally kNoErrors;  // a failed handler's response has none
 
 // Runs one handler; `self` keeps the connection alive until the handler is done.
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
