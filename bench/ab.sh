@@ -10,6 +10,9 @@
 # broker's us/msg: the cost an optimisation changes. For commit messages: medians of both columns.
 # AB_MODE=e2e runs `loadgen --mode e2e` instead (give --rate for an open loop) and adds the
 # end-to-end latency percentiles; AB_BROKER_ARGS adds broker overrides (same for both binaries).
+# AB_SCRAPE=after (or before, or both) reads the broker's /metrics every second during that side's runs,
+# as a Prometheus server would: `bench/ab.sh build/rokka build/rokka 5` with AB_SCRAPE=after measures
+# what scraping costs.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,27 +26,45 @@ OPTS=("$@")
 [ ${#OPTS[@]} -gt 0 ] || OPTS=(--size 1024 --acks 1 --duration 5)
 WORK=$(mktemp -d /tmp/rokka-ab.XXXXXX)
 PID=""
-cleanup() { [ -z "$PID" ] || kill "$PID" 2>/dev/null || true; rm -rf "$WORK"; }
+cleanup() {
+  [ -z "$PID" ] || kill "$PID" 2>/dev/null || true
+  [ -z "${SCRAPER:-}" ] || kill "$SCRAPER" 2>/dev/null || true
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+SCRAPER=""
 run_one() {  # label binary
-  local port data ticks0 ticks1 line msgs rate hz
+  local port hport data ticks0 ticks1 line msgs rate hz scrapes=""
   port=$(free_port)
+  hport=$(free_port)
   data="$WORK/data-$1-$RANDOM"
   "$2" --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
-    --override "log.dirs=$data" --override store.flush.mode=async ${AB_BROKER_ARGS:-} >"$WORK/broker.log" 2>&1 &
+    --override "log.dirs=$data" --override store.flush.mode=async --override "rokka.http.listeners=127.0.0.1:$hport" \
+    ${AB_BROKER_ARGS:-} >"$WORK/broker.log" 2>&1 &
   PID=$!
   for _ in $(seq 600); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     sleep 0.1
   done
   "$LOADGEN" --mode create-topics --bootstrap "127.0.0.1:$port" --topic ab --partitions 16 --timeout 60 >/dev/null
+  if [ "${AB_SCRAPE:-}" = "$1" ] || [ "${AB_SCRAPE:-}" = both ]; then
+    : >"$WORK/scrapes"
+    (while :; do curl -sf -o /dev/null "http://127.0.0.1:$hport/metrics" && echo >>"$WORK/scrapes"; sleep 1; done) &
+    SCRAPER=$!
+  fi
   ticks0=$(cpu_ticks "$PID")
   line=$("$LOADGEN" --mode "${AB_MODE:-produce}" --bootstrap "127.0.0.1:$port" --topic ab "${OPTS[@]}" 2>/dev/null)
   ticks1=$(cpu_ticks "$PID")
+  if [ -n "$SCRAPER" ]; then
+    kill "$SCRAPER" 2>/dev/null || true
+    wait "$SCRAPER" 2>/dev/null || true
+    SCRAPER=""
+    scrapes="  scrapes $(wc -l <"$WORK/scrapes")"
+  fi
   kill "$PID"
   wait "$PID" 2>/dev/null || true
   PID=""
@@ -53,6 +74,7 @@ run_one() {  # label binary
   rate=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["msgs_per_s"]))' "$line")
   python3 -c 'import sys; l,r,m,t,hz=sys.argv[1:]; print(f"{l:7s} msgs/s {int(r):>8,d}  broker us/msg {int(t)/int(hz)*1e6/max(1,int(m)):6.2f}", end="")' \
     "$1" "$rate" "$msgs" "$((ticks1 - ticks0))" "$hz"
+  printf '%s' "$scrapes"
   python3 -c 'import json,sys; j=json.loads(sys.argv[1]); print("  e2e p50/p99/p99.9/max ms %.2f / %.2f / %.2f / %.2f  errors %d" % (j["e2e_p50_ms"], j["e2e_p99_ms"], j["e2e_p999_ms"], j["e2e_max_ms"], j["errors"]) if "e2e_p99_ms" in j else "")' "$line"
 }
 

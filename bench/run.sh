@@ -163,7 +163,8 @@ probe_rokka() {
   else
     local port data out pid
     port=$(free_port) data="$WORK/probe-data" out="$WORK/probe.log"
-    "$ROKKA" --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "log.dirs=$data" >"$out" 2>&1 &
+    "$ROKKA" --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "log.dirs=$data" \
+      --override "rokka.http.listeners=127.0.0.1:0" >"$out" 2>&1 &
     pid=$!
     if wait_for_port "$pid" "$port" 20; then
       ROKKA_KIND=local ROKKA_STATUS="$ROKKA"
@@ -211,7 +212,7 @@ start_rokka_local() {  # flush
   local port
   port=$(free_port)
   B_DATA="$WORK/data-$B_SEQ"
-  B_CMD="$(rel "$ROKKA") --override listeners=PLAINTEXT://127.0.0.1:$port --override advertised.listeners=PLAINTEXT://127.0.0.1:$port --override log.dirs=$B_DATA --override store.flush.mode=$1"
+  B_CMD="$(rel "$ROKKA") --override listeners=PLAINTEXT://127.0.0.1:$port --override advertised.listeners=PLAINTEXT://127.0.0.1:$port --override log.dirs=$B_DATA --override store.flush.mode=$1 --override rokka.http.listeners=127.0.0.1:0"
   # shellcheck disable=SC2086
   $B_CMD >"$WORK/broker-$B_SEQ.log" 2>&1 &
   B_PID=$!

@@ -83,8 +83,9 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
 }
 
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config,
-                                                      std::unique_ptr<storage::Store> store) {
+                                                      std::unique_ptr<storage::Store> store, Metrics* metrics) {
   std::unique_ptr<Broker> b(new Broker(config));
+  b->services_.metrics = metrics;
   b->store_ = std::move(store);
   b->services_.store = b->store_.get();
   if (auto s = b->load_cluster_id(); !s.ok()) return s;
@@ -163,6 +164,10 @@ storage::Status Broker::start() {
   txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
   server_->start();
   cleaner_->start();
+  if (services_.metrics) {
+    services_.metrics->attach(&services_, groups_.get(), txns_.get());
+    services_.metrics->set_listening(true);
+  }
   return {};
 }
 
@@ -170,6 +175,7 @@ storage::Status Broker::stop() {
   if (stopped_) return {};
   stopped_ = true;
   broker_log().info("shutting down");
+  if (services_.metrics) services_.metrics->detach();
   fetch_waiters_.notify_all();
   if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
   groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE

@@ -10,6 +10,7 @@
 #include "broker/dynamic_config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/log_cleaner.h"
+#include "broker/metrics.h"
 #include "broker/producer_ids.h"
 #include "broker/server.h"
 #include "broker/services.h"
@@ -24,9 +25,11 @@ class Broker {
  public:
   // Opens the store in config.log_dirs (recovering it if needed) and loads broker state.
   static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config);
-  // As open(), on a store the caller opened (tests).
+  // As open(), on a store the caller opened; `metrics` (optional; it must outlive the
+  // broker) counts requests and, from start() to stop(), is attached to the broker.
   static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config,
-                                                       std::unique_ptr<storage::Store> store);
+                                                       std::unique_ptr<storage::Store> store,
+                                                       Metrics* metrics = nullptr);
   ~Broker();
 
   // Binds the listeners and starts serving.

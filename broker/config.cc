@@ -116,6 +116,42 @@ Entry listeners(std::string_view name, std::vector<Listener> BrokerConfig::*memb
                }};
 }
 
+// rokka.http.listeners: "host:port[,host:port]"; empty = no HTTP endpoints.
+Entry http_listeners(std::string_view name, std::string_view def, std::string_view doc) {
+  return Entry{name, def, doc,
+               [](BrokerConfig& c, std::string_view v) -> std::string {
+                 c.http_listeners.clear();
+                 size_t start = 0;
+                 while (start <= v.size()) {
+                   size_t comma = v.find(',', start);
+                   if (comma == std::string_view::npos) comma = v.size();
+                   std::string_view item = trim(v.substr(start, comma - start));
+                   start = comma + 1;
+                   if (item.empty()) continue;
+                   if (item.find("://") != std::string_view::npos) return "expected host:port, without a scheme";
+                   const size_t colon = item.rfind(':');
+                   if (colon == std::string_view::npos) return "'" + std::string(item) + "' has no port";
+                   std::string_view host = item.substr(0, colon);
+                   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+                   auto port = parse_int(item.substr(colon + 1));
+                   if (!port || *port < 0 || *port > 65535) return "'" + std::string(item) + "' has a bad port";
+                   Listener l;
+                   l.name = "http";
+                   l.host = std::string(host);
+                   l.port = static_cast<uint16_t>(*port);
+                   c.http_listeners.push_back(std::move(l));
+                 }
+                 return {};
+               },
+               [](const BrokerConfig& c) {
+                 std::string out;
+                 for (const auto& l : c.http_listeners)
+                   out += (out.empty() ? "" : ",") + (l.host.find(':') != std::string::npos ? "[" + l.host + "]" : l.host) +
+                          ":" + std::to_string(l.port);
+                 return out;
+               }};
+}
+
 // Kafka's authorizer classes; naming any of them turns Rokka's built-in authorizer on.
 Entry authorizer_class(std::string_view name, std::string_view doc) {
   static const std::vector<std::string> kClasses = {"org.apache.kafka.metadata.authorizer.StandardAuthorizer",
@@ -293,6 +329,12 @@ const std::vector<Entry>& table() {
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),
+      http_listeners("rokka.http.listeners", "127.0.0.1:9644",
+                     "Where the HTTP endpoints listen, host:port[,host:port]: /metrics (Prometheus), /healthz and "
+                     "/readyz. Empty: no HTTP endpoints."),
+      integer("rokka.metrics.max.topic.series", &BrokerConfig::metrics_max_topic_series, 0, kI64, "1000",
+              "At most this many topics get per-topic series in /metrics (the first ones seen); the others count "
+              "in the broker-wide series only."),
   };
   return kTable;
 }

@@ -78,6 +78,8 @@ struct BrokerConfig {
   std::string super_users;  // principals separated by ';'
 
   std::string log_level;  // rokka.log.level
+  std::vector<Listener> http_listeners;  // rokka.http.listeners (name "http"); empty = none
+  int64_t metrics_max_topic_series = 0;  // rokka.metrics.max.topic.series
 
   // Keys the table does not know, to be warned about once logging is up.
   std::vector<std::string> unknown_keys;

@@ -14,6 +14,7 @@
 
 #include "broker/api_table.h"
 #include "broker/logging.h"
+#include "broker/metrics.h"
 #include "broker/services.h"
 #include "protocol/api_keys.h"
 
@@ -50,6 +51,7 @@ Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits 
   client_host_ = ec ? "/unknown" : "/" + ep.address().to_string();
   socket_.set_option(tcp::no_delay(true), ec);
   services_.connections.fetch_add(1, std::memory_order_relaxed);
+  if (services_.metrics) services_.metrics->connection_accepted();
 }
 
 Connection::~Connection() { services_.connections.fetch_sub(1, std::memory_order_relaxed); }
@@ -81,6 +83,7 @@ void Connection::close(const char* reason) {
   if (closed_) return;
   closed_ = true;
   reading_ = false;
+  if (services_.metrics) services_.metrics->connection_closed(reason);
   SPDLOG_LOGGER_DEBUG(&net_log(), "connection closed: peer={} reason={}", peer_, reason);
   boost::system::error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -247,11 +250,17 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
   co_return true;
 }
 
+static const ErrorTally kNoErrors;  // a failed handler's response has none
+
 // Runs one handler; `self` keeps the connection alive until the handler is done.
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                         Handler handle, RequestContext ctx) {
   try {
+    const auto start = std::chrono::steady_clock::now();
     HandlerResult result = co_await handle(std::move(ctx));
+    if (Metrics* m = self->services_.metrics)
+      m->request(static_cast<int16_t>(slot->key), slot->version, std::chrono::steady_clock::now() - start,
+                 result.ok() ? result->errors : kNoErrors);
     self->complete(slot, std::move(result));
   } catch (const std::exception& ex) {
     // The catch-all at the top of a request (STYLE §c): log, and close this connection.

@@ -1,6 +1,7 @@
 // rokka [CONFIG_FILE] [--override key=value]...
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,7 +10,9 @@
 
 #include "broker/broker.h"
 #include "broker/config.h"
+#include "broker/http_server.h"
 #include "broker/logging.h"
+#include "broker/metrics.h"
 #include "storage/fault_probe.h"
 
 namespace {
@@ -66,12 +69,24 @@ int main(int argc, char** argv) {
     store_options.fs = probe.get();
     broker_log().warn("fault probe armed: ROKKA_FAULT_PROBE={}", spec);
   }
+  // The HTTP endpoints answer from before recovery (/readyz says why not ready).
+  Metrics metrics(config->metrics_max_topic_series, config->log_dirs);
+  std::unique_ptr<HttpServer> http;
+  if (!config->http_listeners.empty()) {
+    http = std::make_unique<HttpServer>(config->http_listeners, metrics);
+    if (auto s = http->start(); !s.ok()) {
+      broker_log().error("cannot start the http endpoints: error={}", s.to_string());
+      return 1;
+    }
+  }
+  const auto open_start = std::chrono::steady_clock::now();
   auto store = rokka::storage::Store::open(store_options);
   if (!store.ok()) {
     broker_log().error("cannot open the store: error={}", store.status().to_string());
     return 1;
   }
-  auto broker = Broker::open(*config, std::move(*store));
+  metrics.set_recovered(std::chrono::steady_clock::now() - open_start);
+  auto broker = Broker::open(*config, std::move(*store), &metrics);
   if (!broker.ok()) {
     broker_log().error("cannot open the broker: error={}", broker.status().to_string());
     return 1;
@@ -88,6 +103,7 @@ int main(int argc, char** argv) {
   });
   signals_ctx.run();
 
+  if (http) http->stop();  // no scrape runs while the broker stops
   const auto s = (*broker)->stop();
   return s.ok() ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/error_tally.h"
 #include "broker/frame_buffer.h"
 #include "protocol/codec.h"
 #include "protocol/header.h"
@@ -36,6 +37,7 @@ struct RequestContext {
 struct Response {
   protocol::Writer body;  // may splice in mapped log bytes (zero-copy fetch)
   bool send = true;       // false: no response at all (Produce with acks=0)
+  ErrorTally errors;      // its non-zero error codes, for the errors metric
 };
 
 // An error Status means "malformed or unserviceable request": the connection is closed.

@@ -10,6 +10,7 @@
 
 #include "broker/dynamic_config.h"
 #include "broker/logging.h"
+#include "broker/metrics.h"
 #include "storage/thread.h"
 
 namespace rokka::broker {
@@ -111,6 +112,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
     if (services_.connections.load(std::memory_order_relaxed) >= max_connections) {
       if (once_a_second(last_refusal_warning_))
         net_log().warn("connection refused: reason=max.connections={} reached", max_connections);
+      if (services_.metrics) services_.metrics->connection_refused(/*per_ip=*/false);
       socket.close(ec);
       continue;
     }
@@ -124,6 +126,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor) {
       if (from_address >= per_ip) {
         if (once_a_second(last_refusal_warning_))
           net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address, per_ip);
+        if (services_.metrics) services_.metrics->connection_refused(/*per_ip=*/true);
         continue;  // conn's destructor closes the socket
       }
       ++from_address;

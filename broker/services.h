@@ -23,6 +23,7 @@ class FetchWaiters;
 class ProducerIds;
 class Authorizer;
 class DynamicBrokerConfig;
+class Metrics;
 
 struct Services {
   const BrokerConfig& config;
@@ -34,6 +35,7 @@ struct Services {
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
+  Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)
   std::string cluster_id;
   // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
   // else the listeners with their bound ports. Set before serving starts.

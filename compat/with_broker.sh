@@ -52,6 +52,7 @@ start_rokka() {
   "$BROKER" --override "listeners=PLAINTEXT://127.0.0.1:$port" \
     --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
     --override "log.dirs=$work/data" --override auto.create.topics.enable=true \
+    --override "rokka.http.listeners=127.0.0.1:0" \
     --override "num.partitions=$PARTITIONS" --override group.initial.rebalance.delay.ms=0 \
     >"$work/broker.log" 2>&1 &
   broker_pid=$!

@@ -61,6 +61,8 @@ class TransactionService {
   // runs on the strand: it must only queue work and hand results over, never block.
   void check_produce(ProducerRef producer, std::vector<TopicPartition> partitions,
                      std::function<void(TxnError)> then);
+  // Whether the start-up load is installed (/readyz). On the strand only.
+  bool loaded() const { return core_.loaded(); }
 
  private:
   storage::MetaStore& meta_;

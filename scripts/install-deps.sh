@@ -11,6 +11,8 @@ PACKAGES=(
   libboost1.81-dev liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev libspdlog-dev
   # security/ (TLS, SASL), cluster/ (etcd, for its tests) and tools/admin
   libboost-program-options1.81-dev libssl-dev libsasl2-dev libcurl4-openssl-dev etcd-server etcd-client
+  # broker/metrics.cc: /metrics through prometheus-cpp; the tests scrape it with a real Prometheus (and promtool), bench/ab.sh with curl
+  prometheus-cpp-dev prometheus curl
   # the tests: googletest, and real Kafka clients (librdkafka, kcat, confluent-kafka for python3)
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev kcat python3 python3-confluent-kafka

@@ -1,5 +1,7 @@
 #include "storage/file_system.h"
 
+#include "storage/latency_histogram.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -49,7 +51,12 @@ class PosixFile final : public File {
     return {};
   }
 
-  Status sync() override { return ::fdatasync(fd_) == 0 ? Status{} : errno_status("fdatasync", path_); }
+  Status sync() override {
+    const auto start = std::chrono::steady_clock::now();
+    const int rc = ::fdatasync(fd_);
+    fsync_latency().observe(std::chrono::steady_clock::now() - start);
+    return rc == 0 ? Status{} : errno_status("fdatasync", path_);
+  }
 
   Status truncate(int64_t size) override {
     return ::ftruncate(fd_, size) == 0 ? Status{} : errno_status("ftruncate", path_);
@@ -161,6 +168,11 @@ class PosixFileSystem final : public FileSystem {
 };
 
 }  // namespace
+
+LatencyHistogram& fsync_latency() {
+  static LatencyHistogram h;
+  return h;
+}
 
 Mapping::~Mapping() { ::munmap(data_, size_); }
 

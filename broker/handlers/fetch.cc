@@ -11,6 +11,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/metrics.h"
 #include "protocol/record_batch.h"
 #include "storage/store.h"
 
@@ -252,6 +253,13 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
       // Timed out: answer with what there is (re-read: data may have come meanwhile).
       read_all(*svc.store, targets, max_bytes, read_committed);
       break;
+    }
+  }
+  if (svc.metrics) {
+    for (const auto& t : resp.responses) {
+      int64_t bytes = 0;
+      for (const auto& p : t.partitions) bytes += static_cast<int64_t>(p.records.size());
+      svc.metrics->fetched(t.topic, bytes);
     }
   }
   co_return make_response(resp, v);

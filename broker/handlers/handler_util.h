@@ -23,6 +23,7 @@ template <typename Resp>
 Response make_response(const Resp& resp, int16_t version) {
   Response r;
   protocol::encode(resp, r.body, version);
+  tally_errors(resp, r.errors);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/metrics.h"
 #include "broker/logging.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/legacy_records.h"
@@ -158,6 +159,11 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
   ProduceResponse resp;
   std::vector<storage::AppendRequest> appends;
   std::vector<ProduceResponse::PartitionProduceResponse*> append_outs;
+  struct Counted {
+    std::string_view topic;  // into the request frame
+    int64_t bytes = 0, records = 0;
+  };
+  std::vector<Counted> counted;  // per append, for the metrics
   std::deque<std::vector<std::byte>> converted;  // v0-v2 batches, alive until appended
   bool any_error = false;
   const bool bad_acks = req.acks != 0 && req.acks != 1 && req.acks != -1;
@@ -231,12 +237,14 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
       protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
       appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});
       append_outs.push_back(&out);
+      counted.push_back({t.name, static_cast<int64_t>(bytes.size()), batch.records_count()});
       if (transactional) txn_partitions.push_back({std::string(t.name), p.index});
     }
   }
 
   using Results = std::vector<storage::Result<storage::AppendInfo>>;
   Results results;
+  const auto append_start = std::chrono::steady_clock::now();
   if (!appends.empty() && transactional) {
     coordinator::TxnError refused = coordinator::TxnError::kNone;
     results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
@@ -258,9 +266,11 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
     });
   }
   ctx.dispatched();
+  const auto append_took = std::chrono::steady_clock::now() - append_start;
   for (size_t i = 0; i < results.size(); ++i) {
     auto& out = *append_outs[i];
     if (results[i].ok()) {
+      if (svc.metrics) svc.metrics->produced(counted[i].topic, counted[i].bytes, counted[i].records, append_took);
       out.base_offset = results[i]->base_offset;
       out.log_append_time_ms = results[i]->log_append_time;
       out.log_start_offset = results[i]->log_start_offset;

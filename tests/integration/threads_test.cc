@@ -22,8 +22,8 @@ TEST(ThreadsTest, BrokerThreadsAreNamedByRole) {
   std::filesystem::create_directories(dir / "data");
   RokkaProcess broker(dir / "data", {{"num.network.threads", "3"}});
   broker.start();
-  const std::vector<std::string> expected = {"rokka-net-0",  "rokka-net-1",   "rokka-net-2",
-                                             "rokka-writer", "rokka-flusher", "rokka-cleaner"};
+  const std::vector<std::string> expected = {"rokka-net-0",  "rokka-net-1",   "rokka-net-2", "rokka-writer",
+                                             "rokka-flusher", "rokka-cleaner", "rokka-http"};
   // The port accepts once it listens; a thread names itself when it first runs.
   const auto threads = testutil::threads_once_named(broker.pid(), expected);
   for (const auto& name : expected) ASSERT_EQ(threads.count(name), 1u) << name;

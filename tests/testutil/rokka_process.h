@@ -35,9 +35,11 @@ class RokkaProcess {
   void start(std::chrono::seconds timeout = std::chrono::seconds(30)) {
     if (pid_ > 0) throw std::runtime_error("already running");
     const auto log_offset = std::filesystem::exists(log_path_) ? std::filesystem::file_size(log_path_) : 0;
+    // The HTTP endpoints on a free port (rokka.http.listeners in `overrides` wins), so that
+    // brokers of tests running at once do not contend for the default 127.0.0.1:9644.
     std::vector<std::string> args = {ROKKA_BINARY, "--override",
                                      "listeners=PLAINTEXT://127.0.0.1:" + std::to_string(port_), "--override",
-                                     "log.dirs=" + data_dir_.string()};
+                                     "log.dirs=" + data_dir_.string(), "--override", "rokka.http.listeners=127.0.0.1:0"};
     for (const auto& [k, v] : overrides_) {
       args.push_back("--override");
       args.push_back(k + "=" + v);
@@ -58,6 +60,7 @@ class RokkaProcess {
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     static const std::regex kListening(R"(listening: address=[0-9.]+:([0-9]+))");
+    static const std::regex kHttp(R"(http serving: address=[0-9.]+:([0-9]+))");
     while (std::chrono::steady_clock::now() < deadline) {
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
@@ -72,6 +75,7 @@ class RokkaProcess {
       const std::string text = ss.str();
       if (std::regex_search(text, m, kListening)) {
         port_ = static_cast<uint16_t>(std::stoi(m[1]));
+        http_port_ = std::regex_search(text, m, kHttp) ? static_cast<uint16_t>(std::stoi(m[1])) : 0;
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -115,6 +119,7 @@ class RokkaProcess {
   }
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
+  uint16_t http_port() const { return http_port_; }  // 0 when the HTTP endpoints are off
   std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& log_path() const { return log_path_; }
 
@@ -132,6 +137,7 @@ class RokkaProcess {
   std::string log_path_;
   pid_t pid_ = -1;
   uint16_t port_ = 0;
+  uint16_t http_port_ = 0;
 };
 
 }  // namespace rokka::testutil
