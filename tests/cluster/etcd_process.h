@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +23,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/testutil/spawn.h"
 
 namespace rokka::testutil {
 
@@ -126,21 +127,8 @@ class EtcdProcess {
                                      "--initial-cluster-token", "rokka-test",
                                      "--pre-vote=true",
                                      "--logger=zap"};
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test leaves no etcd behind
-      const int fd = ::open(log_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    // A crashed test leaves no etcd behind.
+    pid_ = testutil::spawn_logged(std::move(args), log_path(), {.die_with_parent = true});
   }
 
   // Waits until the member answers /health (it has a leader and serves).

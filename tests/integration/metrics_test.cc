@@ -24,6 +24,7 @@
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/rokka_process.h"
+#include "tests/testutil/spawn.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wait.h"
 
@@ -151,17 +152,7 @@ class PrometheusServer {
     std::vector<std::string> args = {kPrometheus, "--config.file=" + config.string(),
                                      "--storage.tsdb.path=" + (dir / "tsdb").string(),
                                      "--web.listen-address=127.0.0.1:" + std::to_string(port_)};
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    pid_ = testutil::spawn_logged(std::move(args), log_);
   }
   ~PrometheusServer() {
     if (pid_ <= 0) return;

@@ -2,7 +2,6 @@
 // port with its own data directory: start, graceful stop, kill -9, restart.
 #pragma once
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +15,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/testutil/spawn.h"
 
 namespace rokka::testutil {
 
@@ -44,20 +45,7 @@ class RokkaProcess {
       args.push_back("--override");
       args.push_back(k + "=" + v);
     }
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    pid_ = spawn_logged(std::move(args), log_path_);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     static const std::regex kListening(R"(listening: address=[0-9.]+:([0-9]+))");
     static const std::regex kHttp(R"(http serving: address=[0-9.]+:([0-9]+))");
