@@ -114,9 +114,12 @@ TEST_F(ClusterViewTest, ReadsTheClusterThenFollowsItsChanges) {
     membership_->start();
     election_->start();
   });
+  // The view can see the keys before the broker's own objects have handled their answers
+  // (the election takes its epoch when its transaction's response arrives): wait for both.
   ASSERT_TRUE(testutil::wait_until([&] {
     auto s = view->snapshot();
-    return s->broker(7) != nullptr && s->controller.has_value();
+    return s->broker(7) != nullptr && s->controller.has_value() && membership_->epoch() != 0 &&
+           election_->epoch() != 0;
   }));
   s = view->snapshot();
   EXPECT_EQ(s->broker(7)->epoch, membership_->epoch());
