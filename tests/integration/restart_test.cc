@@ -2,7 +2,6 @@
 // never reused, idempotent producers leave no duplicates.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <set>
 #include <thread>
 
@@ -75,7 +74,6 @@ TEST_P(KillTest, KillNineLosesNoAcknowledgedMessage) {
   {
     testutil::TestProducer p(broker.bootstrap(),
                              {{"acks", "all"}, {"linger.ms", "1"}, {"message.timeout.ms", "5000"}, {"retries", "0"}});
-    std::atomic<bool> stop{false};
     int i = 0;
     const auto kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
     while (std::chrono::steady_clock::now() < kill_at) {

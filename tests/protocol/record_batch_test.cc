@@ -163,7 +163,6 @@ TEST(RecordBatchTest, ProduceRulesFollowKafka) {
 }
 
 TEST(RecordBatchTest, ProducedCountMustMatchTheOffsetRange) {
-  RecordBatchView v;
   auto bytes = three_records();
   put_i32(bytes, batch_field::kLastOffsetDelta, 5);
   EXPECT_EQ(produced(bytes), BatchCheck::kOffsetCountMismatch);
