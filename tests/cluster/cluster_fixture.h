@@ -98,8 +98,7 @@ class EtcdTest : public ::testing::Test {
   void SetUp() override {
     if (!etcd_installed()) GTEST_SKIP() << kEtcdMissing;
     etcd_ = std::make_unique<EtcdProcess>(dir_ / "etcd", "default");
-    etcd_->start();
-    etcd_->wait_healthy();
+    etcd_->start_new();
     client_ = cluster::EtcdClient::create(io_.executor(), client_options(etcd_->client_url()));
   }
   void TearDown() override {

@@ -18,6 +18,8 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -43,20 +45,28 @@ inline std::string etcd_binary() {
 inline bool etcd_installed() { return !etcd_binary().empty(); }
 inline constexpr const char* kEtcdMissing = "etcd is not installed (apt-get install etcd-server): cluster test not run";
 
-// A loopback port nobody listens on right now (the kernel's choice for port 0).
+// A loopback port nobody listens on right now (the kernel's choice for port 0), and
+// not one this process handed out before (a member's client and peer ports differ).
+// Another test process may still take it before etcd binds it: EtcdProcess::start_new
+// and EtcdCluster::start then pick new ports.
 inline uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    throw std::runtime_error("free_port failed");
+  static std::mutex mu;
+  static std::set<uint16_t> given;
+  for (;;) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      throw std::runtime_error("free_port failed");
+    }
+    ::close(fd);
+    std::lock_guard lock(mu);
+    if (given.insert(ntohs(addr.sin_port)).second) return ntohs(addr.sin_port);
   }
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // One plain HTTP/1.0 request to 127.0.0.1:port; the whole answer (header and body), or "".
@@ -131,15 +141,49 @@ class EtcdProcess {
     pid_ = testutil::spawn_logged(std::move(args), log_path(), {.die_with_parent = true});
   }
 
-  // Waits until the member answers /health (it has a leader and serves).
+  // The first start of a single member: on fresh ports, again on new ones while
+  // another process turns out to hold one of them.
+  void start_new() {
+    for (int attempt = 1;; ++attempt) {
+      start();
+      if (wait_healthy_or_port_taken()) return;
+      if (attempt == 5) throw std::runtime_error("etcd: its ports were taken 5 times; log: " + log_tail());
+      reset_ports();
+    }
+  }
+
+  // Waits until this member answers /health (it has a leader and serves).
   void wait_healthy(std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    if (!wait_healthy_or_port_taken(timeout))
+      throw std::runtime_error("etcd: a port is taken by another process; log: " + log_tail());
+  }
+
+  // False when a port turned out to be another process's: this member could not bind
+  // it, or another test's etcd answers on it (that member's peer URL is not ours).
+  bool wait_healthy_or_port_taken(std::chrono::seconds timeout = std::chrono::seconds(30)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      if (exited()) throw std::runtime_error("etcd exited during start-up; log: " + log_tail());
-      if (etcd_healthy(client_port_)) return;
+      if (exited()) {
+        if (log_tail().find("address already in use") != std::string::npos) return false;
+        throw std::runtime_error("etcd exited during start-up; log: " + log_tail());
+      }
+      if (etcd_healthy(client_port_)) {
+        if (http_post(client_port_, "/v3/cluster/member/list", "{}").find(peer_url()) != std::string::npos) return true;
+        return false;  // someone else's etcd
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     throw std::runtime_error("etcd not healthy in time; log: " + log_tail());
+  }
+
+  // Before a first start is tried again: stopped, no data, new ports.
+  void reset_ports() {
+    kill9();
+    std::error_code ec;
+    std::filesystem::remove_all(data_dir_, ec);
+    std::filesystem::remove(log_path(), ec);
+    client_port_ = free_port();
+    peer_port_ = free_port();
   }
 
   void stop() { signal_and_wait(SIGTERM); }
@@ -213,11 +257,18 @@ class EtcdCluster {
       members_.push_back(std::make_unique<EtcdProcess>(dir / ("etcd" + std::to_string(i)), "m" + std::to_string(i)));
     }
   }
+  // On fresh ports; again on new ones while another process holds one of them.
   void start() {
-    std::string initial;
-    for (auto& m : members_) initial += (initial.empty() ? "" : ",") + m->name() + "=" + m->peer_url();
-    for (auto& m : members_) m->start(initial);
-    for (auto& m : members_) m->wait_healthy();
+    for (int attempt = 1;; ++attempt) {
+      std::string initial;
+      for (auto& m : members_) initial += (initial.empty() ? "" : ",") + m->name() + "=" + m->peer_url();
+      for (auto& m : members_) m->start(initial);
+      bool all = true;
+      for (auto& m : members_) all = m->wait_healthy_or_port_taken() && all;
+      if (all) return;
+      if (attempt == 5) throw std::runtime_error("etcd cluster: its ports were taken 5 times");
+      for (auto& m : members_) m->reset_ports();
+    }
   }
   EtcdProcess& member(size_t i) { return *members_.at(i); }
   size_t size() const { return members_.size(); }
