@@ -37,7 +37,7 @@ std::vector<std::string> parse_super_users(std::string_view text);
 
 class Authorizer {
  public:
-  // The principal of every client on a plaintext listener (no authentication).
+  // The principal of a client that did not authenticate (PLAINTEXT, SSL without a client certificate).
   static constexpr std::string_view kAnonymous = "User:ANONYMOUS";
 
   Authorizer(storage::MetaStore& meta, AuthorizerOptions options);

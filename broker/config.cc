@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -326,6 +327,11 @@ const std::vector<Entry>& table() {
               "With an authorizer: allow a request on a resource that no ACL covers."),
       optional_text("super.users", &BrokerConfig::super_users,
                     "With an authorizer: principals allowed everything, separated by ';' (User:admin;User:ops)."),
+      text("listener.security.protocol.map", &BrokerConfig::listener_security_protocol_map,
+           "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+           "Each listener name's security protocol, NAME:PROTOCOL pairs. The TLS and SASL keys (ssl.*, "
+           "sasl.enabled.mechanisms, <mechanism>.sasl.jaas.config, connections.max.reauth.ms, each also as "
+           "listener.name.<name>.<key>) are Kafka's: see docs/security.md."),
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),
@@ -374,6 +380,52 @@ std::vector<std::pair<std::string, std::string>> parse_properties(std::string_vi
   return out;
 }
 
+// Keys that security/ reads per listener (Kafka's names): TLS and SASL settings,
+// bare or under listener.name.<listener>.
+bool is_security_key(std::string_view key) {
+  if (key.starts_with("listener.name.")) return true;
+  return key.starts_with("ssl.") || key.starts_with("sasl.") || key.ends_with(".sasl.jaas.config") ||
+         key == "connections.max.reauth.ms" || key.ends_with(".connections.max.reauth.ms");
+}
+
+// Every listener's security protocol from listener.security.protocol.map, as Kafka
+// requires: each listener (and advertised listener) name must have an entry.
+Status resolve_security_protocols(BrokerConfig& config) {
+  std::map<std::string, std::string, std::less<>> map;
+  size_t start = 0;
+  const std::string& text = config.listener_security_protocol_map;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string_view item = trim(std::string_view(text).substr(start, comma - start));
+    start = comma + 1;
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    std::string_view name = colon == std::string_view::npos ? item : trim(item.substr(0, colon));
+    std::string_view protocol = colon == std::string_view::npos ? "" : trim(item.substr(colon + 1));
+    if (std::find(std::begin(kSecurityProtocols), std::end(kSecurityProtocols), protocol) == std::end(kSecurityProtocols))
+      return Status::invalid_argument("config listener.security.protocol.map: '" + std::string(item) +
+                                      "' is not NAME:PROTOCOL with PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL");
+    map[std::string(name)] = std::string(protocol);
+  }
+  for (auto* list : {&config.listeners, &config.advertised_listeners}) {
+    for (Listener& l : *list) {
+      auto it = map.find(l.name);
+      if (it == map.end())
+        return Status::invalid_argument("config listeners: no security protocol defined for listener " + l.name +
+                                        " (add it to listener.security.protocol.map)");
+      l.security_protocol = it->second;
+    }
+  }
+  for (const Listener& a : config.advertised_listeners) {
+    const bool known = std::any_of(config.listeners.begin(), config.listeners.end(),
+                                   [&](const Listener& l) { return l.name == a.name; });
+    if (!known)
+      return Status::invalid_argument("config advertised.listeners: listener " + a.name + " is not in listeners");
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string Listener::to_string() const { return name + "://" + host + ":" + std::to_string(port); }
@@ -392,8 +444,10 @@ Result<std::vector<Listener>> parse_listeners(std::string_view text) {
       return Status::invalid_argument("listener '" + std::string(item) + "' is not NAME://host:port");
     Listener l;
     l.name = std::string(item.substr(0, scheme));
-    if (l.name != "PLAINTEXT")
-      return Status::invalid_argument("listener '" + std::string(item) + "': only PLAINTEXT is supported");
+    for (char ch : l.name)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')
+        return Status::invalid_argument("listener '" + std::string(item) + "': a listener name is letters, digits, '_' and '-'");
+    l.security_protocol = l.name;
     std::string_view hostport = item.substr(scheme + 3);
     const size_t colon = hostport.rfind(':');
     if (colon == std::string_view::npos)
@@ -440,8 +494,12 @@ Result<BrokerConfig> load_config(std::string_view properties,
     if (std::string err = e.apply(config, value); !err.empty())
       return Status::invalid_argument("config " + std::string(e.name) + "=" + value + ": " + err);
   }
-  for (const auto& [k, v] : given)
-    (find_entry(k) == nullptr ? config.unknown_keys : config.given_keys).push_back(k);
+  for (const auto& [k, v] : given) {
+    if (find_entry(k) != nullptr) config.given_keys.push_back(k);
+    else if (is_security_key(k)) config.security_settings.emplace(k, v);
+    else config.unknown_keys.push_back(k);
+  }
+  if (auto s = resolve_security_protocols(config); !s.ok()) return s;
 
   if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
     return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");

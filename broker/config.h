@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,11 +16,17 @@
 namespace rokka::broker {
 
 struct Listener {
-  std::string name = "PLAINTEXT";  // security protocol / listener name
+  std::string name = "PLAINTEXT";  // the listener's name (NAME in NAME://host:port)
   std::string host;                // empty = all interfaces
   uint16_t port = 9092;
+  // PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL: the name's entry in
+  // listener.security.protocol.map (set by load_config).
+  std::string security_protocol = "PLAINTEXT";
   std::string to_string() const;
 };
+
+// Kafka's security protocols, in listener.security.protocol.map's values.
+inline constexpr std::string_view kSecurityProtocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
 
 struct BrokerConfig {
   int32_t broker_id = 0;
@@ -76,12 +83,18 @@ struct BrokerConfig {
   std::string authorizer_class_name;
   bool allow_everyone_if_no_acl_found = false;
   std::string super_users;  // principals separated by ';'
+  std::string listener_security_protocol_map;  // NAME:PROTOCOL[,NAME:PROTOCOL]
+  // The TLS and SASL settings as given (ssl.*, sasl.*, <mechanism>.sasl.jaas.config,
+  // connections.max.reauth.ms and their listener.name.<l>. forms): read per
+  // listener by broker/listener_security.cc with security/'s parsers, never
+  // logged or reported (they hold passwords and keys).
+  std::map<std::string, std::string, std::less<>> security_settings;
 
   std::string log_level;  // rokka.log.level
   std::vector<Listener> http_listeners;  // rokka.http.listeners (name "http"); empty = none
   int64_t metrics_max_topic_series = 0;  // rokka.metrics.max.topic.series
 
-  // Keys the table does not know, to be warned about once logging is up.
+  // Keys the table does not know (and that are not security settings), to be warned about once logging is up.
   std::vector<std::string> unknown_keys;
   // Keys of the table set by the file or an override (DescribeConfigs reports them as
   // STATIC_BROKER_CONFIG, the others as DEFAULT_CONFIG).
@@ -131,6 +144,8 @@ std::vector<ConfigValue> config_values(const BrokerConfig& config);
 std::string check_config_value(std::string_view name, std::string_view value);
 
 // Parses "PLAINTEXT://host:port[,NAME://host:port]"; an error message on failure.
+// Each listener's security_protocol is its name's, when the name is a protocol;
+// load_config resolves the others through listener.security.protocol.map.
 storage::Result<std::vector<Listener>> parse_listeners(std::string_view text);
 
 }  // namespace rokka::broker

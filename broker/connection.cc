@@ -17,6 +17,7 @@
 #include "broker/metrics.h"
 #include "broker/services.h"
 #include "protocol/api_keys.h"
+#include "security/tls_context.h"
 
 namespace rokka::broker {
 
@@ -32,11 +33,13 @@ struct Connection::Slot {
   bool dispatched = false;  // the next request may start
   bool done = false;        // the handler finished
   bool fatal = false;       // close the connection instead of answering
+  bool close_after = false; // close the connection once this answer is out
   std::optional<Response> response;
   RequestMemory::Grant memory;  // the frame's share of queued.max.request.bytes, until handled
 };
 
-Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits limits)
+Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits limits,
+                       std::shared_ptr<const ListenerSecurity> security)
     : socket_(std::move(socket)),
       services_(services),
       limits_(limits),
@@ -44,7 +47,10 @@ Connection::Connection(tcp::socket socket, Services& services, ConnectionLimits 
       writer_wake_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
       memory_wake_(socket_.get_executor()),
-      last_activity_(std::chrono::steady_clock::now()) {
+      last_activity_(std::chrono::steady_clock::now()),
+      auth_(std::move(security)) {
+  if (auth_.listener().uses_tls())
+    tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *auth_.listener().tls);
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -66,7 +72,69 @@ asio::awaitable<void> Connection::run() {
   auto ex = co_await asio::this_coro::executor;
   asio::co_spawn(ex, [self]() { return self->write_loop(); }, asio::detached);
   asio::co_spawn(ex, [self]() { return self->idle_watch(); }, asio::detached);
+  if (tls_ && !co_await tls_handshake()) co_return;
   co_await read_loop();
+}
+
+// The TLS handshake, within the read timeout (the idle watch closes a stalled one);
+// then the client certificate's principal, if it sent one.
+asio::awaitable<bool> Connection::tls_handshake() {
+  frame_deadline_ = std::chrono::steady_clock::now() + limits_.read_timeout;
+  auto [ec] = co_await tls_->async_handshake(asio::ssl::stream_base::server, asio::as_tuple(asio::use_awaitable));
+  frame_deadline_.reset();
+  if (ec) {
+    net_log().info("closing connection: peer={} reason=TLS handshake failed: {}", peer_, ec.message());
+    close("tls handshake failed");
+    co_return false;
+  }
+  auto principal = security::tls_peer_principal(tls_->native_handle(), auth_.listener().principal_mapper);
+  if (!principal.ok()) {
+    net_log().warn("closing connection: peer={} reason=client certificate: {}", peer_, principal.error().message());
+    close("tls principal");
+    co_return false;
+  }
+  auth_.set_tls_principal(std::move(principal).value());
+  last_activity_ = std::chrono::steady_clock::now();
+  co_return true;
+}
+
+asio::awaitable<Connection::IoResult> Connection::read_some(asio::mutable_buffer buffer) {
+  if (tls_) co_return co_await tls_->async_read_some(buffer, kTuple);
+  co_return co_await socket_.async_read_some(buffer, kTuple);
+}
+
+asio::awaitable<Connection::IoResult> Connection::read_exactly(asio::mutable_buffer buffer) {
+  if (tls_) co_return co_await asio::async_read(*tls_, buffer, kTuple);
+  co_return co_await asio::async_read(socket_, buffer, kTuple);
+}
+
+// Plaintext: one gathered write, record bytes straight from the log's mapping.
+// TLS: the buffers are copied into records anyway, so they are gathered into one
+// staging buffer at a time (a write per small buffer would make a record each).
+asio::awaitable<Connection::IoResult> Connection::write_all(const std::vector<asio::const_buffer>& buffers) {
+  if (!tls_) co_return co_await asio::async_write(socket_, buffers, kTuple);
+  constexpr size_t kStaging = 256 << 10;
+  size_t total = 0;
+  auto it = buffers.begin();
+  size_t offset = 0;  // into *it
+  while (it != buffers.end()) {
+    tls_out_.clear();
+    while (it != buffers.end() && tls_out_.size() < kStaging) {
+      const size_t take = std::min(it->size() - offset, kStaging - tls_out_.size());
+      const auto* p = static_cast<const std::byte*>(it->data()) + offset;
+      tls_out_.insert(tls_out_.end(), p, p + take);
+      offset += take;
+      if (offset == it->size()) {
+        ++it;
+        offset = 0;
+      }
+    }
+    auto [ec, n] = co_await asio::async_write(*tls_, asio::buffer(tls_out_), kTuple);
+    total += n;
+    if (ec) co_return IoResult{ec, total};
+  }
+  if (tls_out_.capacity() > kStaging) tls_out_ = {};
+  co_return IoResult{boost::system::error_code{}, total};
 }
 
 void Connection::shutdown() {
@@ -111,7 +179,7 @@ asio::awaitable<bool> Connection::read_size(int32_t& size) {
     std::memmove(ahead_.data(), ahead_.data() + ahead_begin_, have);
     ahead_begin_ = 0;
     ahead_end_ = have;
-    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(ahead_.data() + have, kReadAhead - have), kTuple);
+    auto [ec, n] = co_await read_some(asio::buffer(ahead_.data() + have, kReadAhead - have));
     if (ec) co_return false;  // EOF or closed
     ahead_end_ += n;
   }
@@ -126,7 +194,10 @@ asio::awaitable<bool> Connection::read_request() {
   int32_t size = 0;
   const bool have_size = co_await read_size(size);
   if (!have_size) co_return false;
-  switch (protocol::check_frame_size(size, limits_.max_request_bytes)) {
+  // Before authentication a frame is held to sasl.server.max.receive.size (Kafka's bound).
+  const bool authenticating = auth_.authenticating();
+  const int32_t max_bytes = authenticating ? limits_.sasl_max_receive_bytes : limits_.max_request_bytes;
+  switch (protocol::check_frame_size(size, max_bytes)) {
     case protocol::FrameSizeCheck::kOk:
       break;
     case protocol::FrameSizeCheck::kTooSmall:
@@ -134,8 +205,8 @@ asio::awaitable<bool> Connection::read_request() {
       close("bad frame size");
       co_return false;
     case protocol::FrameSizeCheck::kTooLarge:
-      net_log().warn("closing connection: peer={} reason=frame size {} exceeds socket.request.max.bytes={}", peer_,
-                     size, limits_.max_request_bytes);
+      net_log().warn("closing connection: peer={} reason=frame size {} exceeds {}={}", peer_, size,
+                     authenticating ? "sasl.server.max.receive.size" : "socket.request.max.bytes", max_bytes);
       close("frame too large");
       co_return false;
   }
@@ -166,6 +237,11 @@ asio::awaitable<bool> Connection::read_request() {
     close("unsupported version");
     co_return false;
   }
+  if (auto refused = auth_.admit(api->key, std::chrono::steady_clock::now())) {
+    net_log().info("closing connection: peer={} principal={} reason={}", peer_, auth_.principal(), *refused);
+    close("not authenticated");
+    co_return false;
+  }
   SPDLOG_LOGGER_DEBUG(&net_log(), "request: peer={} api={} v={} correlation_id={} client_id={} bytes={}", peer_,
                       api_name(api->key), v, ctx.header.correlation_id, ctx.header.client_id.value_or(""), size);
 
@@ -181,6 +257,9 @@ asio::awaitable<bool> Connection::read_request() {
   ctx.body_offset = r.position();
   ctx.services = &services_;
   ctx.client_host = client_host_;
+  ctx.principal = auth_.principal();
+  ctx.listener_name = auth_.listener().listener_name;
+  ctx.auth = &auth_;
   ctx.dispatched = [self, slot] {
     if (!slot->dispatched) {
       slot->dispatched = true;
@@ -229,7 +308,7 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
     size_t want = std::min(size - got, std::max(kFirstChunk, got));
     if (want < size - got) {  // a large frame: take what has already been received, too
       boost::system::error_code ec;
-      const size_t ready = socket_.available(ec);  // already received: safe to allocate for
+      const size_t ready = tls_ ? 0 : socket_.available(ec);  // already received: safe to allocate for
       if (!ec) want = std::min(size - got, std::max(want, ready));
     }
     RequestMemory::Grant more;
@@ -241,8 +320,7 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
     std::memcpy(frame.data() + got, ahead_.data() + ahead_begin_, buffered);
     ahead_begin_ += buffered;
     if (buffered < want) {
-      auto [read_ec, n] =
-          co_await asio::async_read(socket_, asio::buffer(frame.data() + got + buffered, want - buffered), kTuple);
+      auto [read_ec, n] = co_await read_exactly(asio::buffer(frame.data() + got + buffered, want - buffered));
       if (read_ec) co_return false;
     }
     got += want;
@@ -279,6 +357,10 @@ void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult resul
     slot->fatal = true;
   } else {
     slot->response.emplace(std::move(result).value());
+    if (slot->response->close_after) {
+      slot->close_after = true;
+      reading_ = false;  // nothing more is read; the writer closes once this answer is out
+    }
   }
   reader_wake_.cancel();
   writer_wake_.cancel();
@@ -299,7 +381,9 @@ asio::awaitable<void> Connection::write_loop() {
     }
     // Every response that is ready at the front goes out in one gathered write.
     batch.clear();
-    while (!pending_.empty() && pending_.front()->done && !pending_.front()->fatal) {
+    bool close_after = false;
+    while (!pending_.empty() && pending_.front()->done && !pending_.front()->fatal && !close_after) {
+      close_after = pending_.front()->close_after;
       batch.push_back(std::move(pending_.front()));
       pending_.pop_front();
     }
@@ -326,7 +410,7 @@ asio::awaitable<void> Connection::write_loop() {
     }
     if (!buffers.empty()) {
       write_started_ = std::chrono::steady_clock::now();
-      auto [ec, n] = co_await asio::async_write(socket_, buffers, kTuple);
+      auto [ec, n] = co_await write_all(buffers);
       write_started_.reset();
       if (ec) {
         close("write failed");
@@ -336,6 +420,10 @@ asio::awaitable<void> Connection::write_loop() {
     }
     if (fatal_next) {
       close("bad request");
+      co_return;
+    }
+    if (close_after) {
+      close("authentication failed");
       co_return;
     }
   }

@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <array>
 #include <chrono>
@@ -19,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "broker/connection_auth.h"
+#include "broker/listener_security.h"
 #include "broker/request_context.h"
 #include "broker/request_memory.h"
 
@@ -29,11 +32,13 @@ struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{600000};  // connections.max.idle.ms
   std::chrono::milliseconds read_timeout{30000};   // rokka.request.read.timeout.ms: size prefix -> last byte
   size_t max_in_flight = 64;                       // requests read but not yet answered
+  int32_t sasl_max_receive_bytes = 524288;          // sasl.server.max.receive.size: frames before authentication
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(boost::asio::ip::tcp::socket socket, Services& services, ConnectionLimits limits);
+  Connection(boost::asio::ip::tcp::socket socket, Services& services, ConnectionLimits limits,
+             std::shared_ptr<const ListenerSecurity> security);
   ~Connection();
 
   // Serves the connection until it closes. Keep the Connection alive for the
@@ -50,6 +55,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   struct Slot;
 
+  using IoResult = std::tuple<boost::system::error_code, size_t>;
+  // The socket, or the TLS stream over it: every read and write goes through these.
+  boost::asio::awaitable<IoResult> read_some(boost::asio::mutable_buffer buffer);
+  boost::asio::awaitable<IoResult> read_exactly(boost::asio::mutable_buffer buffer);
+  boost::asio::awaitable<IoResult> write_all(const std::vector<boost::asio::const_buffer>& buffers);
+  boost::asio::awaitable<bool> tls_handshake();
+
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> idle_watch();
@@ -65,6 +77,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static boost::asio::awaitable<void> wait(boost::asio::steady_timer& timer);
 
   boost::asio::ip::tcp::socket socket_;
+  std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;  // SSL, SASL_SSL
+  std::vector<std::byte> tls_out_;  // responses gathered into TLS records
   Services& services_;
   ConnectionLimits limits_;
   std::string peer_;
@@ -89,6 +103,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr size_t kReadAhead = 1024;
   std::array<std::byte, kReadAhead> ahead_;
   size_t ahead_begin_ = 0, ahead_end_ = 0;
+  ConnectionAuth auth_;  // the principal, and the SASL exchange on a SASL listener
 };
 
 }  // namespace rokka::broker

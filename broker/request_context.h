@@ -16,6 +16,7 @@
 namespace rokka::broker {
 
 struct Services;
+class ConnectionAuth;
 
 // Moved by value into the handler coroutine: it owns the frame, so every
 // string_view a decoder returns stays valid for the handler's whole life.
@@ -25,6 +26,11 @@ struct RequestContext {
   size_t body_offset = 0;
   Services* services = nullptr;
   std::string client_host;  // the peer's address, as Kafka shows it ("/127.0.0.1")
+  std::string principal = "User:ANONYMOUS";  // the authenticated client, for the authorizer
+  std::string_view listener_name;            // the listener the request came in on (lives as long as the server)
+  // The connection's SASL state: only the SaslHandshake and SaslAuthenticate
+  // handlers use it, on the connection's thread (they are never dispatched early).
+  ConnectionAuth* auth = nullptr;
   // Lets the connection read and start the next request. Handlers whose API is
   // declared Dispatch::kByHandler call it once their order-sensitive work (e.g.
   // submitting appends) is queued; calling it more than once is harmless.
@@ -37,6 +43,7 @@ struct RequestContext {
 struct Response {
   protocol::Writer body;  // may splice in mapped log bytes (zero-copy fetch)
   bool send = true;       // false: no response at all (Produce with acks=0)
+  bool close_after = false;  // close the connection once this response is sent (a failed SASL exchange)
   ErrorTally errors;      // its non-zero error codes, for the errors metric
 };
 

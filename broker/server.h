@@ -22,7 +22,8 @@ class Server {
   Server(const BrokerConfig& config, Services& services);
   ~Server();
 
-  // Binds every listener (port 0 picks a free port); an error if any bind fails.
+  // Builds every listener's TLS and SASL settings and binds it (port 0 picks a
+  // free port); an error if a setting is bad or a bind fails.
   storage::Status listen();
   // The ports actually bound, in listener order (after listen()).
   std::vector<uint16_t> ports() const;
@@ -38,7 +39,8 @@ class Server {
   size_t num_threads() const { return contexts_.size(); }
 
  private:
-  boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor);
+  boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor,
+                                           std::shared_ptr<const ListenerSecurity> security);
   // A connection limit from server.properties, or its dynamic broker config when one is set.
   int64_t connection_limit(std::string_view name, int64_t static_value) const;
 
@@ -47,6 +49,7 @@ class Server {
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>> work_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::shared_ptr<const ListenerSecurity>> security_;  // one per acceptor
   std::vector<std::thread> threads_;
   std::atomic<size_t> next_context_{0};
   std::atomic<bool> stopping_{false};

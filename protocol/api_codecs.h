@@ -42,6 +42,7 @@
 #include "protocol/messages/offset_fetch.h"
 #include "protocol/messages/offset_for_leader_epoch.h"
 #include "protocol/messages/produce.h"
+#include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
 #include "protocol/messages/sync_group.h"
 #include "protocol/messages/txn_offset_commit.h"
@@ -77,6 +78,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeClusterRequest, DescribeClusterResponse, 0, 2>,
     ApiCodec<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, 0, 4>,
     ApiCodec<SaslHandshakeRequest, SaslHandshakeResponse, 0, 1>,
+    ApiCodec<SaslAuthenticateRequest, SaslAuthenticateResponse, 0, 2>,
     ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse, 0, 6>,
     ApiCodec<JoinGroupRequest, JoinGroupResponse, 0, 9>,
     ApiCodec<SyncGroupRequest, SyncGroupResponse, 0, 5>,

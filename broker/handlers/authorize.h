@@ -22,7 +22,7 @@ inline std::string_view acl_host(const RequestContext& ctx) {
 
 inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType type, std::string_view name) {
   const Authorizer* a = ctx.services->authorizer;
-  return a == nullptr || a->check(Authorizer::kAnonymous, acl_host(ctx), op, type, name);
+  return a == nullptr || a->check(ctx.principal, acl_host(ctx), op, type, name);
 }
 
 // resolve_partition() for a request that may (`allowed`) or may not act on the topic.

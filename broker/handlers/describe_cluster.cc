@@ -19,10 +19,8 @@ boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx
   resp.cluster_id = svc.cluster_id;
   resp.controller_id = svc.config.broker_id;
   // One broker, never fenced: include_fenced_brokers (v2+) adds nothing.
-  for (const Listener& l : svc.advertised) {
-    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt, false});
-    break;
-  }
+  const Listener& self = advertised_listener(ctx);
+  resp.brokers.push_back({svc.config.broker_id, self.host, self.port, std::nullopt, false});
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations =
         authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);

@@ -15,7 +15,7 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
   protocol::FindCoordinatorRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
   const Services& svc = *ctx.services;
-  const Listener& self = svc.advertised.front();
+  const Listener& self = advertised_listener(ctx);
   auto answer = [&](std::string_view key) {
     protocol::FindCoordinatorResponse::Coordinator c;
     c.key = std::string(key);

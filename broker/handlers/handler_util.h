@@ -29,6 +29,15 @@ Response make_response(const Resp& resp, int16_t version) {
 
 inline int16_t code(protocol::ErrorCode e) { return protocol::to_int(e); }
 
+// The advertised address of the listener this request came in on (Kafka answers
+// Metadata, FindCoordinator and DescribeCluster per listener), else the first.
+inline const Listener& advertised_listener(const RequestContext& ctx) {
+  const auto& all = ctx.services->advertised;
+  for (const Listener& l : all)
+    if (l.name == ctx.listener_name) return l;
+  return all.front();
+}
+
 // The leader epoch this broker reports for every partition (a single broker never
 // changes leader): stamped into stored batches and Metadata.
 inline constexpr int32_t kLeaderEpoch = 0;

@@ -30,6 +30,8 @@ HandlerCoroutine handle_leave_group(RequestContext ctx);
 HandlerCoroutine handle_offset_commit(RequestContext ctx);
 HandlerCoroutine handle_offset_fetch(RequestContext ctx);
 HandlerCoroutine handle_list_groups(RequestContext ctx);
+HandlerCoroutine handle_sasl_handshake(RequestContext ctx);
+HandlerCoroutine handle_sasl_authenticate(RequestContext ctx);
 HandlerCoroutine handle_describe_groups(RequestContext ctx);
 HandlerCoroutine handle_delete_groups(RequestContext ctx);
 HandlerCoroutine handle_offset_delete(RequestContext ctx);

@@ -53,7 +53,7 @@ boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx
   // An idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
   const Authorizer* authorizer = ctx.services->authorizer;
   if (!authorized_cluster(ctx, AclOperation::kIdempotentWrite) &&
-      !(authorizer == nullptr || authorizer->allowed_on_any(Authorizer::kAnonymous, acl_host(ctx),
+      !(authorizer == nullptr || authorizer->allowed_on_any(ctx.principal, acl_host(ctx),
                                                             AclOperation::kWrite, ResourceType::kTopic))) {
     resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
     co_return make_response(resp, ctx.version());

@@ -47,10 +47,8 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
   MetadataResponse resp;
   resp.cluster_id = svc.cluster_id;
   resp.controller_id = svc.config.broker_id;
-  for (const Listener& l : svc.advertised) {
-    resp.brokers.push_back({svc.config.broker_id, l.host, l.port, std::nullopt});
-    break;  // one broker, one advertised listener: the first
-  }
+  const Listener& self = advertised_listener(ctx);
+  resp.brokers.push_back({svc.config.broker_id, self.host, self.port, std::nullopt});
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations =
         authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);

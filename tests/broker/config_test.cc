@@ -44,7 +44,7 @@ TEST(ConfigTest, BadValuesStopWithTheKeyInTheMessage) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("num.partitions"), std::string::npos);
   EXPECT_FALSE(load_config("store.flush.mode=sometimes\n", {}).ok());
-  EXPECT_FALSE(load_config("listeners=SSL://:9093\n", {}).ok());
+  EXPECT_FALSE(load_config("listeners=CLIENT://:9093\n", {}).ok());  // no security protocol for CLIENT
   EXPECT_FALSE(load_config("listeners=PLAINTEXT://host\n", {}).ok());
   EXPECT_FALSE(load_config("socket.request.max.bytes=-1\n", {}).ok());
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -47,7 +48,14 @@ class RokkaProcess {
     }
     pid_ = spawn_logged(std::move(args), log_path_);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    static const std::regex kListening(R"(listening: address=[0-9.]+:([0-9]+))");
+    static const std::regex kListening(R"(listening: address=[0-9.]+:([0-9]+) listener=(\S+))");
+    // Every listener of a `listeners` override logs its port (the default has one).
+    size_t expected = 1;
+    for (const auto& [k, v] : overrides_) {
+      if (k != "listeners") continue;
+      expected = 0;
+      for (size_t at = v.find("://"); at != std::string::npos; at = v.find("://", at + 3)) ++expected;
+    }
     static const std::regex kHttp(R"(http serving: address=[0-9.]+:([0-9]+))");
     while (std::chrono::steady_clock::now() < deadline) {
       int status = 0;
@@ -61,8 +69,12 @@ class RokkaProcess {
       ss << in.rdbuf();
       std::smatch m;
       const std::string text = ss.str();
-      if (std::regex_search(text, m, kListening)) {
-        port_ = static_cast<uint16_t>(std::stoi(m[1]));
+      std::vector<std::pair<std::string, uint16_t>> ports;
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), kListening); it != std::sregex_iterator(); ++it)
+        ports.emplace_back((*it)[2], static_cast<uint16_t>(std::stoi((*it)[1])));
+      if (!ports.empty() && ports.size() >= expected) {
+        listener_ports_ = ports;
+        port_ = ports.front().second;
         http_port_ = std::regex_search(text, m, kHttp) ? static_cast<uint16_t>(std::stoi(m[1])) : 0;
         return;
       }
@@ -106,7 +118,13 @@ class RokkaProcess {
     return pid_ <= 0;
   }
   pid_t pid() const { return pid_; }
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return port_; }  // the first listener's
+  // The port a named listener bound (0 if none has that name).
+  uint16_t port(std::string_view listener) const {
+    for (const auto& [name, p] : listener_ports_)
+      if (name == listener) return p;
+    return 0;
+  }
   uint16_t http_port() const { return http_port_; }  // 0 when the HTTP endpoints are off
   std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& log_path() const { return log_path_; }
@@ -126,6 +144,7 @@ class RokkaProcess {
   pid_t pid_ = -1;
   uint16_t port_ = 0;
   uint16_t http_port_ = 0;
+  std::vector<std::pair<std::string, uint16_t>> listener_ports_;
 };
 
 }  // namespace rokka::testutil

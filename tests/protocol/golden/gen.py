@@ -41,7 +41,7 @@ API_RANGES = {
     'Produce': (0, 11), 'Fetch': (4, 17), 'ListOffsets': (0, 10), 'Metadata': (0, 13), 'ApiVersions': (0, 4),
     'CreateTopics': (0, 7), 'DeleteTopics': (0, 6), 'CreatePartitions': (0, 3), 'DeleteRecords': (0, 2),
     'DescribeConfigs': (0, 4), 'AlterConfigs': (0, 2), 'IncrementalAlterConfigs': (0, 1), 'InitProducerId': (0, 5),
-    'DescribeCluster': (0, 2), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1),
+    'DescribeCluster': (0, 2), 'OffsetForLeaderEpoch': (0, 4), 'SaslHandshake': (0, 1), 'SaslAuthenticate': (0, 2),
     'FindCoordinator': (0, 6), 'JoinGroup': (0, 9), 'SyncGroup': (0, 5), 'Heartbeat': (0, 4), 'LeaveGroup': (0, 5),
     'OffsetCommit': (0, 9), 'OffsetFetch': (0, 9), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
