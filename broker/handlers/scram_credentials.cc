@@ -47,9 +47,12 @@ boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(Req
   protocol::DescribeUserScramCredentialsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeUserScramCredentialsRequest");
   protocol::DescribeUserScramCredentialsResponse resp;
-  if (!authorized_cluster(ctx, AclOperation::kDescribe)) {
+  if (!authorized_cluster(ctx, AclOperation::kDescribe)) {  // the request-level error, repeated per named user
     resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
     resp.error_message = std::string(kClusterAuthorizationFailed);
+    if (req.users)
+      for (const auto& u : *req.users)
+        resp.results.push_back({std::string(u.name), resp.error_code, resp.error_message, {}});
     co_return make_response(resp, ctx.version());
   }
   const ScramCredentials& store = *ctx.services->scram;

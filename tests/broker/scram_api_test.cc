@@ -274,7 +274,10 @@ TEST(ScramApiTest, WithoutClusterAclsBothApisAnswerClusterAuthorizationFailed) {
   d = c.describe(std::vector<std::string>{"alice"});
   ASSERT_TRUE(d);
   EXPECT_EQ(d->error_code, kClusterAuthorizationFailed);
-  EXPECT_TRUE(d->results.empty());
+  EXPECT_EQ(d->error_message, "Cluster authorization failed.");
+  ASSERT_EQ(d->results.size(), 1u);
+  EXPECT_EQ(d->results[0].user, "alice");
+  EXPECT_EQ(d->results[0].error_code, kClusterAuthorizationFailed);
 }
 
 TEST(ScramApiTest, AHugeArrayCountIsRefusedAndTheConnectionClosed) {
