@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/messages/alter_user_scram_credentials.h"
+#include "protocol/messages/create_acls.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "security/scram_crypto.h"
 #include "tests/testutil/broker_fixture.h"
@@ -278,6 +279,36 @@ TEST(ScramApiTest, WithoutClusterAclsBothApisAnswerClusterAuthorizationFailed) {
   ASSERT_EQ(d->results.size(), 1u);
   EXPECT_EQ(d->results[0].user, "alice");
   EXPECT_EQ(d->results[0].error_code, kClusterAuthorizationFailed);
+}
+
+TEST(ScramApiTest, ClusterAclsDecideDescribeAndAlterSeparately) {
+  InProcessBroker b({{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+                     {"allow.everyone.if.no.acl.found", "true"}});
+  ScramApiClient c(b.port());
+  ASSERT_EQ(c.alter({}, {Upsert("alice", kSha256, 4096, "a")}).at(0).error, kNone);  // no ACLs yet: allowed
+  // Cluster (4) "kafka-cluster", literal (3): ALLOW DESCRIBE (8), DENY ALTER (4) for User:ANONYMOUS.
+  protocol::CreateAclsRequest acls;
+  acls.creations = {{4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 8, 3}, {4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 4, 2}};
+  c.wire().send(acls, 1, 100);
+  auto created = c.wire().receive<protocol::CreateAclsResponse>(1, 100);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->results.size(), 2u);
+  ASSERT_EQ(created->results[0].error_code, kNone);
+  ASSERT_EQ(created->results[1].error_code, kNone);
+
+  auto d = c.describe(std::nullopt);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->error_code, kNone);
+  ASSERT_EQ(d->results.size(), 1u);
+  EXPECT_EQ(d->results[0].user, "alice");
+  auto results = c.alter({{"alice", kSha256}}, {});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].error, kClusterAuthorizationFailed);
+  EXPECT_EQ(results[0].message, "Cluster authorization failed.");
+  d = c.describe(std::vector<std::string>{"alice"});  // the denied deletion changed nothing
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->results.size(), 1u);
+  EXPECT_EQ(d->results[0].error_code, kNone);
 }
 
 TEST(ScramApiTest, AHugeArrayCountIsRefusedAndTheConnectionClosed) {
