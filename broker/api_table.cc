@@ -44,6 +44,8 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kIncrementalAlterConfigs, 0, 1, &handle_incremental_alter_configs},
     {ApiKey::kDeleteGroups, 0, 2, &handle_delete_groups},
     {ApiKey::kOffsetDelete, 0, 0, &handle_offset_delete},
+    {ApiKey::kDescribeUserScramCredentials, 0, 0, &handle_describe_user_scram_credentials},
+    {ApiKey::kAlterUserScramCredentials, 0, 0, &handle_alter_user_scram_credentials},
     {ApiKey::kDescribeCluster, 0, 2, &handle_describe_cluster},
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
     {ApiKey::kListTransactions, 0, 1, &handle_list_transactions},

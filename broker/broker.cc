@@ -102,6 +102,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   if (auto s = b->authorizer_->load(); !s.ok()) return s;
   b->services_.authorizer = b->authorizer_.get();
 
+  b->scram_ = std::make_unique<ScramCredentials>(b->store_->meta());
+  if (auto s = b->scram_->load(); !s.ok()) return s;
+  b->services_.scram = b->scram_.get();
+
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
   b->services_.dynamic_config = b->dynamic_config_.get();

@@ -12,6 +12,7 @@
 #include "broker/log_cleaner.h"
 #include "broker/metrics.h"
 #include "broker/producer_ids.h"
+#include "broker/scram_credentials.h"
 #include "broker/server.h"
 #include "broker/services.h"
 #include "broker/topic_registry.h"
@@ -56,6 +57,7 @@ class Broker {
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ProducerIds> producer_ids_;
   std::unique_ptr<Authorizer> authorizer_;
+  std::unique_ptr<ScramCredentials> scram_;  // outlives server_: connections look credentials up
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;

@@ -25,6 +25,7 @@ class ProducerIds;
 class Authorizer;
 class DynamicBrokerConfig;
 class Metrics;
+class ScramCredentials;
 
 struct Services {
   const BrokerConfig& config;
@@ -33,6 +34,7 @@ struct Services {
   FetchWaiters* fetch_waiters = nullptr;
   ProducerIds* producer_ids = nullptr;
   Authorizer* authorizer = nullptr;  // always set; check() allows everything when disabled
+  ScramCredentials* scram = nullptr;  // always set by Broker: the SCRAM credentials (AlterUserScramCredentials)
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;

@@ -10,6 +10,7 @@
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
 #include "protocol/messages/alter_configs.h"
+#include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_partitions.h"
@@ -25,6 +26,7 @@
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/describe_user_scram_credentials.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
@@ -90,6 +92,8 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 0, 6>,
     ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse, 0, 2>,
     ApiCodec<OffsetDeleteRequest, OffsetDeleteResponse, 0, 0>,
+    ApiCodec<DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, 0>,
+    ApiCodec<AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, 0>,
     ApiCodec<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 0, 3>,
     ApiCodec<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 0, 3>,
     ApiCodec<EndTxnRequest, EndTxnResponse, 0, 3>,

@@ -24,11 +24,12 @@ inline constexpr std::string_view kProducerIds = "p/";    // broker: producer id
 inline constexpr std::string_view kAcls = "a/";           // broker: ACL bindings
 inline constexpr std::string_view kCluster = "c/";        // broker: the cluster id
 inline constexpr std::string_view kDynamicConfig = "d/";  // broker: dynamic broker configs
+inline constexpr std::string_view kScramCredentials = "u/";  // broker: SCRAM credentials per user and mechanism
 inline constexpr std::string_view kOffsets = "o/";        // coordinator: committed offsets
 inline constexpr std::string_view kGroups = "g/";         // coordinator: group metadata
 inline constexpr std::string_view kTxns = "x/";           // coordinator: transaction metadata
 
-inline constexpr std::array kAll = {kStore, kTopics, kProducerIds, kAcls, kCluster, kDynamicConfig, kOffsets, kGroups, kTxns};
+inline constexpr std::array kAll = {kStore, kTopics, kProducerIds, kAcls, kCluster, kDynamicConfig, kScramCredentials, kOffsets, kGroups, kTxns};
 constexpr bool disjoint() {
   for (size_t i = 0; i < kAll.size(); ++i)
     for (size_t j = 0; j < kAll.size(); ++j)

@@ -44,5 +44,7 @@ HandlerCoroutine handle_txn_offset_commit(RequestContext ctx);
 HandlerCoroutine handle_describe_acls(RequestContext ctx);
 HandlerCoroutine handle_create_acls(RequestContext ctx);
 HandlerCoroutine handle_delete_acls(RequestContext ctx);
+HandlerCoroutine handle_describe_user_scram_credentials(RequestContext ctx);
+HandlerCoroutine handle_alter_user_scram_credentials(RequestContext ctx);
 
 }  // namespace rokka::broker

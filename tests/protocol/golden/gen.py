@@ -48,6 +48,7 @@ API_RANGES = {
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
     'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
     'DescribeLogDirs': (0, 4),
+    'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
 }
 
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
