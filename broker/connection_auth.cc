@@ -107,6 +107,7 @@ ConnectionAuth::AuthenticateResult ConnectionAuth::authenticate(protocol::Bytes 
     case security::SaslStep::Kind::kFailed:
       out.error_code = code(ErrorCode::kSaslAuthenticationFailed);
       out.error_message = security::failure_message(step, mechanism_, reauthentication);
+      out.detail = std::move(step.detail);
       out.close = true;
       fail_exchange();
       return out;

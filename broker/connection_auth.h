@@ -63,6 +63,7 @@ class ConnectionAuth {
     std::string auth_bytes;
     int64_t session_lifetime_ms = 0;
     bool close = false;
+    std::string detail;  // a failure's reason, for the broker's log only (never sent)
   };
   AuthenticateResult authenticate(protocol::Bytes client_bytes, int64_t now_epoch_ms, Clock::time_point now);
 

@@ -66,7 +66,11 @@ SaslStep ScramServer::client_final(std::string_view message) {
   if (!final.ok()) return SaslStep::failed(final.error().message());
   if (final->channel_binding != client_first_.gs2_header)
     return SaslStep::failed("Invalid channel binding in the final client message.");
-  if (!constant_time_equal(final->nonce, nonce_)) return SaslStep::failed("Invalid client nonce in the final client message.");
+  // Kafka's rule: the final nonce ends with the combined one. librdkafka before 2.x's
+  // fix sends its own nonce again in front; the proof covers those bytes as received.
+  const bool nonce_ok = final->nonce.size() >= nonce_.size() &&
+                        constant_time_equal(std::string_view(final->nonce).substr(final->nonce.size() - nonce_.size()), nonce_);
+  if (!nonce_ok) return SaslStep::failed("Invalid client nonce in the final client message.");
   const ScramHash h = scram_hash(mechanism_);
   if (final->proof.size() != scram_digest_size(h))
     return SaslStep::failed("Invalid client credentials: the proof has " + std::to_string(final->proof.size()) +

@@ -4,7 +4,8 @@
 // server-final "v=<ServerSignature>". Failures carry Kafka's texts; all but
 // the authzid mismatch reach the client only as the generic SASL message.
 // Stricter than Kafka where RFC 5802 says MUST: c= must repeat the gs2 header,
-// the final nonce must equal the combined nonce, and AuthMessage is built from
+// the final nonce must end with the combined nonce (Kafka's endsWith: librdkafka
+// 2.0 repeats its own nonce in front), and AuthMessage is built from
 // the bytes as received.
 #pragma once
 

@@ -37,8 +37,8 @@ boost::asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext ct
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   auto result = ctx.auth->authenticate(req.auth_bytes, now_ms, std::chrono::steady_clock::now());
   if (result.error_code != 0) {
-    net_log().info("SASL authentication failed: peer={} listener={} error={}", ctx.client_host, ctx.listener_name,
-                   result.error_message.value_or(""));
+    net_log().info("SASL authentication failed: peer={} listener={} error={} reason={}", ctx.client_host,
+                   ctx.listener_name, result.error_message.value_or(""), result.detail);
   } else if (!ctx.auth->authenticating()) {
     SPDLOG_LOGGER_DEBUG(&net_log(), "SASL authenticated: peer={} principal={}", ctx.client_host, ctx.auth->principal());
   }

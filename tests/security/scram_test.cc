@@ -156,12 +156,25 @@ TEST_F(Rfc7677, ABadNonceInTheFinalMessageFails) {
   for (const char* final : {
            // the client's nonce without ours
            "c=biws,r=rOprNGfwEbeRWgbNEkqO,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
-           // ours with something added (Kafka's endsWith would take a prefix)
-           "c=biws,r=XrOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
+           // ours with something after it
+           "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0X,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
+           // ours cut short
+           "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
        }) {
     ScramServer s = started();
     EXPECT_EQ(s.evaluate(final).detail, "Invalid client nonce in the final client message.") << final;
   }
+}
+
+// librdkafka 2.0.2 (Debian 12's) sends its own nonce again in front of the combined one;
+// Kafka accepts that (endsWith), and the proof covers the bytes as sent.
+TEST_F(Rfc7677, AFinalNonceWithTheClientNonceRepeatedInFrontAuthenticates) {
+  ScramServer s = server();
+  testing::ScramTestClient client(ScramHash::kSha256, "user", "pencil", "rOprNGfwEbeRWgbNEkqO");
+  const SaslStep first = s.evaluate(client.first());
+  const SaslStep last = s.evaluate(client.final(first.data, "rOprNGfwEbeRWgbNEkqO"));
+  ASSERT_EQ(last.kind, SaslStep::Kind::kComplete) << last.detail;
+  EXPECT_TRUE(client.verify(last.data));
 }
 
 TEST_F(Rfc7677, AChannelBindingThatDoesNotRepeatTheHeaderFails) {

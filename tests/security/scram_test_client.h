@@ -21,13 +21,14 @@ class ScramTestClient {
   }
 
   // The client-final message for `server_first`, or "" if it does not parse.
-  std::string final(const std::string& server_first) {
+  // `nonce_prefix`: sent before the combined nonce, as librdkafka 2.0 repeats its own.
+  std::string final(const std::string& server_first, const std::string& nonce_prefix = "") {
     auto sf = ServerFirstMessage::parse(server_first);
     if (!sf.ok()) return {};
     const std::string salted = scram_salted_password(hash_, password_, sf->salt, sf->iterations);
     const std::string client_key = scram_client_key(hash_, salted);
     server_key_ = scram_server_key(hash_, salted);
-    const std::string without_proof = ClientFinalMessage::format_without_proof("n,,", sf->nonce);
+    const std::string without_proof = ClientFinalMessage::format_without_proof("n,,", nonce_prefix + sf->nonce);
     auth_message_ = scram_auth_message(first_.substr(3), server_first, without_proof);
     const std::string signature = scram_hmac(hash_, scram_digest(hash_, client_key), auth_message_);
     return ClientFinalMessage::format(without_proof, scram_xor(client_key, signature));
