@@ -23,6 +23,8 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kSyncGroup, 0, 5, &handle_sync_group, Dispatch::kImmediately},
     {ApiKey::kDescribeGroups, 0, 6, &handle_describe_groups},
     {ApiKey::kListGroups, 0, 5, &handle_list_groups},
+    // v0 is listed, as Kafka does (librdkafka will not authenticate otherwise), but its
+    // exchange of raw tokens is not served: a v0 handshake gets UNSUPPORTED_SASL_MECHANISM.
     {ApiKey::kSaslHandshake, 0, 1, &handle_sasl_handshake},
     {ApiKey::kApiVersions, 0, 4, &handle_api_versions},
     {ApiKey::kCreateTopics, 0, 7, &handle_create_topics},

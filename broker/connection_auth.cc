@@ -61,8 +61,7 @@ ConnectionAuth::HandshakeResult ConnectionAuth::handshake(std::string_view mecha
   }
   out.mechanisms = security_->sasl->enabled_mechanisms();
   if (version < 1 || !security_->sasl->enabled(mechanism)) {
-    // v0's exchange (raw tokens without Kafka headers) is not served: clients of the
-    // last seven years use v1 and SaslAuthenticate.
+    // v0's exchange (raw tokens without SaslAuthenticate, clients before Kafka 1.0) is not served.
     out.error_code = code(ErrorCode::kUnsupportedSaslMechanism);
     out.close = true;
     return out;

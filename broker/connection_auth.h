@@ -2,7 +2,7 @@
 // authorizer) and, on a SASL listener, the SASL state machine Kafka's
 // SaslServerAuthenticator runs:
 //
-//   handshake-or-versions --SaslHandshake(v1, enabled mechanism)--> authenticate
+//   handshake-or-versions --SaslHandshake (v1; enabled mechanism)--> authenticate
 //   authenticate --SaslAuthenticate (challenges)...--> authenticated
 //
 // Before authentication only ApiVersions, SaslHandshake and SaslAuthenticate are

@@ -159,6 +159,18 @@ TEST_F(SaslTest, AMechanismNotEnabledGetsUnsupportedSaslMechanismWithTheEnabledL
   EXPECT_TRUE(c.closed_by_peer());
 }
 
+TEST_F(SaslTest, AVersionZeroHandshakeIsRefusedItsRawTokensAreNotServed) {
+  start();
+  WireClient c(sasl_port_);
+  protocol::SaslHandshakeRequest req;
+  req.mechanism = "PLAIN";
+  c.send(req, 0, 1);
+  auto h = c.receive<protocol::SaslHandshakeResponse>(0, 1);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->error_code, protocol::to_int(ErrorCode::kUnsupportedSaslMechanism));
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
 TEST_F(SaslTest, SaslAuthenticateBeforeTheHandshakeClosesTheConnection) {
   start();
   WireClient c(sasl_port_);

@@ -202,13 +202,18 @@ TEST_F(SecurityTest, KcatProducesAndConsumesOverSaslSsl) {
                              " -X security.protocol=SASL_SSL -X sasl.mechanisms=PLAIN -X sasl.username=alice"
                              " -X sasl.password=alice-secret -X ssl.ca.location=" + pki_->ca_file +
                              " -t kcat-secure";
-  ASSERT_EQ(std::system((common + " -P -l " + input + " 2>" + file("kcat-p.err")).c_str()), 0);
+  auto text_of = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ASSERT_EQ(std::system((common + " -P -l " + input + " 2>" + file("kcat-p.err")).c_str()), 0)
+      << text_of(file("kcat-p.err"));
   FILE* f = ::popen((common + " -C -o beginning -e -q 2>" + file("kcat-c.err")).c_str(), "r");
   ASSERT_NE(f, nullptr);
   std::string got;
   char buf[4096];
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) got.append(buf, n);
-  ASSERT_EQ(::pclose(f), 0);
+  ASSERT_EQ(::pclose(f), 0) << text_of(file("kcat-c.err"));
   std::ifstream in(input);
   const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(got, want);
