@@ -105,7 +105,6 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->scram_ = std::make_unique<ScramCredentials>(b->store_->meta());
   if (auto s = b->scram_->load(); !s.ok()) return s;
   b->services_.scram = b->scram_.get();
-  b->services_.scram_lookup = b->scram_->lookup_function();
 
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;

@@ -7,7 +7,6 @@
 
 #include "broker/config.h"
 #include "broker/request_memory.h"
-#include "security/scram_server.h"
 
 namespace rokka::storage {
 class Store;
@@ -38,9 +37,6 @@ struct Services {
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
-  // SCRAM credentials by (user, mechanism), read at each exchange's client-first;
-  // empty: every SCRAM user is unknown.
-  security::ScramCredentialLookup scram_lookup;
   Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)
   std::string cluster_id;
   // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,

@@ -6,6 +6,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
+#include "broker/scram_credentials.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
 
@@ -15,7 +16,9 @@ boost::asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext ctx) 
   protocol::SaslHandshakeRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("SaslHandshakeRequest");
   const Services& svc = *ctx.services;
-  const auto result = ctx.auth->handshake(req.mechanism, ctx.version(), svc.scram_lookup);
+  // A SCRAM exchange reads the store at client-first (no store: every SCRAM user is unknown).
+  const auto result = ctx.auth->handshake(req.mechanism, ctx.version(),
+                                          svc.scram ? svc.scram->lookup_function() : security::ScramCredentialLookup{});
   if (result.close) {
     std::string enabled;
     for (const auto& m : result.mechanisms) enabled += (enabled.empty() ? "" : ",") + m;
