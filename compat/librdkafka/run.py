@@ -205,6 +205,8 @@ class Broker:
             "listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "log.dirs": str(data),
+            # The HTTP endpoints on a free port: a broker on the default 9644 must not stop this one.
+            "rokka.http.listeners": "127.0.0.1:0",
             "auto.create.topics.enable": "false" if scenario == "noautocreate" else "true",
             "num.partitions": str(NUM_PARTITIONS),
             # As librdkafka's own test cluster: an authorizer that allows what no ACL covers
