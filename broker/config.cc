@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "security/config_map.h"
+
 namespace rokka::broker {
 namespace {
 
@@ -392,19 +394,12 @@ bool is_security_key(std::string_view key) {
 // requires: each listener (and advertised listener) name must have an entry.
 Status resolve_security_protocols(BrokerConfig& config) {
   std::map<std::string, std::string, std::less<>> map;
-  size_t start = 0;
-  const std::string& text = config.listener_security_protocol_map;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string_view item = trim(std::string_view(text).substr(start, comma - start));
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : security::config_list(config.listener_security_protocol_map)) {
     const size_t colon = item.find(':');
-    std::string_view name = colon == std::string_view::npos ? item : trim(item.substr(0, colon));
-    std::string_view protocol = colon == std::string_view::npos ? "" : trim(item.substr(colon + 1));
+    std::string_view name = colon == std::string::npos ? std::string_view(item) : trim(std::string_view(item).substr(0, colon));
+    std::string_view protocol = colon == std::string::npos ? "" : trim(std::string_view(item).substr(colon + 1));
     if (std::find(std::begin(kSecurityProtocols), std::end(kSecurityProtocols), protocol) == std::end(kSecurityProtocols))
-      return Status::invalid_argument("config listener.security.protocol.map: '" + std::string(item) +
+      return Status::invalid_argument("config listener.security.protocol.map: '" + item +
                                       "' is not NAME:PROTOCOL with PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL");
     map[std::string(name)] = std::string(protocol);
   }

@@ -171,6 +171,24 @@ TEST_F(SaslTest, AVersionZeroHandshakeIsRefusedItsRawTokensAreNotServed) {
   EXPECT_TRUE(c.closed_by_peer());
 }
 
+TEST_F(SaslTest, ATruncatedOrNegativeLengthSaslAuthenticateClosesTheConnection) {
+  start();
+  // v2 (flexible): auth_bytes is a compact length; v0: an int32 length.
+  const std::vector<std::vector<std::byte>> bodies = {
+      {},                                                                    // nothing at all
+      {std::byte{0x10}, std::byte{'a'}},                                     // v2: 15 bytes announced, 1 sent
+      {std::byte{0x7f}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}},  // v0: 2 GiB announced
+      {std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xfe}},  // v0: length -2
+  };
+  const int16_t versions[] = {2, 2, 0, 0};
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    WireClient c(sasl_port_);
+    ASSERT_TRUE(handshake(c, "PLAIN", 1).has_value());
+    c.send_raw(WireClient::frame(protocol::ApiKey::kSaslAuthenticate, versions[i], 2, bodies[i]));
+    EXPECT_TRUE(c.closed_by_peer()) << "body " << i;
+  }
+}
+
 TEST_F(SaslTest, SaslAuthenticateBeforeTheHandshakeClosesTheConnection) {
   start();
   WireClient c(sasl_port_);
