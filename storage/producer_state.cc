@@ -1,5 +1,6 @@
 #include "storage/producer_state.h"
 
+#include <algorithm>
 #include <string>
 
 namespace rokka::storage {
@@ -66,6 +67,15 @@ void ProducerStateTable::update_marker(int64_t producer_id, int16_t epoch, int64
 
 void ProducerStateTable::expire(int64_t now_ms, int64_t max_idle_ms) {
   std::erase_if(producers_, [&](const auto& kv) { return now_ms - kv.second.last_append_ms > max_idle_ms; });
+}
+
+std::vector<ActiveProducer> ProducerStateTable::active() const {
+  std::vector<ActiveProducer> out;
+  out.reserve(producers_.size());
+  for (const auto& [id, e] : producers_)
+    out.push_back({id, e.epoch, e.batches.empty() ? -1 : e.batches.back().last_seq, e.last_append_ms, -1});
+  std::sort(out.begin(), out.end(), [](const ActiveProducer& a, const ActiveProducer& b) { return a.producer_id < b.producer_id; });
+  return out;
 }
 
 void ProducerStateTable::truncate(int64_t next_offset) {

@@ -30,6 +30,7 @@
 
 #include "storage/format.h"
 #include "storage/status.h"
+#include "storage/types.h"
 
 namespace rokka::storage {
 
@@ -66,6 +67,8 @@ class ProducerStateTable {
   // Drops kept batches at or after `next_offset` (the log was cut there).
   void truncate(int64_t next_offset);
   bool empty() const { return producers_.empty(); }
+  // Every producer held, by id: epoch, last sequence written, last append time.
+  std::vector<ActiveProducer> active() const;
 
   void encode(format::Encoder& e) const;
   bool decode(format::Decoder& d);

@@ -71,6 +71,10 @@ void StoreImpl::delete_records(PartitionId partition, int64_t offset, std::funct
   writer_->submit(DeleteRecordsOp{partition, offset, std::move(done)});
 }
 
+void StoreImpl::active_producers(PartitionId partition, ProducersCallback done) {
+  writer_->submit(ProducersOp{partition, std::move(done)});
+}
+
 void StoreImpl::write(std::vector<Mutation> batch, StatusCallback done) {
   writer_->submit(MetaOp{std::move(batch), std::move(done)});
 }
@@ -174,6 +178,20 @@ Result<TimestampOffset> StoreImpl::lookup_timestamp(PartitionId partition, int64
   const auto u = i >= 0 ? q.unit(*index_, v, i) : std::nullopt;
   if (!u) return TimestampOffset{};
   return TimestampOffset{u->max_timestamp, std::max(u->base_offset, start)};
+}
+
+Result<int64_t> StoreImpl::partition_bytes(PartitionId partition) const {
+  const Partition* p = partitions_.live(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  const int64_t start = p->queue.start_offset();
+  const auto v = p->queue.units();
+  int64_t bytes = 0;
+  for (int64_t i = v.end > v.first ? first_unit_for(p->queue, v, start) : -1; i >= 0 && i < v.end; ++i) {
+    const auto u = p->queue.unit(*index_, v, i);
+    if (!u) break;
+    if (u->next_offset() > start) bytes += u->size;  // not a batch wholly below the start offset
+  }
+  return bytes;
 }
 
 Result<TimestampOffset> StoreImpl::max_timestamp(PartitionId partition) const {

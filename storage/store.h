@@ -90,6 +90,20 @@ class Store {
   // The batch with the largest max timestamp (ListOffsets MAX_TIMESTAMP).
   virtual Result<TimestampOffset> max_timestamp(PartitionId partition) const = 0;
 
+  // The bytes of the partition's stored batches, from the one holding the start offset
+  // to the end (DescribeLogDirs' partition size; Kafka counts its segment bytes, which
+  // are the same batches). Any thread; it reads the partition's index units, one per
+  // batch, so it costs O(batches held).
+  virtual Result<int64_t> partition_bytes(PartitionId /*partition*/) const {
+    return Status::invalid_argument("partition_bytes not supported");
+  }
+  // The producers the partition holds state for, by producer id (DescribeProducers).
+  // The state is the writer's: `done` runs on the writer thread, as for the writes.
+  using ProducersCallback = std::function<void(Result<std::vector<ActiveProducer>>)>;
+  virtual void active_producers(PartitionId /*partition*/, ProducersCallback done) {
+    done(Status::invalid_argument("active_producers not supported"));
+  }
+
   // Moves the log start offset forward (DeleteRecords); durable before `done`.
   virtual void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) = 0;
 

@@ -39,6 +39,8 @@ class StoreImpl final : public Store, public MetaStore {
   Result<PartitionOffsets> offsets(PartitionId partition) const override;
   Result<TimestampOffset> lookup_timestamp(PartitionId partition, int64_t ts) const override;
   Result<TimestampOffset> max_timestamp(PartitionId partition) const override;
+  Result<int64_t> partition_bytes(PartitionId partition) const override;
+  void active_producers(PartitionId partition, ProducersCallback done) override;
   void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) override;
   void rewrite(RewriteRequest request, StatusCallback done) override;
   void set_retained(PartitionId partition, bool retained) override;

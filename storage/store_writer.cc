@@ -323,6 +323,20 @@ void StoreWriter::handle(DeleteRecordsOp& op) {
   });
 }
 
+void StoreWriter::handle(ProducersOp& op) {
+  const Partition* p = partitions_.live(op.partition);
+  Result<std::vector<ActiveProducer>> result = Status::not_found("partition " + std::to_string(op.partition));
+  if (p) {
+    std::vector<ActiveProducer> producers = p->producers ? p->producers->active() : std::vector<ActiveProducer>{};
+    if (p->txn_index)
+      for (ActiveProducer& a : producers) a.txn_start_offset = p->txn_index->open_first_offset(a.producer_id);
+    result = std::move(producers);
+  }
+  completions_.push_back([result = std::move(result), done = std::move(op.done)](const Status&) mutable {
+    if (done) done(std::move(result));
+  });
+}
+
 void StoreWriter::handle(MetaOp& op) {
   Status s = write_meta(op.batch, false);
   completions_.push_back([s, done = std::move(op.done)](const Status& durable) {

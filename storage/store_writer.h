@@ -19,6 +19,7 @@
 //   Store::delete_records       DeleteRecordsOp  handle(DeleteRecordsOp&)
 //   MetaStore::write            MetaOp           handle(MetaOp&)
 //   Store::rewrite              RewriteOp        handle(RewriteOp&) -> stage_rewrite(); apply_rewrites()
+//   Store::active_producers     ProducersOp      handle(ProducersOp&)  (a read of the writer's state)
 //
 // A handler applies its op and queues a completion; process() then ends the group
 // (end_group: the flush in sync mode), publishes, and runs the completions with the
@@ -74,7 +75,11 @@ struct RewriteOp {
   Store::RewriteRequest request;
   StatusCallback done;
 };
-using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp>;
+struct ProducersOp {  // reads the writer's producer state; writes nothing
+  PartitionId partition;
+  Store::ProducersCallback done;
+};
+using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp, ProducersOp>;
 
 // The writer's inbox: callers push, the writer takes everything queued at once.
 class OpQueue {
@@ -147,6 +152,7 @@ class StoreWriter {
   void handle(DeleteRecordsOp& op);
   void handle(MetaOp& op);
   void handle(RewriteOp& op);
+  void handle(ProducersOp& op);
   Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
   Status stage_rewrite(RewriteOp& op);
   Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);

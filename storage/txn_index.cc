@@ -48,6 +48,11 @@ void TxnIndex::trim(int64_t log_start) {
   while (!aborted_.empty() && aborted_.front().last_offset < log_start) aborted_.pop_front();
 }
 
+int64_t TxnIndex::open_first_offset(int64_t producer_id) const {
+  const auto it = open_.find(producer_id);
+  return it == open_.end() ? -1 : it->second;
+}
+
 bool TxnIndex::empty() const {
   std::lock_guard lock(mu_);
   return open_.empty() && aborted_.empty();

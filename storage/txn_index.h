@@ -49,6 +49,8 @@ class TxnIndex {
   // Forgets aborted transactions whose marker is below `log_start` (retention).
   void trim(int64_t log_start);
   bool empty() const;
+  // The first offset of `producer_id`'s open transaction here, -1 when none is open.
+  int64_t open_first_offset(int64_t producer_id) const;
 
   void encode(format::Encoder& e) const;
   bool decode(format::Decoder& d);  // into an empty index; false if malformed

@@ -92,4 +92,16 @@ struct TimestampOffset {
   int64_t offset = -1;  // -1 when nothing matches
 };
 
+// An idempotent or transactional producer a partition holds state for
+// (DescribeProducers): its epoch, the last sequence it wrote, when (broker clock, ms),
+// and the first offset of its open transaction here, -1 when none is open.
+struct ActiveProducer {
+  int64_t producer_id = -1;
+  int16_t epoch = -1;
+  int32_t last_sequence = -1;
+  int64_t last_append_ms = -1;
+  int64_t txn_start_offset = -1;
+  bool operator==(const ActiveProducer&) const = default;
+};
+
 }  // namespace rokka::storage
