@@ -27,6 +27,7 @@
 #include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
+#include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
@@ -43,6 +44,7 @@
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
 #include "protocol/messages/offset_for_leader_epoch.h"
+#include "protocol/messages/partition_reassignments.h"
 #include "protocol/messages/produce.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
@@ -104,7 +106,10 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeAclsRequest, DescribeAclsResponse, 0, 3>,
     ApiCodec<CreateAclsRequest, CreateAclsResponse, 0, 3>,
     ApiCodec<DeleteAclsRequest, DeleteAclsResponse, 0, 3>,
-    ApiCodec<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 4>>;
+    ApiCodec<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 4>,
+    ApiCodec<ElectLeadersRequest, ElectLeadersResponse, 0, 2>,
+    ApiCodec<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, 0>,
+    ApiCodec<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, 0>>;
 
 // Calls f(codec) with a value of each ApiCodec type, in table order.
 template <class F>

@@ -47,7 +47,8 @@ API_RANGES = {
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
     'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
-    'DescribeLogDirs': (0, 4),
+    'DescribeLogDirs': (0, 4), 'ElectLeaders': (0, 2), 'AlterPartitionReassignments': (0, 0),
+    'ListPartitionReassignments': (0, 0),
     'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
 }
 
