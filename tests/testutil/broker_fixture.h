@@ -31,6 +31,7 @@ class InProcessBroker {
   uint16_t port() const { return port_; }
   std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
   broker::Broker& broker() { return *broker_; }
+  const std::filesystem::path& data_dir() const { return dir_.path(); }  // log.dirs
 
  private:
   void init(Overrides overrides, const StoreWrapper& wrap, storage::FileSystem* fs) {
