@@ -1,0 +1,126 @@
+// The partition-placement admin APIs, answered as one broker truthfully can: every
+// partition has one replica, on this broker, which leads it.
+#include <algorithm>
+#include <string>
+
+#include "broker/handlers/authorize.h"
+#include "broker/handlers/handler_util.h"
+#include "broker/handlers/handlers.h"
+#include "broker/topic_registry.h"
+#include "protocol/messages/elect_leaders.h"
+#include "protocol/messages/partition_reassignments.h"
+
+namespace rokka::broker {
+namespace {
+
+using protocol::ErrorCode;
+
+// UNKNOWN_TOPIC_OR_PARTITION with what is missing, or kNone when the partition exists.
+TopicError find_partition(const Services& svc, std::string_view topic, int32_t index) {
+  const TopicPtr t = svc.topics->find(topic);
+  if (!t) return {ErrorCode::kUnknownTopicOrPartition, "no topic named " + std::string(topic)};
+  if (index < 0 || static_cast<size_t>(index) >= t->partitions.size())
+    return {ErrorCode::kUnknownTopicOrPartition, "no partition " + std::string(topic) + "-" + std::to_string(index)};
+  return {};
+}
+
+}  // namespace
+
+// ElectLeaders: each partition's only replica already leads it, so a named partition gets
+// ELECTION_NOT_NEEDED (preferred and unclean alike) and an unknown one
+// UNKNOWN_TOPIC_OR_PARTITION. With a null list (every partition) Kafka's controller lists
+// each topic and leaves out the partitions that needed no election: every topic, no
+// partitions. Needs CLUSTER ALTER; an election type other than 0 or 1 is INVALID_REQUEST.
+// Either failure is the top-level error (v1+) and every named partition's.
+boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
+  protocol::ElectLeadersRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ElectLeadersRequest");
+  const Services& svc = *ctx.services;
+  protocol::ElectLeadersResponse resp;
+  TopicError refused;
+  if (!authorized_cluster(ctx, AclOperation::kAlter))
+    refused = {ErrorCode::kClusterAuthorizationFailed, ""};
+  else if (req.election_type != 0 && req.election_type != 1)
+    refused = {ErrorCode::kInvalidRequest, "unknown election type " + std::to_string(req.election_type)};
+
+  if (!req.topic_partitions) {
+    resp.error_code = code(refused.code);
+    if (refused.ok()) {
+      std::vector<TopicPtr> topics = svc.topics->all();
+      std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
+      for (const TopicPtr& t : topics) resp.replica_election_results.push_back({t->name, {}});
+    }
+    co_return make_response(resp, ctx.version());
+  }
+  resp.error_code = code(refused.code);
+  for (const auto& t : *req.topic_partitions) {
+    auto& out = resp.replica_election_results.emplace_back();
+    out.topic = std::string(t.topic);
+    for (int32_t index : t.partitions) {
+      auto& p = out.partition_result.emplace_back();
+      p.partition_id = index;
+      const TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
+      p.error_code = code(e.ok() ? ErrorCode::kElectionNotNeeded : e.code);
+      if (!e.message.empty()) p.error_message = e.message;
+    }
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+// AlterPartitionReassignments: the only placement one broker has is [broker.id], so
+// asking for it succeeds and changes nothing; a replica list naming any other broker is
+// INVALID_REPLICA_ASSIGNMENT (no such broker is registered), as are an empty list and a
+// broker named twice; cancelling (null replicas) is NO_REASSIGNMENT_IN_PROGRESS. Needs
+// CLUSTER ALTER (else CLUSTER_AUTHORIZATION_FAILED, top level and every partition).
+boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(RequestContext ctx) {
+  protocol::AlterPartitionReassignmentsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterPartitionReassignmentsRequest");
+  const Services& svc = *ctx.services;
+  const int32_t self = svc.config.broker_id;
+  protocol::AlterPartitionReassignmentsResponse resp;
+  const bool allowed = authorized_cluster(ctx, AclOperation::kAlter);
+  if (!allowed) resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+  for (const auto& t : req.topics) {
+    auto& out = resp.responses.emplace_back();
+    out.name = std::string(t.name);
+    for (const auto& p : t.partitions) {
+      auto& r = out.partitions.emplace_back();
+      r.partition_index = p.partition_index;
+      TopicError e;
+      if (!allowed) {
+        e.code = ErrorCode::kClusterAuthorizationFailed;
+      } else if (e = find_partition(svc, t.name, p.partition_index); !e.ok()) {
+      } else if (!p.replicas) {
+        e = {ErrorCode::kNoReassignmentInProgress, "no partition reassignment is in progress"};
+      } else if (p.replicas->empty()) {
+        e = {ErrorCode::kInvalidReplicaAssignment, "the replica list is empty"};
+      } else {
+        std::vector<int32_t> sorted = *p.replicas;
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t i = 0; i < sorted.size() && e.ok(); ++i) {
+          if (i > 0 && sorted[i] == sorted[i - 1])
+            e = {ErrorCode::kInvalidReplicaAssignment, "broker " + std::to_string(sorted[i]) + " is named more than once"};
+          else if (sorted[i] != self)
+            e = {ErrorCode::kInvalidReplicaAssignment,
+                 "broker " + std::to_string(sorted[i]) + " is not registered (this cluster is broker " +
+                     std::to_string(self) + " alone)"};
+        }
+      }
+      r.error_code = code(e.code);
+      if (!e.message.empty()) r.error_message = e.message;
+    }
+  }
+  co_return make_response(resp, ctx.version());
+}
+
+// ListPartitionReassignments: one broker never has a reassignment in progress, so the
+// answer lists nothing (Kafka leaves out unknown topics too). Needs CLUSTER DESCRIBE.
+boost::asio::awaitable<HandlerResult> handle_list_partition_reassignments(RequestContext ctx) {
+  protocol::ListPartitionReassignmentsRequest req;
+  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListPartitionReassignmentsRequest");
+  protocol::ListPartitionReassignmentsResponse resp;
+  if (!authorized_cluster(ctx, AclOperation::kDescribe)) resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+  co_return make_response(resp, ctx.version());
+}
+
+}  // namespace rokka::broker
