@@ -1,5 +1,7 @@
 #include "protocol/messages/delete_topics.h"
 
+#include <map>
+
 #include "broker/async.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -12,14 +14,39 @@ using protocol::DeleteTopicsResponse;
 using protocol::ErrorCode;
 
 // Deletes topics by name (v0-v5) or by name or id (v6+). The name is free again at once.
+// As Kafka's controller does, an entry naming both a name and an id, or neither, is
+// INVALID_REQUEST, and a name or id given twice gets one INVALID_REQUEST answer and is
+// not deleted.
 boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
   DeleteTopicsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteTopicsRequest");
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
+  // (name, id) per entry: exactly one of them is set in a valid entry.
+  std::vector<std::pair<std::optional<std::string_view>, protocol::Uuid>> entries;
+  if (v >= 6) {
+    for (const auto& t : req.topics) entries.emplace_back(t.name, t.topic_id);
+  } else {
+    for (auto name : req.topic_names) entries.emplace_back(name, protocol::Uuid{});
+  }
+  std::map<std::string_view, int> name_count;
+  std::map<protocol::Uuid, int> id_count;
+  for (const auto& [name, id] : entries) {
+    if (name && id == protocol::Uuid{}) ++name_count[*name];
+    if (!name && id != protocol::Uuid{}) ++id_count[id];
+  }
+
   DeleteTopicsResponse resp;
   std::vector<TopicPtr> targets;
+  auto refuse = [&](std::optional<std::string_view> name, const protocol::Uuid& id, std::string message) {
+    auto& out = resp.responses.emplace_back();
+    if (name) out.name = std::string(*name);
+    out.topic_id = id;
+    out.error_code = code(ErrorCode::kInvalidRequest);
+    out.error_message = std::move(message);
+    targets.push_back(nullptr);
+  };
   auto add = [&](std::optional<std::string_view> name, const protocol::Uuid& id) {
     auto& out = resp.responses.emplace_back();
     TopicPtr t = name ? svc.topics->find(*name) : svc.topics->find(id);
@@ -38,10 +65,18 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
     }
     targets.push_back(out.error_code == 0 ? t : nullptr);
   };
-  if (v >= 6) {
-    for (const auto& t : req.topics) add(t.name, t.topic_id);
-  } else {
-    for (auto name : req.topic_names) add(name, protocol::Uuid{});
+  for (const auto& [name, id] : entries) {
+    if (name && id != protocol::Uuid{}) {
+      refuse(name, id, "a topic is named by its name or by its id, not both");
+    } else if (!name && id == protocol::Uuid{}) {
+      refuse(std::nullopt, id, "neither a topic name nor a topic id was given");
+    } else if (int& n = name ? name_count[*name] : id_count[id]; n != 1) {
+      // n > 1 at its first mention, then -1: one answer for all its mentions.
+      if (n > 1) refuse(name, id, name ? "the topic name is given more than once" : "the topic id is given more than once");
+      n = -1;
+    } else {
+      add(name, id);
+    }
   }
 
   auto results = co_await await_all<TopicError>(targets.size(), [&](size_t i, std::function<void(TopicError)> done) {

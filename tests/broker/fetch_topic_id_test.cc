@@ -131,6 +131,45 @@ TEST_F(FetchByTopicIdTest, UnknownAndStaleIdsAreUnknownTopicIdPerPartition) {
   EXPECT_EQ(after->responses[1].partitions.at(0).high_watermark, 0);
 }
 
+// DeleteTopics v6 names a topic by its name or by its id: by id the answer carries the
+// name; both, neither, or the same topic twice are INVALID_REQUEST and delete nothing.
+TEST_F(FetchByTopicIdTest, DeleteTopicsByIdAndKafkasRefusals) {
+  const Uuid gone = create("by-id");
+  const Uuid kept = create("kept");
+  Uuid unknown;
+  unknown.fill(0x17);
+  protocol::DeleteTopicsRequest del;
+  del.timeout_ms = 5000;
+  del.topics.push_back({std::nullopt, gone});
+  del.topics.push_back({std::nullopt, unknown});
+  del.topics.push_back({std::string_view("kept"), kept});  // both
+  del.topics.push_back({std::nullopt, Uuid{}});             // neither
+  del.topics.push_back({std::string_view("twice"), Uuid{}});
+  del.topics.push_back({std::string_view("twice"), Uuid{}});
+  create("twice");
+  c_.send(del, 6, ++cid_);
+  auto r = c_.receive<protocol::DeleteTopicsResponse>(6, cid_);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->responses.size(), 5u);  // "twice" answered once
+  EXPECT_EQ(r->responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].name, std::optional<std::string>("by-id"));
+  EXPECT_EQ(r->responses[0].topic_id, gone);
+  EXPECT_EQ(r->responses[1].error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
+  EXPECT_EQ(r->responses[2].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_TRUE(r->responses[2].error_message.has_value());
+  EXPECT_EQ(r->responses[3].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(r->responses[4].name, std::optional<std::string>("twice"));
+  EXPECT_EQ(r->responses[4].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+
+  // "by-id" is gone; "kept" and "twice" were not deleted.
+  auto after = fetch(13, {gone, kept, create("twice")});
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->responses.size(), 3u);
+  EXPECT_EQ(after->responses[0].partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
+  EXPECT_EQ(after->responses[1].partitions.at(0).error_code, 0);
+  EXPECT_EQ(after->responses[2].partitions.at(0).error_code, 0);
+}
+
 // Before v13 a topic is named; v12 is answered as before.
 TEST_F(FetchByTopicIdTest, Version12StillNamesTopics) {
   create("named");
