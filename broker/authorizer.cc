@@ -35,7 +35,7 @@ std::vector<std::string> parse_super_users(std::string_view text) {
 }
 
 Authorizer::Authorizer(storage::MetaStore& meta, AuthorizerOptions options)
-    : meta_(meta), options_(std::move(options)) {}
+    : meta_(meta), options_(std::move(options)), denials_(options_.denials) {}
 
 // Key layout after "a/": i8 resource type, string name, i8 pattern type, string
 // principal, string host, i8 operation, i8 permission (Kafka's non-compact encoding).
@@ -88,10 +88,17 @@ size_t Authorizer::size() const {
 }
 
 bool Authorizer::check(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
-                       std::string_view name) const {
+                       std::string_view name, bool log_denial) const {
   if (!options_.enabled) return true;
   if (std::find(options_.super_users.begin(), options_.super_users.end(), principal) != options_.super_users.end())
     return true;
+  const bool allowed = decide(principal, host, op, type, name);
+  if (!allowed && log_denial) denials_.denied(principal, host, op, type, name);
+  return allowed;
+}
+
+bool Authorizer::decide(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
+                        std::string_view name) const {
   std::shared_lock lock(mu_);
   bool any_binding = false;
   bool allowed = false;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "broker/acl.h"
+#include "broker/denial_log.h"
 #include "storage/meta_store.h"
 
 namespace rokka::broker {
@@ -30,6 +31,7 @@ struct AuthorizerOptions {
   bool enabled = false;  // authorizer.class.name set
   bool allow_everyone_if_no_acl_found = false;
   std::vector<std::string> super_users;  // principals, "User:admin"
+  DenialLog::Options denials;            // how refusals are logged (denial_log.h)
 };
 
 // Parses super.users: principals separated by ';' (blanks around them ignored).
@@ -48,9 +50,11 @@ class Authorizer {
   bool enabled() const { return options_.enabled; }
 
   // Whether `principal` connecting from `host` may perform `op` on the resource.
-  // Always true when the authorizer is disabled.
+  // Always true when the authorizer is disabled. A refusal is logged (rate-limited,
+  // denial_log.h) unless `log_denial` is false: a caller only computing what is allowed
+  // (authorized-operations fields) refuses nothing.
   bool check(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
-             std::string_view name) const;
+             std::string_view name, bool log_denial = true) const;
 
   // Whether `op` is allowed on at least one resource of `type` (Kafka's
   // authorizeByResourceType, KIP-679): an idempotent producer needs WRITE on some topic.
@@ -74,10 +78,15 @@ class Authorizer {
   static std::optional<AclBinding> decode_key(std::string_view key);
 
  private:
+  // The bindings' verdict (check() without the super users and the log).
+  bool decide(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
+              std::string_view name) const;
+
   storage::MetaStore& meta_;
   const AuthorizerOptions options_;
   mutable std::shared_mutex mu_;
   std::set<AclBinding> bindings_;  // GUARDED_BY(mu_)
+  mutable DenialLog denials_;
 };
 
 }  // namespace rokka::broker

@@ -20,9 +20,12 @@ inline std::string_view acl_host(const RequestContext& ctx) {
   return host;
 }
 
-inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType type, std::string_view name) {
+// A refusal is logged (rate-limited) unless `log_denial` is false: a request that only
+// filters what it lists (Metadata for all topics) refuses nothing, as in Kafka.
+inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType type, std::string_view name,
+                       bool log_denial = true) {
   const Authorizer* a = ctx.services->authorizer;
-  return a == nullptr || a->check(ctx.principal, acl_host(ctx), op, type, name);
+  return a == nullptr || a->check(ctx.principal, acl_host(ctx), op, type, name, log_denial);
 }
 
 // resolve_partition() for a request that may (`allowed`) or may not act on the topic.
@@ -46,7 +49,8 @@ inline int32_t authorized_operations(const RequestContext& ctx, int32_t candidat
   int32_t granted = 0;
   for (int8_t op = 0; op < 31; ++op) {
     const int32_t bit = int32_t{1} << op;
-    if ((candidates & bit) && authorized(ctx, static_cast<AclOperation>(op), type, name)) granted |= bit;
+    // Computing the field refuses nothing: no denial is logged.
+    if ((candidates & bit) && authorized(ctx, static_cast<AclOperation>(op), type, name, false)) granted |= bit;
   }
   return granted;
 }

@@ -62,7 +62,8 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
   const bool all = !req.topics || (v == 0 && req.topics->empty());
   if (all) {
     for (const TopicPtr& t : svc.topics->all())
-      if (may_describe(t->name)) resp.topics.push_back(describe(ctx, *t, ops));
+      if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t->name, false))
+        resp.topics.push_back(describe(ctx, *t, ops));
     co_return make_response(resp, v);
   }
 
