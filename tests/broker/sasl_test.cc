@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
@@ -234,6 +236,58 @@ TEST_F(SaslTest, ThePrincipalOfTheExchangeIsWhatTheAuthorizerDecidesOn) {
 
   WireClient anonymous(broker_->port());  // the PLAINTEXT listener: User:ANONYMOUS
   EXPECT_EQ(create_topic(anonymous, "anonymous-topic", 1), protocol::to_int(ErrorCode::kTopicAuthorizationFailed));
+}
+
+// The authorized-operations fields of Metadata and DescribeCluster are computed for the
+// principal the client authenticated as: Kafka's bit per AclOperation code.
+TEST_F(SaslTest, AuthorizedOperationsAreThoseOfTheAuthenticatedPrincipal) {
+  start();
+  WireClient alice(sasl_port_);
+  ASSERT_TRUE(login(alice, "alice", "alice-secret"));
+  ASSERT_EQ(create_topic(alice, "shared", 3), 0);
+  protocol::CreateAclsRequest acl;  // ALLOW User:bob READ (3) on Topic (2) "shared", LITERAL (3)
+  acl.creations.push_back({2, "shared", 3, "User:bob", "*", 3, 3});
+  alice.send(acl, 3, 4);
+  auto created = alice.receive<protocol::CreateAclsResponse>(3, 4);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->results.at(0).error_code, 0);
+
+  auto topic_ops = [](WireClient& c, int32_t cid) -> std::optional<std::pair<int16_t, int32_t>> {
+    protocol::MetadataRequest req;
+    req.topics.emplace();
+    req.topics->push_back({protocol::Uuid{}, std::string_view("shared")});
+    req.include_topic_authorized_operations = true;
+    c.send(req, 10, cid);
+    auto r = c.receive<protocol::MetadataResponse>(10, cid);
+    if (!r || r->topics.size() != 1) return std::nullopt;
+    return std::pair{r->topics[0].error_code, r->topics[0].topic_authorized_operations};
+  };
+  auto cluster_ops = [](WireClient& c, int32_t cid) -> std::optional<int32_t> {
+    protocol::DescribeClusterRequest req;
+    req.include_cluster_authorized_operations = true;
+    c.send(req, 0, cid);
+    auto r = c.receive<protocol::DescribeClusterResponse>(0, cid);
+    if (!r) return std::nullopt;
+    return r->cluster_authorized_operations;
+  };
+  // Kafka's topic operations: READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8,
+  // DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11; cluster adds CLUSTER_ACTION 9 and IDEMPOTENT_WRITE 12.
+  constexpr int32_t kAllTopic = (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+  EXPECT_EQ(topic_ops(alice, 5), (std::pair<int16_t, int32_t>{0, kAllTopic})) << "alice is a super user";
+  const auto alice_cluster = cluster_ops(alice, 6);
+  ASSERT_TRUE(alice_cluster);
+  EXPECT_EQ(*alice_cluster & ((1 << 7) | (1 << 8) | (1 << 9)), (1 << 7) | (1 << 8) | (1 << 9));
+
+  WireClient bob(sasl_port_);
+  ASSERT_TRUE(login(bob, "bob", "bob-secret"));
+  // READ, and DESCRIBE which READ implies; nothing on the cluster.
+  EXPECT_EQ(topic_ops(bob, 3), (std::pair<int16_t, int32_t>{0, (1 << 3) | (1 << 8)}));
+  EXPECT_EQ(cluster_ops(bob, 4), 0);
+
+  WireClient anonymous(broker_->port());  // User:ANONYMOUS may not even see the topic
+  const auto anon = topic_ops(anonymous, 1);
+  ASSERT_TRUE(anon);
+  EXPECT_EQ(anon->first, protocol::to_int(ErrorCode::kTopicAuthorizationFailed));
 }
 
 TEST_F(SaslTest, SaslHandshakeOnAListenerWithoutSaslIsAnIllegalSaslState) {
