@@ -84,16 +84,19 @@ asio::awaitable<bool> Connection::tls_handshake() {
   frame_deadline_.reset();
   if (ec) {
     net_log().info("closing connection: peer={} reason=TLS handshake failed: {}", peer_, ec.message());
+    if (services_.metrics) services_.metrics->authentication("SSL", false);
     close("tls handshake failed");
     co_return false;
   }
   auto principal = security::tls_peer_principal(tls_->native_handle(), auth_.listener().principal_mapper);
   if (!principal.ok()) {
     net_log().warn("closing connection: peer={} reason=client certificate: {}", peer_, principal.error().message());
+    if (services_.metrics) services_.metrics->authentication("SSL", false);
     close("tls principal");
     co_return false;
   }
   auth_.set_tls_principal(std::move(principal).value());
+  if (services_.metrics && !auth_.authenticating()) services_.metrics->authentication("SSL", true);
   last_activity_ = std::chrono::steady_clock::now();
   co_return true;
 }

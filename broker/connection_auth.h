@@ -42,6 +42,8 @@ class ConnectionAuth {
   // SASL listener, exchange not (yet) complete: only the SASL APIs are served,
   // and frames are held to sasl.server.max.receive.size.
   bool authenticating() const { return security_->uses_sasl() && !authenticated_; }
+  // The SASL mechanism of the exchange in progress, or of the last one (empty before any).
+  const std::string& mechanism() const { return mechanism_; }
 
   // After a TLS handshake: the certificate's principal (SSL listeners only; SASL_SSL's comes from SASL).
   void set_tls_principal(security::KafkaPrincipal principal);

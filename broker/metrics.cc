@@ -39,6 +39,8 @@ constexpr const char* kCloseReasons[] = {"done",        "bad frame size",       
                                          "unknown api", "unsupported version",  "write failed",    "bad request",
                                          "request read timeout", "write stalled", "idle"};
 
+constexpr std::string_view kAuthMechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "SSL"};
+
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -131,6 +133,18 @@ Metrics::Metrics(int64_t max_topic_series, std::filesystem::path log_dir)
                       .Register(*registry_);
   refused_total_ = &refused.Add({{"limit", "max.connections"}});
   refused_per_ip_ = &refused.Add({{"limit", "max.connections.per.ip"}});
+  auto& auth_failed = prometheus::BuildCounter()
+                          .Name("kafka_server_socket_server_metrics_failed_authentication_total")
+                          .Help("Client authentications that failed, by SASL mechanism (SSL: the TLS handshake).")
+                          .Register(*registry_);
+  auto& auth_ok = prometheus::BuildCounter()
+                      .Name("kafka_server_socket_server_metrics_successful_authentication_total")
+                      .Help("Client authentications that succeeded, by SASL mechanism (SSL: the TLS handshake "
+                            "on a listener without SASL).")
+                      .Register(*registry_);
+  for (std::string_view m : kAuthMechanisms)
+    auth_counters_.push_back({&auth_failed.Add({{"mechanism", std::string(m)}}), &auth_ok.Add({{"mechanism", std::string(m)}})});
+  auth_counters_.push_back({&auth_failed.Add({{"mechanism", "other"}}), &auth_ok.Add({{"mechanism", "other"}})});
   all_messages_in_ = &messages_in_.Add({});
   all_bytes_in_ = &bytes_in_.Add({});
   all_bytes_out_ = &bytes_out_.Add({});
@@ -176,6 +190,12 @@ void Metrics::connection_closed(const char* reason) {
   size_t i = 0;
   while (i < std::size(kCloseReasons) && std::strcmp(kCloseReasons[i], reason) != 0) ++i;
   close_counters_[i]->Increment();  // the last: "other"
+}
+
+void Metrics::authentication(std::string_view mechanism, bool succeeded) {
+  size_t i = 0;
+  while (i < std::size(kAuthMechanisms) && kAuthMechanisms[i] != mechanism) ++i;
+  auth_counters_[i][succeeded ? 1 : 0]->Increment();
 }
 
 void Metrics::connection_refused(bool per_ip) { (per_ip ? refused_per_ip_ : refused_total_)->Increment(); }

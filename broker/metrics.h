@@ -61,6 +61,9 @@ class Metrics {
   void connection_accepted() { accepted_->Increment(); }
   void connection_closed(const char* reason);  // Connection::close's reason
   void connection_refused(bool per_ip);       // max.connections or max.connections.per.ip reached
+  // A client's authentication ended: by SASL `mechanism`, or "SSL" for a TLS handshake
+  // (its certificate) on a listener without SASL; any other name counts as "other".
+  void authentication(std::string_view mechanism, bool succeeded);
 
   // ---- lifecycle (main thread) ----
   void set_recovered(std::chrono::nanoseconds took);
@@ -99,6 +102,8 @@ class Metrics {
   std::vector<prometheus::Counter*> close_counters_;  // by kCloseReasons, then "other"
   prometheus::Counter* refused_total_;
   prometheus::Counter* refused_per_ip_;
+  // By kAuthMechanisms, then "other": [0] failed, [1] succeeded.
+  std::vector<std::array<prometheus::Counter*, 2>> auth_counters_;
   prometheus::Counter* all_messages_in_;
   prometheus::Counter* all_bytes_in_;
   prometheus::Counter* all_bytes_out_;

@@ -6,6 +6,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
+#include "broker/metrics.h"
 #include "broker/scram_credentials.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
@@ -39,11 +40,14 @@ boost::asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext ct
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   auto result = ctx.auth->authenticate(req.auth_bytes, now_ms, std::chrono::steady_clock::now());
+  Metrics* metrics = ctx.services->metrics;
   if (result.error_code != 0) {
     net_log().info("SASL authentication failed: peer={} listener={} error={} reason={}", ctx.client_host,
                    ctx.listener_name, result.error_message.value_or(""), result.detail);
+    if (metrics) metrics->authentication(ctx.auth->mechanism(), false);
   } else if (!ctx.auth->authenticating()) {
     SPDLOG_LOGGER_DEBUG(&net_log(), "SASL authenticated: peer={} principal={}", ctx.client_host, ctx.auth->principal());
+    if (metrics) metrics->authentication(ctx.auth->mechanism(), true);
   }
   protocol::SaslAuthenticateResponse resp;
   resp.error_code = result.error_code;

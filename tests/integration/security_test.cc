@@ -14,6 +14,7 @@
 #include "protocol/messages/create_acls.h"
 #include "security/scram_crypto.h"
 #include "tests/security/test_pki.h"
+#include "tests/testutil/http_client.h"
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/rokka_process.h"
@@ -60,6 +61,18 @@ constexpr const char* kJaas =
 
 class SecurityTest : public ::testing::Test {
  protected:
+  // The value of one series of the broker's /metrics (-1 when it is missing).
+  double metric(const std::string& series) const {
+    const auto reply = testutil::http_get(broker_->http_port(), "/metrics");
+    const std::string key = "\n" + series + " ";
+    const size_t at = reply.body.find(key);
+    return at == std::string::npos ? -1 : std::stod(reply.body.substr(at + key.size()));
+  }
+  double auth_metric(bool succeeded, const std::string& mechanism) const {
+    return metric(std::string("kafka_server_socket_server_metrics_") + (succeeded ? "successful" : "failed") +
+                  "_authentication_total{mechanism=\"" + mechanism + "\"}");
+  }
+
   void SetUp() override {
     std::filesystem::create_directories(dir_ / "data");
     pki_ = std::make_unique<Pki>(dir_.path());
@@ -189,6 +202,9 @@ TEST_F(SecurityTest, LibrdkafkaProducesAndConsumesOverSaslSslWithPlain) {
     EXPECT_EQ(consumed[i].offset, static_cast<int64_t>(i));
     EXPECT_EQ(consumed[i].value, values[i]);
   }
+  // The producer's and the consumer's connections authenticated (at least one each).
+  EXPECT_GE(auth_metric(true, "PLAIN"), 2);
+  EXPECT_EQ(auth_metric(false, "PLAIN"), 0);
 }
 
 TEST_F(SecurityTest, KcatProducesAndConsumesOverSaslSsl) {
@@ -241,6 +257,10 @@ TEST_F(SecurityTest, AWrongPasswordOrAnUnknownUserIsRefusedWithKafkasMessage) {
             RdKafka::ERR__AUTHENTICATION);
   EXPECT_NE(text.find("Invalid username or password"), std::string::npos) << text;
   EXPECT_EQ(first_client_error(address("SASL_SSL"), sasl_ssl("mallory", "x"), &text), RdKafka::ERR__AUTHENTICATION);
+  // Each refusal is counted (librdkafka may try again before it reports, hence at least).
+  EXPECT_GE(auth_metric(false, "PLAIN"), 2);
+  EXPECT_EQ(auth_metric(true, "PLAIN"), 0);
+  EXPECT_EQ(auth_metric(false, "SCRAM-SHA-512"), 0);
 }
 
 TEST_F(SecurityTest, MutualTlsMakesTheCertificateSubjectThePrincipalAnAclDecidesOn) {
@@ -262,6 +282,9 @@ TEST_F(SecurityTest, MutualTlsMakesTheCertificateSubjectThePrincipalAnAclDecides
   const auto dave = produce(address("SSL"), mtls("dave"), "carols", {"from dave"});
   ASSERT_EQ(dave.size(), 1u);
   EXPECT_EQ(dave[0].error, RdKafka::ERR_TOPIC_AUTHORIZATION_FAILED) << RdKafka::err2str(dave[0].error);
+  // Both certificates authenticated (an ACL, not the handshake, refused dave).
+  EXPECT_GE(auth_metric(true, "SSL"), 2);
+  EXPECT_EQ(auth_metric(false, "SSL"), 0);
 }
 
 TEST_F(SecurityTest, AnUntrustedExpiredOrMissingClientCertificateIsRefused) {
@@ -278,6 +301,8 @@ TEST_F(SecurityTest, AnUntrustedExpiredOrMissingClientCertificateIsRefused) {
   std::ifstream log(broker_->log_path());
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("reason=TLS handshake failed"), std::string::npos);
+  EXPECT_GE(auth_metric(false, "SSL"), 3);
+  EXPECT_EQ(auth_metric(true, "SSL"), 0);
 }
 
 TEST_F(SecurityTest, PlaintextOnATlsPortIsClosed) {
