@@ -4,6 +4,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cstring>
+#include <map>
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 #include <string>
@@ -418,6 +419,20 @@ asio::awaitable<std::string> Metrics::scrape() {
       out.push_back(std::move(members));
       out.push_back(std::move(current));
       out.push_back(std::move(lag));
+    }
+  }
+  if (auto* txns = txns_.load(); txns != nullptr) {
+    // Transactional ids by their transaction's state (nothing while the coordinator loads).
+    const coordinator::TxnListResult listed = co_await txns->list({});
+    if (listed.error == coordinator::TxnError::kNone) {
+      std::map<std::string_view, double> by_state;
+      for (uint8_t s = 0; s <= static_cast<uint8_t>(coordinator::TxnState::kPrepareEpochFence); ++s)
+        by_state[coordinator::txn_state_name(static_cast<coordinator::TxnState>(s))] = 0;
+      for (const auto& t : listed.txns) by_state[coordinator::txn_state_name(t.state)] += 1;
+      auto f = family("rokka_transactions", "Transactional ids, by the state of their transaction (Kafka's names).",
+                      MetricType::Gauge);
+      for (const auto& [state, n] : by_state) f.metric.push_back(gauge(n, {label("state", std::string(state))}));
+      out.push_back(std::move(f));
     }
   }
   co_return prometheus::TextSerializer().Serialize(out);

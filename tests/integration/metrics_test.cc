@@ -112,6 +112,33 @@ TEST(MetricsEndpointTest, HealthzReadyzAndMetricsAnswerWithTheBrokersFigures) {
   EXPECT_EQ(http_get(port, "/healthz").status, 200);
 }
 
+// rokka_transactions counts transactional ids by state: open while a transaction is,
+// CompleteCommit once it committed.
+TEST(MetricsEndpointTest, TransactionsAreCountedByState) {
+  GroupBroker broker(1);
+  const uint16_t port = broker.process.http_port();
+  ASSERT_NE(port, 0);
+  auto state_count = [&](const std::string& state) {
+    return sample(http_get(port, "/metrics").body, "rokka_transactions{state=\"" + state + "\"}");
+  };
+  EXPECT_TRUE(eventually([&] { return state_count("Ongoing") == 0; })) << "no rokka_transactions series";
+  testutil::TestProducer p(broker.bootstrap(), {{"transactional.id", "metrics-tx"}, {"linger.ms", "0"}});
+  auto ok = [](RdKafka::Error* e) {
+    std::unique_ptr<RdKafka::Error> owned(e);
+    return owned == nullptr;
+  };
+  ASSERT_TRUE(ok(p.handle().init_transactions(30000)));
+  EXPECT_EQ(state_count("Empty"), 1);
+  ASSERT_TRUE(ok(p.handle().begin_transaction()));
+  ASSERT_EQ(p.produce("m-tx", 0, std::nullopt, "in a transaction"), RdKafka::ERR_NO_ERROR);
+  for (const auto& d : p.flush()) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
+  EXPECT_EQ(state_count("Ongoing"), 1);
+  EXPECT_EQ(state_count("Empty"), 0);
+  ASSERT_TRUE(ok(p.handle().commit_transaction(30000)));
+  EXPECT_TRUE(eventually([&] { return state_count("CompleteCommit") == 1; }));
+  EXPECT_EQ(state_count("Ongoing"), 0);
+}
+
 TEST(MetricsEndpointTest, EmptyHttpListenersTurnTheEndpointsOff) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data");
