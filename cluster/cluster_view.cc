@@ -138,9 +138,9 @@ asio::awaitable<bool> ClusterView::read_all() {
     if (failed.ok()) {
       kvs_ = std::move(kvs);
       revision_ = revision;
-      ++full_reads_;
       log().info("cluster view read: keys={} revision={}", kvs_.size(), revision_);
       publish();
+      ++full_reads_;  // after the snapshot is out: whoever sees the count sees the read
       co_return true;
     }
     log().warn("cluster view read failed: error={}", failed.to_string());

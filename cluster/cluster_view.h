@@ -88,6 +88,7 @@ class ClusterView : public std::enable_shared_from_this<ClusterView> {
 
   // Any thread: the latest snapshot (revision 0 and empty until the first read finished).
   SnapshotPtr snapshot() const { return snapshot_.load(std::memory_order_acquire); }
+  // Any thread: complete reads of every key so far; snapshot() already holds the last one.
   uint64_t full_reads() const { return full_reads_.load(); }
 
   // Test hooks: stop watching (as during a long disconnection), then resume from where the
