@@ -27,9 +27,7 @@ namespace {
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-const InProcessBroker::Overrides kAuthorizerOn = {
-    {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
-    {"allow.everyone.if.no.acl.found", "true"}};
+const InProcessBroker::Overrides& kAuthorizerOn = testutil::kAuthorizerAllowingUncovered;
 
 // A plain librdkafka handle with an admin result queue; ACL calls block for their result.
 class AclAdmin {

@@ -35,21 +35,10 @@ constexpr int16_t kInvalidTopic = 17;
 constexpr int16_t kTopicAuthorizationFailed = 29;
 constexpr int16_t kClusterAuthorizationFailed = 31;
 
-const InProcessBroker::Overrides kAuthorizerOn = {
-    {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
-    {"allow.everyone.if.no.acl.found", "true"}};
-
-template <typename Resp, typename Req>
-std::optional<Resp> call(WireClient& c, const Req& req, int16_t version) {
-  static int32_t cid = 0;
-  c.send(req, version, ++cid);
-  return c.receive<Resp>(version, cid);
-}
-
 void produce(WireClient& c, std::string_view topic, int32_t partition, const std::vector<std::byte>& batch) {
   protocol::ProduceRequest req = testutil::produce_request(topic, batch);
   req.topic_data[0].partition_data[0].index = partition;
-  auto r = call<protocol::ProduceResponse>(c, req, 9);
+  auto r = c.call<protocol::ProduceResponse>(req, 9);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
 }
@@ -84,7 +73,7 @@ TEST(DescribeLogDirsTest, SizesAreTheProducedBatchesPerPartition) {
 
   for (int16_t v = 0; v <= 4; ++v) {
     SCOPED_TRACE("v" + std::to_string(v));
-    auto r = call<DescribeLogDirsResponse>(c, DescribeLogDirsRequest{}, v);  // null topics: everything
+    auto r = c.call<DescribeLogDirsResponse>(DescribeLogDirsRequest{}, v);  // null topics: everything
     ASSERT_TRUE(r);
     EXPECT_EQ(r->error_code, 0);
     ASSERT_EQ(r->results.size(), 1u);
@@ -109,12 +98,11 @@ TEST(DescribeLogDirsTest, SizesAreTheProducedBatchesPerPartition) {
 
   // Named partitions only; unknown topics, unknown partitions and empty partition lists
   // are left out, as Kafka does.
-  auto r = call<DescribeLogDirsResponse>(
-      c, topics_request({{"sizes", {2, 7}}, {"nope", {0}}, {"other", {}}}), 4);
+  auto r = c.call<DescribeLogDirsResponse>(topics_request({{"sizes", {2, 7}}, {"nope", {0}}, {"other", {}}}), 4);
   ASSERT_TRUE(r);
   const std::map<std::string, std::map<int32_t, int64_t>> expected = {{"sizes", {{2, static_cast<int64_t>(small.size())}}}};
   EXPECT_EQ(sizes(*r), expected);
-  r = call<DescribeLogDirsResponse>(c, topics_request({{"nope", {0}}}), 4);
+  r = c.call<DescribeLogDirsResponse>(topics_request({{"nope", {0}}}), 4);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->results.size(), 1u);
   EXPECT_TRUE(r->results[0].topics.empty());
@@ -123,19 +111,19 @@ TEST(DescribeLogDirsTest, SizesAreTheProducedBatchesPerPartition) {
 void deny(WireClient& c, int8_t resource_type, std::string_view name, int8_t operation) {
   protocol::CreateAclsRequest req;
   req.creations.push_back({resource_type, name, 3, "User:ANONYMOUS", "*", operation, 2});
-  auto r = call<protocol::CreateAclsResponse>(c, req, 3);
+  auto r = c.call<protocol::CreateAclsResponse>(req, 3);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->results.at(0).error_code, 0);
 }
 
 TEST(DescribeLogDirsTest, WithoutClusterDescribeTheAnswerIsEmptyWithClusterAuthorizationFailed) {
-  InProcessBroker b(kAuthorizerOn);
+  InProcessBroker b(testutil::kAuthorizerAllowingUncovered);
   testutil::KafkaAdmin admin(b.bootstrap());
   ASSERT_EQ(admin.create_topic("t", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
   WireClient c(b.port());
   deny(c, /*CLUSTER*/ 4, "kafka-cluster", /*DESCRIBE*/ 8);
   for (int16_t v : {1, 3, 4}) {
-    auto r = call<DescribeLogDirsResponse>(c, DescribeLogDirsRequest{}, v);
+    auto r = c.call<DescribeLogDirsResponse>(DescribeLogDirsRequest{}, v);
     ASSERT_TRUE(r);
     EXPECT_TRUE(r->results.empty());
     if (v >= 3) {
@@ -157,7 +145,7 @@ TEST(DescribeLogDirsTest, HostileFramesCloseTheConnection) {
     EXPECT_TRUE(c.closed_by_peer());
   }
   WireClient c(b.port());  // and the broker still answers
-  EXPECT_TRUE(call<DescribeLogDirsResponse>(c, DescribeLogDirsRequest{}, 4));
+  EXPECT_TRUE(c.call<DescribeLogDirsResponse>(DescribeLogDirsRequest{}, 4));
 }
 
 // ---- DescribeProducers
@@ -191,7 +179,7 @@ TEST(DescribeProducersTest, IdempotentAndTransactionalProducersAreListedWithThei
   ASSERT_EQ(txn.produce("prod", 1, std::nullopt, "in-txn"), RdKafka::ERR_NO_ERROR);
   for (const auto& d : txn.flush()) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
 
-  auto r = call<DescribeProducersResponse>(c, producers_request("prod", {0, 1}), 0);
+  auto r = c.call<DescribeProducersResponse>(producers_request("prod", {0, 1}), 0);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 1u);
   EXPECT_EQ(r->topics[0].name, "prod");
@@ -216,14 +204,14 @@ TEST(DescribeProducersTest, IdempotentAndTransactionalProducersAreListedWithThei
   EXPECT_EQ(txn_state.current_txn_start_offset, 3);  // after the three plain records
 
   expect_ok(txn.handle().commit_transaction(30000), "commit_transaction");
-  r = call<DescribeProducersResponse>(c, producers_request("prod", {1}), 0);
+  r = c.call<DescribeProducersResponse>(producers_request("prod", {1}), 0);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.at(0).partitions.at(0).active_producers.size(), 1u);
   EXPECT_EQ(r->topics[0].partitions[0].active_producers[0].current_txn_start_offset, -1);
 }
 
 TEST(DescribeProducersTest, BadTopicsAndPartitionsGetKafkasErrors) {
-  InProcessBroker b(kAuthorizerOn);
+  InProcessBroker b(testutil::kAuthorizerAllowingUncovered);
   testutil::KafkaAdmin admin(b.bootstrap());
   ASSERT_EQ(admin.create_topic("known", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
   ASSERT_EQ(admin.create_topic("secret", 1), RD_KAFKA_RESP_ERR_NO_ERROR);
@@ -235,7 +223,7 @@ TEST(DescribeProducersTest, BadTopicsAndPartitionsGetKafkasErrors) {
   req.topics.push_back({"missing", {0}});
   req.topics.push_back({"bad name!", {0}});
   req.topics.push_back({"secret", {0}});
-  auto r = call<DescribeProducersResponse>(c, req, 0);
+  auto r = c.call<DescribeProducersResponse>(req, 0);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 4u);
   ASSERT_EQ(r->topics[0].partitions.size(), 3u);
@@ -264,7 +252,7 @@ TEST(DescribeProducersTest, HostileFramesCloseTheConnection) {
     EXPECT_TRUE(c.closed_by_peer());
   }
   WireClient c(b.port());
-  auto r = call<DescribeProducersResponse>(c, producers_request("absent", {0}), 0);
+  auto r = c.call<DescribeProducersResponse>(producers_request("absent", {0}), 0);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->topics.at(0).partitions.at(0).error_code, kUnknownTopicOrPartition);
 }

@@ -34,13 +34,6 @@ constexpr int16_t kInvalidRequest = 42;
 constexpr int16_t kElectionNotNeeded = 84;
 constexpr int16_t kNoReassignmentInProgress = 85;
 
-template <typename Resp, typename Req>
-std::optional<Resp> call(WireClient& c, const Req& req, int16_t version) {
-  static int32_t cid = 0;
-  c.send(req, version, ++cid);
-  return c.receive<Resp>(version, cid);
-}
-
 class PartitionAdminTest : public ::testing::Test {
  protected:
   explicit PartitionAdminTest(InProcessBroker::Overrides o = {{"broker.id", "7"}}) : b_(std::move(o)) {
@@ -62,7 +55,7 @@ TEST_F(PartitionAdminTest, ElectLeadersIsNeverNeededAndUnknownPartitionsAreNamed
       req.topic_partitions.emplace();
       req.topic_partitions->push_back({"alpha", {0, 1, 2}});
       req.topic_partitions->push_back({"ghost", {0}});
-      auto r = call<ElectLeadersResponse>(c_, req, v);
+      auto r = c_.call<ElectLeadersResponse>(req, v);
       ASSERT_TRUE(r);
       EXPECT_EQ(r->error_code, 0);
       ASSERT_EQ(r->replica_election_results.size(), 2u);
@@ -80,7 +73,7 @@ TEST_F(PartitionAdminTest, ElectLeadersIsNeverNeededAndUnknownPartitionsAreNamed
 }
 
 TEST_F(PartitionAdminTest, ElectLeadersForEveryPartitionListsTheTopicsWithNothingElected) {
-  auto r = call<ElectLeadersResponse>(c_, ElectLeadersRequest{}, 2);  // null: every partition
+  auto r = c_.call<ElectLeadersResponse>(ElectLeadersRequest{}, 2);  // null: every partition
   ASSERT_TRUE(r);
   EXPECT_EQ(r->error_code, 0);
   ASSERT_EQ(r->replica_election_results.size(), 2u);
@@ -94,7 +87,7 @@ TEST_F(PartitionAdminTest, AnUnknownElectionTypeIsAnInvalidRequestForEveryPartit
   req.election_type = 5;
   req.topic_partitions.emplace();
   req.topic_partitions->push_back({"alpha", {0}});
-  auto r = call<ElectLeadersResponse>(c_, req, 1);
+  auto r = c_.call<ElectLeadersResponse>(req, 1);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->error_code, kInvalidRequest);
   EXPECT_EQ(r->replica_election_results.at(0).partition_result.at(0).error_code, kInvalidRequest);
@@ -111,7 +104,7 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
                          Partition{0, std::nullopt},                // cancel: nothing in progress
                          Partition{9, std::vector<int32_t>{7}}}});
   req.topics.push_back({"ghost", {Partition{0, std::vector<int32_t>{7}}}});
-  auto r = call<AlterPartitionReassignmentsResponse>(c_, req, 0);
+  auto r = c_.call<AlterPartitionReassignmentsResponse>(req, 0);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->error_code, 0);
   ASSERT_EQ(r->responses.size(), 2u);
@@ -129,7 +122,7 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
   EXPECT_EQ(r->responses[1].partitions.at(0).error_code, kUnknownTopicOrPartition);
 
   // Nothing moved, so nothing is in progress, whichever topics are asked about.
-  auto listed = call<ListPartitionReassignmentsResponse>(c_, ListPartitionReassignmentsRequest{}, 0);
+  auto listed = c_.call<ListPartitionReassignmentsResponse>(ListPartitionReassignmentsRequest{}, 0);
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->error_code, 0);
   EXPECT_TRUE(listed->topics.empty());
@@ -137,7 +130,7 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
   named.topics.emplace();
   named.topics->push_back({"alpha", {0, 1}});
   named.topics->push_back({"ghost", {0}});
-  listed = call<ListPartitionReassignmentsResponse>(c_, named, 0);
+  listed = c_.call<ListPartitionReassignmentsResponse>(named, 0);
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->error_code, 0);
   EXPECT_TRUE(listed->topics.empty());
@@ -146,12 +139,11 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
 class PartitionAdminDeniedTest : public PartitionAdminTest {
  protected:
   PartitionAdminDeniedTest()
-      : PartitionAdminTest({{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
-                            {"allow.everyone.if.no.acl.found", "true"}}) {
+      : PartitionAdminTest(testutil::kAuthorizerAllowingUncovered) {
     protocol::CreateAclsRequest req;  // DENY ALTER (4) and DESCRIBE (8) on the cluster (4)
     req.creations.push_back({4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 4, 2});
     req.creations.push_back({4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 8, 2});
-    auto r = call<protocol::CreateAclsResponse>(c_, req, 3);
+    auto r = c_.call<protocol::CreateAclsResponse>(req, 3);
     EXPECT_TRUE(r && r->results.size() == 2 && r->results[0].error_code == 0 && r->results[1].error_code == 0);
   }
 };
@@ -160,19 +152,19 @@ TEST_F(PartitionAdminDeniedTest, WithoutClusterAlterOrDescribeEachCallIsClusterA
   ElectLeadersRequest elect;
   elect.topic_partitions.emplace();
   elect.topic_partitions->push_back({"alpha", {0}});
-  auto e = call<ElectLeadersResponse>(c_, elect, 2);
+  auto e = c_.call<ElectLeadersResponse>(elect, 2);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_code, kClusterAuthorizationFailed);
   EXPECT_EQ(e->replica_election_results.at(0).partition_result.at(0).error_code, kClusterAuthorizationFailed);
 
   AlterPartitionReassignmentsRequest alter;
   alter.topics.push_back({"alpha", {{0, std::vector<int32_t>{0}}}});
-  auto a = call<AlterPartitionReassignmentsResponse>(c_, alter, 0);
+  auto a = c_.call<AlterPartitionReassignmentsResponse>(alter, 0);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->error_code, kClusterAuthorizationFailed);
   EXPECT_EQ(a->responses.at(0).partitions.at(0).error_code, kClusterAuthorizationFailed);
 
-  auto l = call<ListPartitionReassignmentsResponse>(c_, ListPartitionReassignmentsRequest{}, 0);
+  auto l = c_.call<ListPartitionReassignmentsResponse>(ListPartitionReassignmentsRequest{}, 0);
   ASSERT_TRUE(l);
   EXPECT_EQ(l->error_code, kClusterAuthorizationFailed);
 }
@@ -194,7 +186,7 @@ TEST(PartitionAdminHostileTest, HugeCountsAndTruncatedBodiesCloseTheConnection) 
     EXPECT_TRUE(c.closed_by_peer());
   }
   WireClient c(b.port());  // still serving
-  EXPECT_TRUE(call<ListPartitionReassignmentsResponse>(c, ListPartitionReassignmentsRequest{}, 0));
+  EXPECT_TRUE(c.call<ListPartitionReassignmentsResponse>(ListPartitionReassignmentsRequest{}, 0));
 }
 
 }  // namespace

@@ -14,6 +14,11 @@
 
 namespace rokka::testutil {
 
+// Kafka's authorizer on, allowing what no ACL covers: a test then denies with an ACL.
+inline const std::vector<std::pair<std::string, std::string>> kAuthorizerAllowingUncovered = {
+    {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+    {"allow.everyone.if.no.acl.found", "true"}};
+
 class InProcessBroker {
  public:
   using Overrides = std::vector<std::pair<std::string, std::string>>;

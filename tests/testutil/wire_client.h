@@ -44,6 +44,14 @@ class WireClient {
     send_raw(frame(Req::kApiKey, version, correlation_id, protocol::encode_to_bytes(req, version)));
   }
 
+  // Sends `req` at `version` and reads its response, with a correlation id of its own
+  // (nullopt when the connection closed or the frame did not decode).
+  template <typename Resp, typename Req>
+  std::optional<Resp> call(const Req& req, int16_t version) {
+    send(req, version, ++call_id_);
+    return receive<Resp>(version, call_id_);
+  }
+
   // Reads one response frame (after the size); nullopt if the connection closed
   // or nothing arrived within `timeout` (generous by default: the machine may be busy).
   std::optional<std::vector<std::byte>> read_frame(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
@@ -103,6 +111,7 @@ class WireClient {
 
   boost::asio::io_context ctx_;
   boost::asio::ip::tcp::socket socket_;
+  int32_t call_id_ = 1 << 30;  // call()'s correlation ids, far from the ones tests pick
 };
 
 }  // namespace rokka::testutil
