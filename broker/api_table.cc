@@ -51,6 +51,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kDescribeCluster, 0, 2, &handle_describe_cluster},
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
     {ApiKey::kListTransactions, 0, 1, &handle_list_transactions},
+    {ApiKey::kDescribeTopicPartitions, 0, 0, &handle_describe_topic_partitions},
 };
 
 }  // namespace
