@@ -50,7 +50,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kAlterUserScramCredentials, 0, 0, &handle_alter_user_scram_credentials},
     {ApiKey::kDescribeCluster, 0, 2, &handle_describe_cluster},
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
-    {ApiKey::kListTransactions, 0, 1, &handle_list_transactions},
+    {ApiKey::kListTransactions, 0, 2, &handle_list_transactions},
     {ApiKey::kDescribeTopicPartitions, 0, 0, &handle_describe_topic_partitions},
 };
 
