@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/error_code.h"
+#include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/metadata.h"
@@ -241,6 +242,52 @@ TEST_F(DescribeTopicPartitionsTest, CursorTopicMissingFromTheNamedTopicsIsInvali
   auto all = describe({}, 2000, std::pair<std::string_view, int32_t>{"bz", 0});
   ASSERT_TRUE(all);
   EXPECT_EQ(names(*all), (std::vector<std::string>{"charlie", "delta"}));
+}
+
+// With an authorizer: a topic the principal may not DESCRIBE is left out of "all
+// topics"; named, it answers TOPIC_AUTHORIZATION_FAILED with a zero id and no partitions
+// whether it exists or not, after the topics that were described (as Kafka does).
+TEST(DescribeTopicPartitionsAclTest, UndescribableTopicsAreHiddenOrDenied) {
+  InProcessBroker b({{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+                     {"allow.everyone.if.no.acl.found", "true"}});
+  WireClient c(b.port());
+  create(c, "hidden", 2, 1);
+  create(c, "visible", 1, 2);
+  protocol::CreateAclsRequest acls;
+  // DENY DESCRIBE (8) on topics (2) "hidden" and "ghost" (literal, 3) for this client.
+  acls.creations = {{2, "hidden", 3, "User:ANONYMOUS", "*", 8, 2}, {2, "ghost", 3, "User:ANONYMOUS", "*", 8, 2}};
+  c.send(acls, 3, 3);
+  auto created = c.receive<protocol::CreateAclsResponse>(3, 3);
+  ASSERT_TRUE(created);
+  for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0);
+
+  DescribeTopicPartitionsRequest all;
+  c.send(all, kV, 4);
+  auto r = c.receive<DescribeTopicPartitionsResponse>(kV, 4);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->topics.size(), 1u);
+  EXPECT_EQ(r->topics[0].name, "visible");
+
+  DescribeTopicPartitionsRequest named;
+  named.topics = {{"hidden"}, {"visible"}, {"ghost"}, {"absent"}};
+  c.send(named, kV, 5);
+  r = c.receive<DescribeTopicPartitionsResponse>(kV, 5);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->topics.size(), 4u);
+  EXPECT_EQ(r->topics[0].name, "absent");
+  EXPECT_EQ(r->topics[0].error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->topics[1].name, "visible");
+  EXPECT_EQ(r->topics[1].error_code, 0);
+  EXPECT_EQ(r->topics[1].partitions.size(), 1u);
+  std::set<std::string> denied;
+  for (size_t i = 2; i < 4; ++i) {
+    EXPECT_EQ(r->topics[i].error_code, protocol::to_int(ErrorCode::kTopicAuthorizationFailed));
+    EXPECT_EQ(r->topics[i].error_code, 29);
+    EXPECT_EQ(r->topics[i].topic_id, Uuid{});
+    EXPECT_TRUE(r->topics[i].partitions.empty());
+    denied.insert(r->topics[i].name.value_or(""));
+  }
+  EXPECT_EQ(denied, (std::set<std::string>{"ghost", "hidden"}));
 }
 
 // Hostile frames: a topic count far beyond the bytes present, a count above Kafka's
