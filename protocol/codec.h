@@ -475,7 +475,8 @@ struct Decoder {
       v.reset();
       return;
     }
-    each(v.emplace());
+    v = T{};  // not emplace(): clang 14 cannot yet see a nested struct's default constructor here
+    each(*v);
   }
   // Arrays of scalars.
   void array_i32(std::vector<int32_t>& v) {
