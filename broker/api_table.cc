@@ -55,7 +55,8 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kDescribeCluster, 0, 2, &handle_describe_cluster},
     {ApiKey::kDescribeProducers, 0, 0, &handle_describe_producers},
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
-    {ApiKey::kListTransactions, 0, 1, &handle_list_transactions},
+    {ApiKey::kListTransactions, 0, 2, &handle_list_transactions},
+    {ApiKey::kDescribeTopicPartitions, 0, 0, &handle_describe_topic_partitions},
 };
 
 }  // namespace

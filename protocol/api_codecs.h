@@ -25,6 +25,7 @@
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_producers.h"
+#include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "protocol/messages/elect_leaders.h"
@@ -102,7 +103,8 @@ using ApiCodecs = std::tuple<
     ApiCodec<TxnOffsetCommitRequest, TxnOffsetCommitResponse, 0, 3>,
     ApiCodec<DescribeProducersRequest, DescribeProducersResponse, 0, 0>,
     ApiCodec<DescribeTransactionsRequest, DescribeTransactionsResponse, 0, 0>,
-    ApiCodec<ListTransactionsRequest, ListTransactionsResponse, 0, 1>,
+    ApiCodec<ListTransactionsRequest, ListTransactionsResponse, 0, 2>,
+    ApiCodec<DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 0, 0>,
     ApiCodec<DescribeAclsRequest, DescribeAclsResponse, 0, 3>,
     ApiCodec<CreateAclsRequest, CreateAclsResponse, 0, 3>,
     ApiCodec<DeleteAclsRequest, DeleteAclsResponse, 0, 3>,

@@ -467,6 +467,17 @@ struct Decoder {
     v.emplace();
     for (int32_t i = 0; i < n && r.ok(); ++i) each(v->emplace_back());
   }
+  // A nullable struct field (not an array element): an int8 marker, negative for null,
+  // then the struct's fields when present.
+  template <typename T, typename F>
+  void nstruct(std::optional<T>& v, F&& each) {
+    if (r.read_int8() < 0 || !r.ok()) {
+      v.reset();
+      return;
+    }
+    v = T{};  // not emplace(): clang 14 cannot yet see a nested struct's default constructor here
+    each(*v);
+  }
   // Arrays of scalars.
   void array_i32(std::vector<int32_t>& v) {
     array(v, [&](int32_t& x) { x = r.read_int32(); });
@@ -540,6 +551,11 @@ struct Encoder {
   void narray(const std::optional<std::vector<T>>& v, F&& each) {
     if (!v) return w.write_array_count(-1, flexible);
     array(*v, std::forward<F>(each));
+  }
+  template <typename T, typename F>
+  void nstruct(const std::optional<T>& v, F&& each) {
+    w.write_int8(v ? 1 : -1);
+    if (v) each(*v);
   }
   void array_i32(const std::vector<int32_t>& v) {
     array(v, [&](int32_t x) { w.write_int32(x); });

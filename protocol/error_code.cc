@@ -112,6 +112,7 @@ const char* error_name(ErrorCode e) {
     case ErrorCode::kInconsistentClusterId: return "INCONSISTENT_CLUSTER_ID";
     case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kFetchSessionTopicIdError: return "FETCH_SESSION_TOPIC_ID_ERROR";
+    case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
   }
   return "UNKNOWN";
 }

@@ -117,6 +117,7 @@ enum class ErrorCode : int16_t {
   kInconsistentClusterId = 104,  // cluster id mismatch
   kTransactionalIdNotFound = 105,  // transactional id not found
   kFetchSessionTopicIdError = 106,  // fetch session topic id error
+  kInvalidRegularExpression = 128,  // a regular expression in the request does not compile
 };
 
 inline constexpr int16_t to_int(ErrorCode e) { return static_cast<int16_t>(e); }

@@ -13,6 +13,8 @@ PACKAGES=(
   libboost-program-options1.81-dev libssl-dev libsasl2-dev libcurl4-openssl-dev etcd-server etcd-client
   # broker/metrics.cc: /metrics through prometheus-cpp; the tests scrape it with a real Prometheus (and promtool), bench/ab.sh with curl
   prometheus-cpp-dev prometheus curl
+  # broker/: the regular expressions of ListTransactions v2 (RE2: linear time, no recursion)
+  libre2-dev
   # the tests: googletest, and real Kafka clients (librdkafka, kcat, confluent-kafka for python3)
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev kcat python3 python3-confluent-kafka

@@ -9,6 +9,7 @@ using HandlerCoroutine = boost::asio::awaitable<HandlerResult>;
 
 HandlerCoroutine handle_api_versions(RequestContext ctx);
 HandlerCoroutine handle_metadata(RequestContext ctx);
+HandlerCoroutine handle_describe_topic_partitions(RequestContext ctx);
 HandlerCoroutine handle_produce(RequestContext ctx);
 HandlerCoroutine handle_fetch(RequestContext ctx);
 HandlerCoroutine handle_list_offsets(RequestContext ctx);

@@ -1,4 +1,7 @@
+#include <re2/re2.h>
+
 #include <map>
+#include <memory>
 
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
@@ -50,13 +53,45 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
   co_return make_response(resp, ctx.version());
 }
 
+namespace {
+
+// A v2 TransactionalIdPattern longer than a Kafka string can be (32767 bytes) is refused
+// before it is compiled; RE2 compiles in linear time and memory bounded by max_mem, and
+// matches without backtracking or recursion, so no pattern can exhaust the stack or hang.
+constexpr size_t kMaxTransactionalIdPatternBytes = 32767;
+constexpr int64_t kTransactionalIdPatternMaxMem = 8 << 20;
+
+// The compiled pattern, or null when the pattern does not compile or is too long.
+std::unique_ptr<re2::RE2> compile_transactional_id_pattern(std::string_view pattern) {
+  if (pattern.size() > kMaxTransactionalIdPatternBytes) return nullptr;
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(kTransactionalIdPatternMaxMem);
+  auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (!re->ok()) return nullptr;
+  return re;
+}
+
+}  // namespace
+
 // ListTransactions: the transactional ids matching every filter given; state names
-// Kafka does not know come back in UnknownStateFilters (and match nothing). With an
-// authorizer, ids the caller may not DESCRIBE are left out.
+// Kafka does not know come back in UnknownStateFilters (and match nothing). v2's
+// TransactionalIdPattern (KIP-1152; null or empty: no filter) is a regular expression in
+// RE2 syntax, as Kafka's RE2/J, that must match the whole id; one that does not compile
+// answers INVALID_REGULAR_EXPRESSION and nothing else, as Kafka's error response does.
+// With an authorizer, ids the caller may not DESCRIBE are left out.
 boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ctx) {
   protocol::ListTransactionsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListTransactionsRequest");
   protocol::ListTransactionsResponse resp;
+  std::unique_ptr<re2::RE2> pattern;
+  if (req.transactional_id_pattern && !req.transactional_id_pattern->empty()) {
+    pattern = compile_transactional_id_pattern(*req.transactional_id_pattern);
+    if (!pattern) {
+      resp.error_code = code(protocol::ErrorCode::kInvalidRegularExpression);
+      co_return make_response(resp, ctx.version());
+    }
+  }
   coordinator::TxnListFilter filter;
   if (!req.state_filters.empty()) {
     filter.states.emplace();
@@ -72,7 +107,8 @@ boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ct
   resp.error_code = code(to_kafka(listed.error, true));
   resp.transaction_states.reserve(listed.txns.size());
   for (const coordinator::TxnMetadata& m : listed.txns)
-    if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, m.transactional_id))
+    if ((!pattern || re2::RE2::FullMatch(m.transactional_id, *pattern)) &&
+        authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, m.transactional_id))
       resp.transaction_states.push_back({m.transactional_id, m.producer_id, std::string(coordinator::txn_state_name(m.state))});
   co_return make_response(resp, ctx.version());
 }

@@ -1,8 +1,10 @@
-// ListTransactions (key 66), v0-1 (flexible): transactional ids, filtered by state,
-// producer id and (v1+) how long the transaction has been running.
+// ListTransactions (key 66), v0-2 (flexible): transactional ids, filtered by state,
+// producer id, (v1+) how long the transaction has been running and (v2+, KIP-1152) a
+// regular expression the id must match.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,12 +18,14 @@ struct ListTransactionsRequest {
   std::vector<std::string_view> state_filters;
   std::vector<int64_t> producer_id_filters;
   int64_t duration_filter = -1;  // v1+; < 0: no filter
+  std::optional<std::string_view> transactional_id_pattern;  // v2+; null or empty: no filter
 
   template <class M, class S>
   static void fields(M& m, S& s) {
     s.array_str(m.state_filters);
     s.array_i64(m.producer_id_filters);
     if (s.version >= 1) s.i64(m.duration_filter);
+    if (s.version >= 2) s.nstr(m.transactional_id_pattern);
     s.tags();
   }
 };

@@ -161,6 +161,7 @@ int later_than_snapshot(ApiKey key) {
     case ApiKey::kMetadata: return 13;        // KIP-1102, Kafka 4.0
     case ApiKey::kDescribeGroups: return 6;   // KIP-1043, Kafka 4.0
     case ApiKey::kDescribeCluster: return 2;  // KIP-1073, Kafka 4.0
+    case ApiKey::kListTransactions: return 2;  // KIP-1152, Kafka 4.1
     default: return -1;
   }
 }

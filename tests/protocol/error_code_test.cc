@@ -153,6 +153,8 @@ TEST(ErrorCodeTest, CodesAfterLibrdkafkasListAreNamed) {
   EXPECT_EQ(to_int(ErrorCode::kUnknownTopicId), 100);
   EXPECT_EQ(to_int(ErrorCode::kInconsistentTopicId), 103);
   EXPECT_EQ(to_int(ErrorCode::kFetchSessionTopicIdError), 106);
+  EXPECT_STREQ(error_name(ErrorCode::kInvalidRegularExpression), "INVALID_REGULAR_EXPRESSION");
+  EXPECT_EQ(to_int(ErrorCode::kInvalidRegularExpression), 128);  // franz-go's kerr.InvalidRegularExpression
   EXPECT_STREQ(error_name(static_cast<ErrorCode>(999)), "UNKNOWN");
 }
 

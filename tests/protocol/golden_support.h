@@ -108,6 +108,11 @@ struct Dumper {
   void narray(const std::optional<std::vector<T>>& v, F&& each) {
     v ? array(*v, each) : out.push_back("null");
   }
+  // gen.py writes a null struct as one `null` token and a present one as its fields.
+  template <class T, class F>
+  void nstruct(const std::optional<T>& v, F&& each) {
+    v ? each(*v) : out.push_back("null");
+  }
   void array_i32(const std::vector<int32_t>& v) {
     array(v, [&](int32_t x) { i32(x); });
   }

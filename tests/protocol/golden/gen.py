@@ -46,10 +46,11 @@ API_RANGES = {
     'OffsetCommit': (0, 9), 'OffsetFetch': (0, 9), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
-    'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 1), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
+    'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 2), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
     'DescribeLogDirs': (0, 4), 'ElectLeaders': (0, 2), 'AlterPartitionReassignments': (0, 0),
     'ListPartitionReassignments': (0, 0),
     'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
+    'DescribeTopicPartitions': (0, 0),
 }
 
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
@@ -72,6 +73,10 @@ LATER_VERSIONS = {
     'DescribeClusterRequest': (2, [('', 'EndpointType', {'name': 'IncludeFencedBrokers', 'type': 'bool',
                                                          'versions': '2+'})]),
     'DescribeClusterResponse': (2, [('Brokers', 'Rack', {'name': 'IsFenced', 'type': 'bool', 'versions': '2+'})]),
+    # KIP-1152: v2 filters by a regular expression on the transactional id; the response is unchanged.
+    'ListTransactionsRequest': (2, [('', 'DurationFilter', {'name': 'TransactionalIdPattern', 'type': 'string',
+                                                            'versions': '2+', 'nullableVersions': '2+'})]),
+    'ListTransactionsResponse': (2, []),
 }
 
 # Tagged fields our codec knows, by message (top-level field names). The `full` and
@@ -247,7 +252,22 @@ class Encoder:
             self.emit(path, token(ftype, value))
             self.out += self.encode_value(ftype, value, compact)
             return
-        raise ValueError('struct-typed field %s is not expected outside tagged fields' % path)
+        if 'fields' in f or ftype in self.common:
+            return self.struct_field(f, path, nullable)
+        raise ValueError('unknown type %s at %s' % (ftype, path))
+
+    def struct_field(self, f, path, nullable):
+        """A struct-typed field: a nullable one is an int8 marker (-1 null, 1 present), then
+        the fields; `null` variant: one `null` token, a present one adds no token of its own."""
+        variant = 'full' if self.variant == 'tagged' else self.variant
+        fields = f.get('fields') or self.common[f['type']]['fields']
+        if nullable:
+            if variant == 'null':
+                self.emit(path, 'null')
+                self.out += struct.pack('>b', -1)
+                return
+            self.out += struct.pack('>b', 1)
+        self.struct(fields, path + '.')
 
     def encode_value(self, ftype, value, compact):
         if ftype in SCALAR_FMT:
