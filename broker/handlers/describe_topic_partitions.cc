@@ -79,7 +79,8 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
   std::vector<DescribeTopicPartitionsResponse::Topic> denied;
   int64_t remaining = std::min(kMaxResponsePartitions, req.response_partition_limit);
   for (const std::string& name : names) {
-    if (!authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, name)) {
+    // Listing all topics only filters: a hidden one is not a refusal to log.
+    if (!authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, name, !all)) {
       if (!all) denied.push_back(topic_error(name, ErrorCode::kTopicAuthorizationFailed));
       continue;
     }
