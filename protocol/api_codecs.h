@@ -12,6 +12,7 @@
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/client_quotas.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
@@ -111,7 +112,9 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 4>,
     ApiCodec<ElectLeadersRequest, ElectLeadersResponse, 0, 2>,
     ApiCodec<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, 0>,
-    ApiCodec<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, 0>>;
+    ApiCodec<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, 0>,
+    ApiCodec<DescribeClientQuotasRequest, DescribeClientQuotasResponse, 0, 1>,
+    ApiCodec<AlterClientQuotasRequest, AlterClientQuotasResponse, 0, 1>>;
 
 // Calls f(codec) with a value of each ApiCodec type, in table order.
 template <class F>

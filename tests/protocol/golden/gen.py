@@ -50,7 +50,7 @@ API_RANGES = {
     'DescribeLogDirs': (0, 4), 'ElectLeaders': (0, 2), 'AlterPartitionReassignments': (0, 0),
     'ListPartitionReassignments': (0, 0),
     'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
-    'DescribeTopicPartitions': (0, 0),
+    'DescribeTopicPartitions': (0, 0), 'DescribeClientQuotas': (0, 1), 'AlterClientQuotas': (0, 1),
 }
 
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
