@@ -52,6 +52,8 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kOffsetDelete, 0, 0, &handle_offset_delete},
     {ApiKey::kDescribeUserScramCredentials, 0, 0, &handle_describe_user_scram_credentials},
     {ApiKey::kAlterUserScramCredentials, 0, 0, &handle_alter_user_scram_credentials},
+    {ApiKey::kDescribeClientQuotas, 0, 1, &handle_describe_client_quotas},
+    {ApiKey::kAlterClientQuotas, 0, 1, &handle_alter_client_quotas},
     {ApiKey::kDescribeCluster, 0, 2, &handle_describe_cluster},
     {ApiKey::kDescribeProducers, 0, 0, &handle_describe_producers},
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},

@@ -106,6 +106,13 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   if (auto s = b->scram_->load(); !s.ok()) return s;
   b->services_.scram = b->scram_.get();
 
+  b->client_quotas_ = std::make_unique<ClientQuotas>(b->store_->meta());
+  if (auto s = b->client_quotas_->load(); !s.ok()) return s;
+  b->services_.client_quotas = b->client_quotas_.get();
+  b->quota_manager_ = std::make_unique<QuotaManager>(
+      *b->client_quotas_, QuotaWindow{b->config_.quota_window_num, b->config_.quota_window_size_seconds * 1000LL});
+  b->services_.quotas = b->quota_manager_.get();
+
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
   b->services_.dynamic_config = b->dynamic_config_.get();

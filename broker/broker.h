@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "broker/authorizer.h"
+#include "broker/client_quotas.h"
 #include "broker/config.h"
 #include "broker/dynamic_config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/log_cleaner.h"
 #include "broker/metrics.h"
 #include "broker/producer_ids.h"
+#include "broker/quota_manager.h"
 #include "broker/scram_credentials.h"
 #include "broker/server.h"
 #include "broker/services.h"
@@ -58,6 +60,8 @@ class Broker {
   std::unique_ptr<ProducerIds> producer_ids_;
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<ScramCredentials> scram_;  // outlives server_: connections look credentials up
+  std::unique_ptr<ClientQuotas> client_quotas_;   // outlives server_: requests look their bounds up
+  std::unique_ptr<QuotaManager> quota_manager_;
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;

@@ -229,6 +229,11 @@ const std::vector<Entry>& table() {
               "stops reading while they are spent (-1: no limit)."),
       integer("rokka.request.read.timeout.ms", &BrokerConfig::request_read_timeout_ms, 100, kI64, "30000",
               "A request must arrive whole within this long of its size prefix, else the connection closes."),
+      integer("quota.window.num", &BrokerConfig::quota_window_num, 1, 1000, "11",
+              "Samples a client quota's rate is measured over (producer_byte_rate, consumer_byte_rate, "
+              "request_percentage, connection_creation_rate; set with AlterClientQuotas)."),
+      integer("quota.window.size.seconds", &BrokerConfig::quota_window_size_seconds, 1, 3600, "1",
+              "Length of one client quota sample, in seconds."),
       // Topics
       integer("num.partitions", &BrokerConfig::num_partitions, 1, 1000000, "1",
               "Partitions of an automatically created topic."),

@@ -40,6 +40,8 @@ struct BrokerConfig {
   int32_t max_connections_per_ip = 0;
   int64_t queued_max_request_bytes = 0;  // -1 = unlimited
   int64_t request_read_timeout_ms = 0;
+  int32_t quota_window_num = 11;
+  int32_t quota_window_size_seconds = 1;
 
   int32_t num_partitions = 1;
   int32_t max_partitions_per_topic = 100000;

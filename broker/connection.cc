@@ -15,6 +15,7 @@
 #include "broker/api_table.h"
 #include "broker/logging.h"
 #include "broker/metrics.h"
+#include "broker/quota_manager.h"
 #include "broker/services.h"
 #include "protocol/api_keys.h"
 #include "security/tls_context.h"
@@ -35,6 +36,8 @@ struct Connection::Slot {
   bool fatal = false;       // close the connection instead of answering
   bool close_after = false; // close the connection once this answer is out
   std::optional<Response> response;
+  // Not sent before this: a quota's throttle, for a client that does not throttle itself.
+  std::chrono::steady_clock::time_point send_after{};
   RequestMemory::Grant memory;  // the frame's share of queued.max.request.bytes, until handled
 };
 
@@ -165,8 +168,17 @@ void Connection::close(const char* reason) {
   memory_wake_.cancel();
 }
 
+asio::awaitable<void> Connection::wait_until(asio::steady_timer& timer, std::chrono::steady_clock::time_point t) {
+  timer.expires_at(t);
+  co_await timer.async_wait(kTuple);
+}
+
 asio::awaitable<void> Connection::read_loop() {
   while (reading_ && !closed_) {
+    // A throttled client's channel is muted: nothing is read until its throttle ends.
+    while (reading_ && !closed_ && std::chrono::steady_clock::now() < muted_until_)
+      co_await wait_until(reader_wake_, muted_until_);
+    if (!reading_ || closed_) break;
     const bool more = co_await read_request();
     if (!more) break;
   }
@@ -338,10 +350,24 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::s
                                         Handler handle, RequestContext ctx) {
   try {
     const auto start = std::chrono::steady_clock::now();
+    // The client, for request_percentage: copied only while such a quota is set.
+    QuotaManager* quotas = self->services_.quotas;
+    const bool request_quota = quotas && quotas->request_quota_set();
+    const std::string client_id(request_quota ? ctx.header.client_id.value_or("") : "");
+    const std::string principal(request_quota ? ctx.principal : "");
     HandlerResult result = co_await handle(std::move(ctx));
+    const auto took = std::chrono::steady_clock::now() - start;
     if (Metrics* m = self->services_.metrics)
-      m->request(static_cast<int16_t>(slot->key), slot->version, std::chrono::steady_clock::now() - start,
-                 result.ok() ? result->errors : kNoErrors);
+      m->request(static_cast<int16_t>(slot->key), slot->version, took, result.ok() ? result->errors : kNoErrors);
+    if (result.ok() && request_quota) {
+      const int32_t request_throttle = quotas->record_request_time(
+          quota_user(principal), client_id, std::max<std::chrono::nanoseconds>(took - result->waited, {}));
+      if (request_throttle > result->throttle_ms) {
+        if (Metrics* m = self->services_.metrics) m->throttled(QuotaManager::Kind::kRequest, request_throttle);
+        result->throttle_ms = request_throttle;
+        if (result->throttle_field) result->body.patch_int32(*result->throttle_field, request_throttle);
+      }
+    }
     self->complete(slot, std::move(result));
   } catch (const std::exception& ex) {
     // The catch-all at the top of a request (STYLE §c): log, and close this connection.
@@ -360,6 +386,11 @@ void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult resul
     slot->fatal = true;
   } else {
     slot->response.emplace(std::move(result).value());
+    if (const int32_t ms = slot->response->throttle_ms; ms > 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+      muted_until_ = std::max(muted_until_, until);
+      if (!protocol::client_throttles(slot->key, slot->version)) slot->send_after = until;
+    }
     if (slot->response->close_after) {
       slot->close_after = true;
       reading_ = false;  // nothing more is read; the writer closes once this answer is out
@@ -382,10 +413,16 @@ asio::awaitable<void> Connection::write_loop() {
       co_await wait(writer_wake_);
       continue;
     }
+    if (const auto hold = pending_.front()->send_after; hold > std::chrono::steady_clock::now()) {
+      co_await wait_until(writer_wake_, hold);  // a throttled response, for a client that does not wait itself
+      continue;
+    }
     // Every response that is ready at the front goes out in one gathered write.
     batch.clear();
     bool close_after = false;
-    while (!pending_.empty() && pending_.front()->done && !pending_.front()->fatal && !close_after) {
+    const auto now = std::chrono::steady_clock::now();
+    while (!pending_.empty() && pending_.front()->done && !pending_.front()->fatal && !close_after &&
+           pending_.front()->send_after <= now) {
       close_after = pending_.front()->close_after;
       batch.push_back(std::move(pending_.front()));
       pending_.pop_front();

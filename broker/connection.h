@@ -75,6 +75,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void complete(const std::shared_ptr<Slot>& slot, HandlerResult result);
   void close(const char* reason);
   static boost::asio::awaitable<void> wait(boost::asio::steady_timer& timer);
+  static boost::asio::awaitable<void> wait_until(boost::asio::steady_timer& timer,
+                                                 std::chrono::steady_clock::time_point t);
 
   boost::asio::ip::tcp::socket socket_;
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;  // SSL, SASL_SSL
@@ -93,6 +95,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // idle watch closes a connection whose frame or write takes too long.
   std::optional<std::chrono::steady_clock::time_point> frame_deadline_;
   std::optional<std::chrono::steady_clock::time_point> write_started_;
+  // A quota's throttle: no request is read before this (Kafka mutes the channel).
+  std::chrono::steady_clock::time_point muted_until_{};
   bool reading_ = true;
   bool closed_ = false;
   // Bytes received but not yet framed. Each read asks the socket for up to this many,

@@ -40,6 +40,9 @@ constexpr const char* kCloseReasons[] = {"done",        "bad frame size",       
                                          "unknown api", "unsupported version",  "write failed",    "bad request",
                                          "request read timeout", "write stalled", "idle"};
 
+// By QuotaManager::Kind.
+constexpr std::string_view kQuotaKinds[] = {"produce", "fetch", "request", "connection"};
+
 constexpr std::string_view kAuthMechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "SSL"};
 
 struct StringHash {
@@ -134,6 +137,19 @@ Metrics::Metrics(int64_t max_topic_series, std::filesystem::path log_dir)
                       .Register(*registry_);
   refused_total_ = &refused.Add({{"limit", "max.connections"}});
   refused_per_ip_ = &refused.Add({{"limit", "max.connections.per.ip"}});
+  refused_rate_ = &refused.Add({{"limit", "connection_creation_rate"}});
+  auto& throttled = prometheus::BuildCounter()
+                        .Name("rokka_quota_throttled_total")
+                        .Help("Responses throttled by a client quota (produce: producer_byte_rate, fetch: "
+                              "consumer_byte_rate, request: request_percentage; connection: a connection over "
+                              "its IP's connection_creation_rate, closed after the throttle).")
+                        .Register(*registry_);
+  auto& throttle_time = prometheus::BuildCounter()
+                            .Name("rokka_quota_throttle_time_seconds_total")
+                            .Help("Throttle time given to clients over a quota, by quota (see rokka_quota_throttled_total).")
+                            .Register(*registry_);
+  for (std::string_view q : kQuotaKinds)
+    quota_counters_.push_back({&throttled.Add({{"quota", std::string(q)}}), &throttle_time.Add({{"quota", std::string(q)}})});
   auto& auth_failed = prometheus::BuildCounter()
                           .Name("kafka_server_socket_server_metrics_failed_authentication_total")
                           .Help("Client authentications that failed, by SASL mechanism (SSL: the TLS handshake).")
@@ -197,6 +213,13 @@ void Metrics::authentication(std::string_view mechanism, bool succeeded) {
   size_t i = 0;
   while (i < std::size(kAuthMechanisms) && kAuthMechanisms[i] != mechanism) ++i;
   auth_counters_[i][succeeded ? 1 : 0]->Increment();
+}
+
+void Metrics::throttled(QuotaManager::Kind kind, int32_t ms) {
+  const auto& [count, seconds] = quota_counters_[static_cast<size_t>(kind)];
+  count->Increment();
+  seconds->Increment(ms / 1000.0);
+  if (kind == QuotaManager::Kind::kConnection) refused_rate_->Increment();
 }
 
 void Metrics::connection_refused(bool per_ip) { (per_ip ? refused_per_ip_ : refused_total_)->Increment(); }

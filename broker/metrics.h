@@ -33,6 +33,7 @@
 #include <prometheus/registry.h>
 
 #include "broker/error_tally.h"
+#include "broker/quota_manager.h"
 #include "storage/latency_histogram.h"
 
 namespace rokka::coordinator {
@@ -64,6 +65,8 @@ class Metrics {
   // A client's authentication ended: by SASL `mechanism`, or "SSL" for a TLS handshake
   // (its certificate) on a listener without SASL; any other name counts as "other".
   void authentication(std::string_view mechanism, bool succeeded);
+  // A client over a quota was given `ms` of throttle.
+  void throttled(QuotaManager::Kind kind, int32_t ms);
 
   // ---- lifecycle (main thread) ----
   void set_recovered(std::chrono::nanoseconds took);
@@ -102,6 +105,9 @@ class Metrics {
   std::vector<prometheus::Counter*> close_counters_;  // by kCloseReasons, then "other"
   prometheus::Counter* refused_total_;
   prometheus::Counter* refused_per_ip_;
+  prometheus::Counter* refused_rate_;  // connection_creation_rate
+  // By QuotaManager::Kind: [0] throttled responses, [1] throttle seconds.
+  std::vector<std::array<prometheus::Counter*, 2>> quota_counters_;
   // By kAuthMechanisms, then "other": [0] failed, [1] succeeded.
   std::vector<std::array<prometheus::Counter*, 2>> auth_counters_;
   prometheus::Counter* all_messages_in_;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,16 @@ struct Response {
   bool send = true;       // false: no response at all (Produce with acks=0)
   bool close_after = false;  // close the connection once this response is sent (a failed SASL exchange)
   ErrorTally errors;      // its non-zero error codes, for the errors metric
+  // A quota's throttle: nothing more is read from the connection for this long (the
+  // channel is muted), and unless the client throttles itself (KIP-219's versions:
+  // protocol::client_throttles) the response also waits that long, as Kafka does.
+  int32_t throttle_ms = 0;
+  // Where `body` holds throttle_time_ms, if it has one: a throttle decided after the
+  // handler (request_percentage) is written there.
+  std::optional<protocol::Writer::Mark> throttle_field;
+  // Time the handler spent waiting rather than working (a fetch's long poll, an
+  // append's durability), left out of the time request_percentage counts.
+  std::chrono::nanoseconds waited{0};
 };
 
 // An error Status means "malformed or unserviceable request": the connection is closed.

@@ -11,6 +11,7 @@
 #include "broker/dynamic_config.h"
 #include "broker/logging.h"
 #include "broker/metrics.h"
+#include "broker/quota_manager.h"
 #include "storage/thread.h"
 
 namespace rokka::broker {
@@ -124,6 +125,16 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, std::shared_p
     }
     const std::string address = socket.remote_endpoint(ec).address().to_string();
     if (ec) continue;  // already gone
+    // Over its IP's connection_creation_rate: as Kafka does, the connection is held
+    // unread for the throttle time and then closed, so the client cannot retry at once.
+    if (const int32_t throttle = services_.quotas ? services_.quotas->record_connection(address) : 0; throttle > 0) {
+      if (once_a_second(last_refusal_warning_))
+        net_log().warn("connection throttled: address={} reason=connection_creation_rate exceeded, closing in {} ms",
+                       address, throttle);
+      if (services_.metrics) services_.metrics->throttled(QuotaManager::Kind::kConnection, throttle);
+      asio::co_spawn(target, close_after(std::move(socket), std::chrono::milliseconds(throttle)), asio::detached);
+      continue;
+    }
     auto conn = std::make_shared<Connection>(std::move(socket), services_, limits, security);
     {
       std::lock_guard lock(mu_);
@@ -149,6 +160,13 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, std::shared_p
       if (--per_address_[address] == 0) per_address_.erase(address);
     }, asio::detached);
   }
+}
+
+asio::awaitable<void> Server::close_after(tcp::socket socket, std::chrono::milliseconds delay) {
+  asio::steady_timer t(socket.get_executor(), delay);
+  co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+  boost::system::error_code ec;
+  socket.close(ec);
 }
 
 void Server::stop(std::chrono::milliseconds grace) {

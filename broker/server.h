@@ -39,6 +39,8 @@ class Server {
   size_t num_threads() const { return contexts_.size(); }
 
  private:
+  // Closes a throttled connection after `delay`, unread.
+  static boost::asio::awaitable<void> close_after(boost::asio::ip::tcp::socket socket, std::chrono::milliseconds delay);
   boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor,
                                            std::shared_ptr<const ListenerSecurity> security);
   // A connection limit from server.properties, or its dynamic broker config when one is set.

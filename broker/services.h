@@ -25,6 +25,8 @@ class Authorizer;
 class DynamicBrokerConfig;
 class Metrics;
 class ScramCredentials;
+class ClientQuotas;
+class QuotaManager;
 
 struct Services {
   const BrokerConfig& config;
@@ -34,6 +36,8 @@ struct Services {
   ProducerIds* producer_ids = nullptr;
   Authorizer* authorizer = nullptr;  // always set; check() allows everything when disabled
   ScramCredentials* scram = nullptr;  // always set by Broker: the SCRAM credentials (AlterUserScramCredentials)
+  ClientQuotas* client_quotas = nullptr;  // always set by Broker: AlterClientQuotas' quotas
+  QuotaManager* quotas = nullptr;         // always set by Broker: the clients' rates against them
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;

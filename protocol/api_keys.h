@@ -160,6 +160,48 @@ constexpr int16_t response_header_version(ApiKey key, int16_t version) {
   return is_flexible(key, version) ? 1 : 0;
 }
 
+// Whether a client of this version throttles itself on a response's throttle_time_ms
+// (KIP-219: the broker sends the response at once and mutes the connection), rather than
+// the broker holding the response back. The first such version per API, as in Kafka's
+// responses; an API not listed never does.
+constexpr bool client_throttles(ApiKey key, int16_t version) {
+  switch (key) {
+    case ApiKey::kProduce: return version >= 6;
+    case ApiKey::kFetch: return version >= 8;
+    case ApiKey::kListOffsets: return version >= 3;
+    case ApiKey::kMetadata: return version >= 6;
+    case ApiKey::kOffsetCommit: return version >= 4;
+    case ApiKey::kOffsetFetch: return version >= 4;
+    case ApiKey::kFindCoordinator: return version >= 2;
+    case ApiKey::kJoinGroup: return version >= 3;
+    case ApiKey::kHeartbeat: return version >= 2;
+    case ApiKey::kLeaveGroup: return version >= 2;
+    case ApiKey::kSyncGroup: return version >= 2;
+    case ApiKey::kDescribeGroups: return version >= 2;
+    case ApiKey::kListGroups: return version >= 2;
+    case ApiKey::kApiVersions: return version >= 2;
+    case ApiKey::kCreateTopics: return version >= 3;
+    case ApiKey::kDeleteTopics: return version >= 2;
+    case ApiKey::kDeleteRecords: return version >= 1;
+    case ApiKey::kInitProducerId: return version >= 1;
+    case ApiKey::kAddPartitionsToTxn: return version >= 1;
+    case ApiKey::kAddOffsetsToTxn: return version >= 1;
+    case ApiKey::kEndTxn: return version >= 1;
+    case ApiKey::kTxnOffsetCommit: return version >= 1;
+    case ApiKey::kDescribeAcls: return version >= 1;
+    case ApiKey::kCreateAcls: return version >= 1;
+    case ApiKey::kDeleteAcls: return version >= 1;
+    case ApiKey::kDescribeConfigs: return version >= 2;
+    case ApiKey::kAlterConfigs: return version >= 1;
+    case ApiKey::kDescribeLogDirs: return version >= 1;
+    case ApiKey::kCreatePartitions: return version >= 1;
+    case ApiKey::kDeleteGroups: return version >= 1;
+    case ApiKey::kIncrementalAlterConfigs: return true;
+    case ApiKey::kOffsetDelete: return true;
+    default: return false;
+  }
+}
+
 const char* api_name(ApiKey key);
 
 }  // namespace rokka::protocol

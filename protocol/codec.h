@@ -511,12 +511,20 @@ struct Encoder {
   Writer& w;
   int16_t version;
   bool flexible;
+  // Optional: where the int32 member at `watch` is written goes into *watched
+  // (encode_marking: a response's throttle_time_ms, patched after encoding).
+  const int32_t* watch = nullptr;
+  std::optional<Writer::Mark>* watched = nullptr;
   static constexpr bool kDecoding = false;
 
   bool ok() const { return true; }
   void i8(int8_t v) { w.write_int8(v); }
   void i16(int16_t v) { w.write_int16(v); }
-  void i32(int32_t v) { w.write_int32(v); }
+  void i32(const int32_t& v) {
+    if (&v != watch) return w.write_int32(v);
+    *watched = w.reserve_int32();
+    w.patch_int32(**watched, v);
+  }
   void i64(int64_t v) { w.write_int64(v); }
   void u16(uint16_t v) { w.write_uint16(v); }
   void u32(uint32_t v) { w.write_uint32(v); }
@@ -598,6 +606,17 @@ template <typename M>
 void encode_message(const M& m, Writer& w, int16_t version, bool flexible) {
   Encoder e{w, version, flexible};
   M::fields(m, e);
+}
+
+// encode_message(), noting where `field` (an int32 member of `m`) is written: nullopt
+// when this version has no such field.
+template <typename M>
+std::optional<Writer::Mark> encode_message_marking(const M& m, Writer& w, int16_t version, bool flexible,
+                                                   const int32_t& field) {
+  std::optional<Writer::Mark> mark;
+  Encoder e{w, version, flexible, &field, &mark};
+  M::fields(m, e);
+  return mark;
 }
 
 }  // namespace rokka::protocol

@@ -46,6 +46,13 @@ void encode(const M& m, Writer& w, int16_t version) {
   encode_message(m, w, version, is_flexible(M::kApiKey, version));
 }
 
+// encode(), and where `field` (an int32 member of `m`, e.g. throttle_time_ms) was
+// written, to be patched later with Writer::patch_int32; nullopt if not at `version`.
+template <typename M>
+std::optional<Writer::Mark> encode_marking(const M& m, Writer& w, int16_t version, const int32_t& field) {
+  return encode_message_marking(m, w, version, is_flexible(M::kApiKey, version), field);
+}
+
 template <typename M>
 std::vector<std::byte> encode_to_bytes(const M& m, int16_t version) {
   Writer w;

@@ -12,6 +12,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metrics.h"
+#include "broker/quota_manager.h"
 #include "protocol/record_batch.h"
 #include "storage/store.h"
 
@@ -225,10 +226,15 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
 
   // The broker's fetch.max.bytes caps the response, and so the min_bytes it waits
   // for: a client asking for more than the cap is answered once the cap's worth is there.
-  const int32_t max_bytes = std::min(req.max_bytes, svc.config.fetch_max_bytes);
+  // So does a consumer_byte_rate: at most what the quota allows in its window, as in Kafka.
+  int32_t max_bytes = std::min(req.max_bytes, svc.config.fetch_max_bytes);
+  if (svc.quotas)
+    if (auto quota_max = svc.quotas->fetch_max_bytes(quota_user(ctx.principal), ctx.header.client_id.value_or("")))
+      max_bytes = static_cast<int32_t>(std::min<int64_t>(max_bytes, std::max<int64_t>(*quota_max, 1)));
   const int32_t min_bytes = std::min(req.min_bytes, max_bytes);
   const bool read_committed = req.isolation_level == 1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, req.max_wait_ms));
+  std::chrono::nanoseconds waited{0};
   auto ex = co_await boost::asio::this_coro::executor;
   for (;;) {
     const int64_t bytes = read_all(*svc.store, targets, max_bytes, read_committed);
@@ -245,8 +251,10 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
       grown = grown || (offs.ok() && offs->next_offset > t.out->high_watermark);  // appended since the read
     }
     if (!grown && !waiter->woken.load()) {
+      const auto parked = std::chrono::steady_clock::now();
       waiter->timer.expires_at(deadline);
       co_await waiter->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+      waited += std::chrono::steady_clock::now() - parked;
     }
     svc.fetch_waiters->remove(waiter, pids);
     if (!grown && !waiter->woken.load()) {
@@ -255,6 +263,24 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
       break;
     }
   }
+  Response out = make_response(resp, v);
+  out.waited = waited;
+  // consumer_byte_rate counts the response. Over it, Kafka answers with no partitions
+  // (the bytes are not counted: the client fetches them again after the throttle).
+  const int32_t throttle =
+      svc.quotas ? svc.quotas->record_fetch(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
+                                            static_cast<int64_t>(out.body.size()))
+                 : 0;
+  if (throttle > 0) {
+    if (svc.metrics) svc.metrics->throttled(QuotaManager::Kind::kFetch, throttle);
+    FetchResponse empty;
+    empty.throttle_time_ms = throttle;
+    empty.session_id = resp.session_id;
+    Response throttled = make_response(empty, v);
+    throttled.throttle_ms = throttle;
+    throttled.waited = waited;
+    co_return throttled;
+  }
   if (svc.metrics) {
     for (const auto& t : resp.responses) {
       int64_t bytes = 0;
@@ -262,7 +288,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
       svc.metrics->fetched(t.topic, bytes);
     }
   }
-  co_return make_response(resp, v);
+  co_return out;
 }
 
 }  // namespace rokka::broker

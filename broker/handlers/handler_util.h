@@ -22,7 +22,10 @@ bool decode_request(const RequestContext& ctx, Req& req) {
 template <typename Resp>
 Response make_response(const Resp& resp, int16_t version) {
   Response r;
-  protocol::encode(resp, r.body, version);
+  if constexpr (requires { resp.throttle_time_ms; })
+    r.throttle_field = protocol::encode_marking(resp, r.body, version, resp.throttle_time_ms);
+  else
+    protocol::encode(resp, r.body, version);
   tally_errors(resp, r.errors);
   return r;
 }

@@ -52,5 +52,7 @@ HandlerCoroutine handle_create_acls(RequestContext ctx);
 HandlerCoroutine handle_delete_acls(RequestContext ctx);
 HandlerCoroutine handle_describe_user_scram_credentials(RequestContext ctx);
 HandlerCoroutine handle_alter_user_scram_credentials(RequestContext ctx);
+HandlerCoroutine handle_describe_client_quotas(RequestContext ctx);
+HandlerCoroutine handle_alter_client_quotas(RequestContext ctx);
 
 }  // namespace rokka::broker

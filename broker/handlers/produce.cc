@@ -9,6 +9,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metrics.h"
+#include "broker/quota_manager.h"
 #include "broker/logging.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/legacy_records.h"
@@ -284,15 +285,28 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
     }
   }
 
+  // producer_byte_rate counts the whole request, as Kafka's does; the records are kept
+  // either way, and the client is throttled after.
+  const int32_t throttle =
+      svc.quotas ? svc.quotas->record_produce(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
+                                              static_cast<int64_t>(ctx.frame.size()))
+                 : 0;
+  if (throttle > 0 && svc.metrics) svc.metrics->throttled(QuotaManager::Kind::kProduce, throttle);
+
   if (req.acks == 0) {
     // No response is sent for acks=0; Kafka closes the connection on an error so
     // the producer notices, and so do we.
     if (any_error) co_return storage::Status::invalid_argument("acks=0 produce failed");
     Response none;
     none.send = false;
+    none.throttle_ms = throttle;  // muted all the same
     co_return none;
   }
-  co_return make_response(resp, v);
+  resp.throttle_time_ms = throttle;
+  Response out = make_response(resp, v);
+  out.throttle_ms = throttle;
+  out.waited = append_took;
+  co_return out;
 }
 
 #pragma GCC diagnostic pop
