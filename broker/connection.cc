@@ -38,6 +38,8 @@ struct Connection::Slot {
   std::optional<Response> response;
   // Not sent before this: a quota's throttle, for a client that does not throttle itself.
   std::chrono::steady_clock::time_point send_after{};
+  std::chrono::steady_clock::time_point read_at{};   // its frame read whole
+  std::chrono::steady_clock::time_point ready_at{};  // its handler done
   RequestMemory::Grant memory;  // the frame's share of queued.max.request.bytes, until handled
 };
 
@@ -266,6 +268,7 @@ asio::awaitable<bool> Connection::read_request() {
   slot->correlation_id = ctx.header.correlation_id;
   slot->dispatched = api->dispatch == Dispatch::kImmediately;
   slot->memory = std::move(memory);
+  slot->read_at = last_activity_;
   pending_.push_back(slot);
 
   auto self = shared_from_this();
@@ -350,6 +353,7 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::s
                                         Handler handle, RequestContext ctx) {
   try {
     const auto start = std::chrono::steady_clock::now();
+    if (Metrics* m = self->services_.metrics) m->request_queued(static_cast<int16_t>(slot->key), start - slot->read_at);
     // The client, for request_percentage: copied only while such a quota is set.
     QuotaManager* quotas = self->services_.quotas;
     const bool request_quota = quotas && quotas->request_quota_set();
@@ -377,6 +381,7 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::s
 }
 
 void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult result) {
+  slot->ready_at = std::chrono::steady_clock::now();
   slot->memory.reset();
   slot->done = true;
   slot->dispatched = true;
@@ -457,6 +462,9 @@ asio::awaitable<void> Connection::write_loop() {
         co_return;
       }
       last_activity_ = std::chrono::steady_clock::now();
+      if (Metrics* m = services_.metrics)
+        for (const auto& slot : batch)
+          if (slot->response->send) m->response_sent(static_cast<int16_t>(slot->key), last_activity_ - slot->ready_at);
     }
     if (fatal_next) {
       close("bad request");

@@ -203,6 +203,14 @@ void Metrics::request(int16_t api_key, int16_t version, std::chrono::nanoseconds
   }
 }
 
+void Metrics::request_queued(int16_t api_key, std::chrono::nanoseconds waited) {
+  if (api_key >= 0 && static_cast<size_t>(api_key) < kMaxApiKey) queue_latency_[static_cast<size_t>(api_key)].observe(waited);
+}
+
+void Metrics::response_sent(int16_t api_key, std::chrono::nanoseconds took) {
+  if (api_key >= 0 && static_cast<size_t>(api_key) < kMaxApiKey) send_latency_[static_cast<size_t>(api_key)].observe(took);
+}
+
 void Metrics::connection_closed(const char* reason) {
   size_t i = 0;
   while (i < std::size(kCloseReasons) && std::strcmp(kCloseReasons[i], reason) != 0) ++i;
@@ -309,12 +317,26 @@ asio::awaitable<std::string> Metrics::scrape() {
   std::vector<MetricFamily> out = registry_->Collect();
 
   auto latency = family("rokka_request_latency_seconds",
-                        "Time from a request's frame read to its response ready, by API (request).",
+                        "Time a request's handler took, from its start to its response ready, by API (request).",
                         MetricType::Histogram);
   for (size_t api = 0; api < kMaxApiKey; ++api)
     if (api_seen_[api].load(std::memory_order_relaxed))
       latency.metric.push_back(histogram(latency_[api], {label("request", api_label(api))}));
   out.push_back(std::move(latency));
+  auto queued = family("rokka_request_queue_time_seconds",
+                       "Time from a request's frame read to its handler's start, by API (request).",
+                       MetricType::Histogram);
+  auto sent = family("rokka_response_send_time_seconds",
+                     "Time from a response ready to written to the socket, by API (request): waiting behind "
+                     "earlier responses of the connection, a quota's hold, and the write.",
+                     MetricType::Histogram);
+  for (size_t api = 0; api < kMaxApiKey; ++api) {
+    if (!api_seen_[api].load(std::memory_order_relaxed)) continue;
+    queued.metric.push_back(histogram(queue_latency_[api], {label("request", api_label(api))}));
+    sent.metric.push_back(histogram(send_latency_[api], {label("request", api_label(api))}));
+  }
+  out.push_back(std::move(queued));
+  out.push_back(std::move(sent));
 
   auto append = family("rokka_store_append_latency_seconds",
                        "Time from a Produce's appends queued to the store until they were written (and, with "

@@ -57,6 +57,11 @@ class Metrics {
   // ---- request path (network threads) ----
   // One request handled: `took` from its frame read to its response ready.
   void request(int16_t api_key, int16_t version, std::chrono::nanoseconds took, const ErrorTally& errors);
+  // Its wait before the handler started: frame read -> handler start (Kafka's RequestQueueTimeMs).
+  void request_queued(int16_t api_key, std::chrono::nanoseconds waited);
+  // Its response's way out: handler done -> written to the socket, with any wait behind
+  // earlier responses and a quota's hold (Kafka's ResponseQueueTimeMs + ResponseSendTimeMs).
+  void response_sent(int16_t api_key, std::chrono::nanoseconds took);
   void produced(std::string_view topic, int64_t bytes, int64_t records, std::chrono::nanoseconds append_took);
   void fetched(std::string_view topic, int64_t bytes);
   void connection_accepted() { accepted_->Increment(); }
@@ -118,6 +123,8 @@ class Metrics {
   std::array<std::array<std::atomic<prometheus::Counter*>, kMaxVersion>, kMaxApiKey> request_counters_{};
   std::vector<std::atomic<prometheus::Counter*>> error_counters_;  // [api * kMaxErrorCode + code + 1]
   std::array<storage::LatencyHistogram, kMaxApiKey> latency_{};
+  std::array<storage::LatencyHistogram, kMaxApiKey> queue_latency_{};
+  std::array<storage::LatencyHistogram, kMaxApiKey> send_latency_{};
   std::array<std::atomic<bool>, kMaxApiKey> api_seen_{};
   storage::LatencyHistogram append_latency_;
   std::vector<std::unique_ptr<TopicSeries>> topics_;  // under create_mu_; kept until destruction

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "protocol/messages/client_quotas.h"
 #include "tests/testutil/group_consumer.h"
 #include "tests/testutil/http_client.h"
 #include "tests/testutil/kafka_admin.h"
@@ -27,6 +28,7 @@
 #include "tests/testutil/spawn.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wait.h"
+#include "tests/testutil/wire_client.h"
 
 namespace rokka {
 namespace {
@@ -98,6 +100,9 @@ TEST(MetricsEndpointTest, HealthzReadyzAndMetricsAnswerWithTheBrokersFigures) {
             1);
   EXPECT_NE(m.body.find(R"(kafka_network_requestmetrics_requests_total{request="Produce",version=")"), std::string::npos);
   EXPECT_GE(sample(m.body, R"(rokka_request_latency_seconds_count{request="Produce"})").value_or(0), 1);
+  // The request's way through the broker in three parts: queued, handled, sent.
+  EXPECT_GE(sample(m.body, R"(rokka_request_queue_time_seconds_count{request="Produce"})").value_or(0), 1);
+  EXPECT_GE(sample(m.body, R"(rokka_response_send_time_seconds_count{request="Produce"})").value_or(0), 1);
   EXPECT_GE(sample(m.body, R"(rokka_store_append_latency_seconds_count)").value_or(0), 1);
   EXPECT_EQ(sample(m.body, R"(kafka_topic_partitions{topic="m-t"})"), 2);
   EXPECT_GE(sample(m.body, "rokka_connections_accepted_total").value_or(0), 2);
@@ -137,6 +142,32 @@ TEST(MetricsEndpointTest, TransactionsAreCountedByState) {
   ASSERT_TRUE(ok(p.handle().commit_transaction(30000)));
   EXPECT_TRUE(eventually([&] { return state_count("CompleteCommit") == 1; }));
   EXPECT_EQ(state_count("Ongoing"), 0);
+}
+
+// A producer over its producer_byte_rate (set with AlterClientQuotas) shows in
+// rokka_quota_throttled_total{quota="produce"} and the throttle time given.
+TEST(MetricsEndpointTest, QuotaThrottlesAreCounted) {
+  GroupBroker broker(1);
+  const uint16_t port = broker.process.http_port();
+  ASSERT_NE(port, 0);
+  {
+    testutil::WireClient c(broker.process.port());
+    protocol::AlterClientQuotasRequest req;
+    auto& e = req.entries.emplace_back();
+    e.entity.push_back({"client-id", std::optional<std::string_view>("metered")});
+    e.ops.push_back({"producer_byte_rate", 1000, false});
+    auto resp = c.call<protocol::AlterClientQuotasResponse>(req, 1);
+    ASSERT_TRUE(resp);
+    ASSERT_EQ(resp->entries.at(0).error_code, 0);
+  }
+  testutil::TestProducer p(broker.bootstrap(), {{"client.id", "metered"}, {"linger.ms", "0"}});
+  const std::string value(20000, 'q');  // twice what 1,000 B/s allows over its ten windows
+  ASSERT_EQ(p.produce("m-quota", 0, std::nullopt, value), RdKafka::ERR_NO_ERROR);
+  for (const auto& d : p.flush()) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
+  const auto m = http_get(port, "/metrics");
+  EXPECT_GE(sample(m.body, R"(rokka_quota_throttled_total{quota="produce"})").value_or(0), 1) << m.body;
+  EXPECT_GT(sample(m.body, R"(rokka_quota_throttle_time_seconds_total{quota="produce"})").value_or(0), 0);
+  EXPECT_EQ(sample(m.body, R"(rokka_quota_throttled_total{quota="fetch"})"), 0);
 }
 
 TEST(MetricsEndpointTest, EmptyHttpListenersTurnTheEndpointsOff) {
