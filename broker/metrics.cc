@@ -453,7 +453,8 @@ asio::awaitable<std::string> Metrics::scrape() {
         gp.metric.push_back(gauge(n, {label("protocol", key.first), label("protocol_type", key.second)}));
       out.push_back(std::move(gp));
       const uint64_t rebalances = co_await asio::co_spawn(
-          groups->strand(), [groups]() -> asio::awaitable<uint64_t> { co_return groups->coordinator().completed_rebalances(); },
+          groups->strand(),
+          [groups]() -> asio::awaitable<uint64_t> { co_return groups->coordinator().completed_rebalances(); },
           asio::use_awaitable);
       auto rb = family("rokka_group_rebalances_total",
                        "Rebalances of classic groups completed since start: a group became Stable with a new "

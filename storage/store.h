@@ -72,8 +72,9 @@ struct StoreOptions {
 // What the store counts for operators (broker/metrics.cc exports it). Any thread, at any
 // time; the figures are read one by one, not as one snapshot.
 struct StoreStats {
-  // One observation per group commit (the writer's drained batch of ops made durable
-  // together) that appended entries: the records and the CommitLog entry bytes (entry
+  // One observation per group commit (the writer's drained batch of ops, written
+  // together and, in sync mode, synced with one flush) that appended entries and ended
+  // without a storage failure: the records and the CommitLog entry bytes (entry
   // headers included) appended by Produce, offset commits and transaction markers;
   // compaction's rewritten entries are not counted. Live as long as the Store.
   const CountHistogram* group_commit_records = nullptr;

@@ -130,7 +130,7 @@ class StoreWriter {
   // Applies what is queued, then flushes, checkpoints and removes the abort marker,
   // and stops both threads. A later call returns the first one's result.
   Status close();
-  // One observation per group that appended entries and ended durable (as
+  // One observation per group that appended entries and ended without a storage failure (as
   // StoreStats says); read from any thread.
   const CountHistogram& group_commit_records() const { return group_commit_records_; }
   const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }

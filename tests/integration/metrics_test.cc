@@ -155,7 +155,8 @@ TEST(MetricsEndpointTest, GroupCommitHistogramsCountTheRecordsProducedAndTheWind
   EXPECT_EQ(sample(m.body, R"(rokka_store_group_commit_records_bucket{le="+Inf"})"),
             sample(m.body, "rokka_store_group_commit_records_count"));
   EXPECT_GE(sample(m.body, "rokka_store_group_commit_bytes_sum").value_or(0), kRecords * 200);
-  EXPECT_EQ(sample(m.body, "rokka_store_group_commit_bytes_count"), sample(m.body, "rokka_store_group_commit_records_count"));
+  EXPECT_EQ(sample(m.body, "rokka_store_group_commit_bytes_count"),
+            sample(m.body, "rokka_store_group_commit_records_count"));
   EXPECT_GE(sample(m.body, R"(rokka_store_page_cache_window_bytes{file="commitlog"})").value_or(0), kRecords * 200);
   EXPECT_GT(sample(m.body, R"(rokka_store_page_cache_window_bytes{file="index"})").value_or(0), 0);
   EXPECT_EQ(sample(m.body, "rokka_retention_deleted_segments_total"), 0);
