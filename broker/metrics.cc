@@ -89,6 +89,26 @@ ClientMetric histogram(const storage::LatencyHistogram& h, std::vector<ClientMet
   return m;
 }
 
+ClientMetric histogram(const storage::CountHistogram& h) {
+  ClientMetric m;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < storage::CountHistogram::kBounds; ++i) {
+    cumulative += h.bucket(i);
+    m.histogram.bucket.push_back({cumulative, static_cast<double>(h.bound(i))});
+  }
+  cumulative += h.bucket(storage::CountHistogram::kBounds);
+  m.histogram.bucket.push_back({cumulative, std::numeric_limits<double>::infinity()});
+  m.histogram.sample_count = cumulative;
+  m.histogram.sample_sum = static_cast<double>(h.sum());
+  return m;
+}
+
+ClientMetric counter(double value) {
+  ClientMetric m;
+  m.counter.value = value;
+  return m;
+}
+
 std::string api_label(size_t api) { return protocol::api_name(static_cast<protocol::ApiKey>(api)); }
 
 }  // namespace
@@ -394,6 +414,44 @@ asio::awaitable<std::string> Metrics::scrape() {
     memory.metric.push_back(gauge(static_cast<double>(services->request_memory.used())));
     out.push_back(std::move(memory));
   }
+  if (services != nullptr && services->store != nullptr) {
+    const storage::StoreStats stats = services->store->stats();
+    if (stats.group_commit_records != nullptr && stats.group_commit_bytes != nullptr) {
+      auto records = family("rokka_store_group_commit_records",
+                            "Records appended per group commit of the store's writer (the appends it drained, "
+                            "wrote and, with store.flush.mode=sync, synced together): Produce, offset commits "
+                            "and transaction markers; compaction's rewrites not counted.",
+                            MetricType::Histogram);
+      records.metric.push_back(histogram(*stats.group_commit_records));
+      out.push_back(std::move(records));
+      auto bytes = family("rokka_store_group_commit_bytes",
+                          "CommitLog bytes (entry headers included) appended per group commit of the store's "
+                          "writer, as for rokka_store_group_commit_records.",
+                          MetricType::Histogram);
+      bytes.metric.push_back(histogram(*stats.group_commit_bytes));
+      out.push_back(std::move(bytes));
+    }
+    auto deleted = family("rokka_retention_deleted_segments_total",
+                          "CommitLog segment files deleted by retention (log.retention.ms / .bytes), since start.",
+                          MetricType::Counter);
+    deleted.metric.push_back(counter(static_cast<double>(stats.retention_deleted_segments)));
+    out.push_back(std::move(deleted));
+    auto deleted_bytes = family("rokka_retention_deleted_bytes_total",
+                                "File sizes of the CommitLog segments deleted by retention, since start.",
+                                MetricType::Counter);
+    deleted_bytes.metric.push_back(counter(static_cast<double>(stats.retention_deleted_bytes)));
+    out.push_back(std::move(deleted_bytes));
+    auto window = family("rokka_store_page_cache_window_bytes",
+                         "What the store keeps in the page cache. file=commitlog: the log bytes from the oldest "
+                         "it has not dropped (it drops synced bytes more than store.pagecache.retain.bytes "
+                         "behind the end, in 8 MiB steps; with -1, none: the whole log) to the end readable; "
+                         "older bytes a consumer reads again come back but are not counted. file=index: the "
+                         "index chunks handed out so far and those pre-faulted ahead of them (never dropped).",
+                         MetricType::Gauge);
+    window.metric.push_back(gauge(static_cast<double>(stats.page_cache_log_bytes), {label("file", "commitlog")}));
+    window.metric.push_back(gauge(static_cast<double>(stats.page_cache_index_bytes), {label("file", "index")}));
+    out.push_back(std::move(window));
+  }
   if (services != nullptr && services->topics != nullptr && services->store != nullptr) {
     const std::vector<TopicPtr> topics = services->topics->all();
     std::unordered_map<std::string, const Topic*> by_name;
@@ -420,14 +478,37 @@ asio::awaitable<std::string> Metrics::scrape() {
       const coordinator::ListGroupsResult listed = co_await groups->list_groups(list_args);
       std::map<std::string, double> by_state;
       for (const char* s : {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"}) by_state[s] = 0;
+      std::map<std::pair<std::string, std::string>, double> by_protocol;  // (group protocol, protocol type)
+      by_protocol[{std::string(coordinator::kClassicGroupType), "consumer"}] = 0;
       std::vector<std::string> ids;
       for (const auto& g : listed.groups) {
         by_state[g.state] += 1;
+        by_protocol[{g.group_type, g.protocol_type}] += 1;
         ids.push_back(g.group_id);
       }
       auto gs = family("rokka_groups", "Consumer groups, by state.", MetricType::Gauge);
       for (const auto& [state, n] : by_state) gs.metric.push_back(gauge(n, {label("state", state)}));
       out.push_back(std::move(gs));
+      auto gp = family("rokka_groups_by_protocol",
+                       "Consumer groups, by group protocol (Kafka's GroupCount protocol: classic, the only one "
+                       "served) and the protocol type their members joined with (consumer, connect, ...; empty "
+                       "for a group that only commits offsets).",
+                       MetricType::Gauge);
+      for (const auto& [key, n] : by_protocol)
+        gp.metric.push_back(gauge(n, {label("protocol", key.first), label("protocol_type", key.second)}));
+      out.push_back(std::move(gp));
+      const uint64_t rebalances = co_await asio::co_spawn(
+          groups->strand(),
+          [groups]() -> asio::awaitable<uint64_t> { co_return groups->coordinator().completed_rebalances(); },
+          asio::use_awaitable);
+      auto rb = family("rokka_group_rebalances_total",
+                       "Rebalances of classic groups completed since start: a group became Stable with a new "
+                       "generation's assignment from its leader stored (Kafka's group-completed-rebalance-count). "
+                       "A rebalance restarted or failed before that is not counted; rokka_groups shows groups "
+                       "stuck in PreparingRebalance or CompletingRebalance.",
+                       MetricType::Counter);
+      rb.metric.push_back(counter(static_cast<double>(rebalances)));
+      out.push_back(std::move(rb));
 
       auto members = family("kafka_consumergroup_members", "Members of each consumer group.", MetricType::Gauge);
       auto current = family("kafka_consumergroup_current_offset",

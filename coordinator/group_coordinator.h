@@ -131,6 +131,7 @@ class GroupCoordinator {
   // ---- introspection (tests, metrics) ----
   const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
   size_t group_count() const { return groups_.size(); }
+  uint64_t completed_rebalances() const { return membership_.completed_rebalances(); }  // Membership's
   const OffsetBook& offsets() const { return offsets_; }
 
  private:

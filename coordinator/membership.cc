@@ -455,6 +455,7 @@ void Membership::on_assignment_stored(const std::string& group_id, uint64_t inca
   group->assign(assignments);
   propagate_assignment(*group, GroupError::kNone);
   group->transition_to(GroupState::kStable, clock_());
+  ++completed_rebalances_;
 }
 
 void Membership::propagate_assignment(Group& group, GroupError error) {

@@ -67,6 +67,10 @@ class Membership {
   // From when the group's committed offsets age.
   static OffsetRetention offset_retention(const Group& group);
   static DescribedGroup describe(const Group& group);
+  // Rebalances completed since start: a group went CompletingRebalance -> Stable with the
+  // leader's assignment stored (Kafka's group-completed-rebalance-count). Not counted: a
+  // rebalance abandoned before that (a member joined or left meanwhile, the store failed).
+  uint64_t completed_rebalances() const { return completed_rebalances_; }
 
   // ---- start-up, removal, shutdown ----
   // Makes a group from its stored record; its members get one session to come back.
@@ -152,6 +156,7 @@ class Membership {
   GroupMap& groups_;
   std::unordered_map<std::string, Rebalance> rebalances_;
   std::mt19937_64 rng_;
+  uint64_t completed_rebalances_ = 0;
 };
 
 }  // namespace rokka::coordinator

@@ -115,7 +115,8 @@ Status CommitLog::truncate(LogPosition end) {
   set_segments(std::move(keep));
   write_pos_ = flushed_pos_ = staged_pos_ = end;
   staged_ = 0;
-  cache_dropped_to_ = std::min(cache_dropped_to_, end.value);
+  cache_dropped_to_.store(std::min(cache_dropped_to_.load(std::memory_order_relaxed), end.value),
+                          std::memory_order_relaxed);
   publish();
   return {};
 }
@@ -229,10 +230,11 @@ void CommitLog::drop_cache_behind(LogPosition synced_end) {
   constexpr int64_t kAlign = 2 << 20;
   constexpr int64_t kStep = 8 << 20;  // one madvise + fadvise per segment per 8 MiB
   const int64_t to = (synced_end.value - options_.cache_retain_bytes) / kAlign * kAlign;
-  if (to - cache_dropped_to_ < kStep) return;
+  const int64_t dropped_to = cache_dropped_to_.load(std::memory_order_relaxed);
+  if (to - dropped_to < kStep) return;
   auto list = segments_.load(std::memory_order_acquire);
   for (const auto& seg : *list) {
-    const int64_t lo = std::max(cache_dropped_to_, seg->start().value);
+    const int64_t lo = std::max(dropped_to, seg->start().value);
     const int64_t hi = std::min(to, seg->end().value);
     if (lo >= hi) continue;
     // Best effort: retention may have deleted the file meanwhile.
@@ -240,7 +242,14 @@ void CommitLog::drop_cache_behind(LogPosition synced_end) {
         !s.ok() && s.code() != StatusCode::kNotFound)
       log_warn("dropping {} from the page cache: {}", seg->path().string(), s.to_string());
   }
-  cache_dropped_to_ = to;
+  cache_dropped_to_.store(to, std::memory_order_relaxed);
+}
+
+int64_t CommitLog::cache_window_bytes() const {
+  auto list = segments_.load(std::memory_order_acquire);
+  if (list->empty()) return 0;
+  const int64_t from = std::max(list->front()->start().value, cache_dropped_to_.load(std::memory_order_relaxed));
+  return std::max<int64_t>(readable_end().value - from, 0);
 }
 
 std::vector<CommitLog::SegmentInfo> CommitLog::segments() const {
@@ -264,6 +273,8 @@ Status CommitLog::drop_oldest(size_t n) {
   for (size_t i = 0; i < n; ++i) {
     std::erase(unsynced_, list[i]);
     if (Status s = options_.fs->remove(list[i]->path()); !s.ok()) return s;
+    deleted_segments_.fetch_add(1, std::memory_order_relaxed);
+    deleted_bytes_.fetch_add(list[i]->size(), std::memory_order_relaxed);
     log_info("retention deleted segment: {}", list[i]->path().string());
   }
   return options_.fs->sync_dir(options_.dir);

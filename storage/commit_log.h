@@ -77,7 +77,8 @@ class CommitLog {
     int64_t last_append_ms;
   };
   std::vector<SegmentInfo> segments() const;
-  // Deletes the `n` oldest segments (never the one being written).
+  // Deletes the `n` oldest segments (never the one being written), counting each
+  // (deleted_segments(), deleted_bytes()).
   Status drop_oldest(size_t n);
   // Restores retention ages from a checkpoint.
   void set_last_append_ms(LogPosition start, int64_t ms);
@@ -94,6 +95,14 @@ class CommitLog {
   // base_offset); kOutOfRange when not (yet or any more) readable.
   Result<LogSlice> read_batch(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
   LogPosition readable_end() const { return {readable_end_.load(std::memory_order_acquire)}; }
+  // Segments drop_oldest() deleted since open, and the sum of their file sizes.
+  int64_t deleted_segments() const { return deleted_segments_.load(std::memory_order_relaxed); }
+  int64_t deleted_bytes() const { return deleted_bytes_.load(std::memory_order_relaxed); }
+  // The readable log bytes not dropped from the page cache by this log: from the later of
+  // the oldest segment's start and the point drop_cache_behind() reached, to
+  // readable_end(). With cache_retain_bytes -1 nothing is dropped: the whole log. (Bytes
+  // before that point a reader touched again are in the cache too; they are not counted.)
+  int64_t cache_window_bytes() const;
 
  private:
   using SegmentList = std::vector<std::shared_ptr<MappedFile>>;
@@ -122,7 +131,11 @@ class CommitLog {
   std::vector<Marked> marked_;   // written and marked, waiting for sync_marked()
   LogPosition marked_end_;       // write end at the last mark (guarded by marked_mu_)
   std::mutex sync_mu_;           // one sync_marked() at a time (held across fdatasync)
-  int64_t cache_dropped_to_ = 0; // log bytes before this are out of the page cache (sync_mu_)
+  // Log bytes before this are out of the page cache. Written under sync_mu_ (and by
+  // truncate, before the writer starts); read by cache_window_bytes() from any thread.
+  std::atomic<int64_t> cache_dropped_to_{0};
+  std::atomic<int64_t> deleted_segments_{0};
+  std::atomic<int64_t> deleted_bytes_{0};
   std::vector<std::byte> staging_;
   size_t staged_ = 0;         // bytes in staging_, starting at staged_pos_
   LogPosition staged_pos_;

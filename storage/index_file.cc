@@ -18,6 +18,7 @@ Result<std::unique_ptr<IndexFiles>> IndexFiles::open(const IndexOptions& options
     if (Status s = ix->map_file(i, false); !s.ok()) return s;
   }
   ix->next_chunk_ = next_chunk;
+  ix->warm_chunks_.store(next_chunk, std::memory_order_relaxed);
   for (uint32_t c : free_chunks)
     if (c < next_chunk) ix->free_.push_back(c);
   return ix;
@@ -71,6 +72,7 @@ Result<uint32_t> IndexFiles::allocate_chunk() {
     populated_until_ = end;
   }
   ++next_chunk_;
+  warm_chunks_.store(std::max(next_chunk_, populated_until_), std::memory_order_relaxed);
   return c;
 }
 
@@ -102,6 +104,7 @@ std::vector<File*> IndexFiles::take_dirty() {
 
 void IndexFiles::reset() {
   next_chunk_ = 0;
+  warm_chunks_.store(populated_until_, std::memory_order_relaxed);
   free_.clear();
   quarantine_.clear();
 }

@@ -61,6 +61,12 @@ class IndexFiles {
   uint32_t next_chunk() const { return next_chunk_; }
   std::vector<uint32_t> free_chunks() const;  // free + quarantined (checkpoint)
   size_t file_count() const { return files_.size(); }
+  // Any thread: the bytes of the chunks handed out so far (below next_chunk(), free ones
+  // included) and of those pre-faulted ahead of them. The store never drops index pages
+  // from the page cache.
+  int64_t cache_window_bytes() const {
+    return static_cast<int64_t>(warm_chunks_.load(std::memory_order_relaxed)) * options_.chunk_units * kUnitBytes;
+  }
 
  private:
   static constexpr size_t kUnitBytes = 32;
@@ -75,6 +81,7 @@ class IndexFiles {
   std::vector<bool> dirty_ = std::vector<bool>(kMaxFiles, false);
   uint32_t next_chunk_ = 0;
   uint32_t populated_until_ = 0;  // chunks below were pre-faulted in bulk
+  std::atomic<uint32_t> warm_chunks_{0};  // max(next_chunk_, populated_until_), for any thread
   std::vector<uint32_t> free_;
   std::vector<uint32_t> quarantine_;
 };

@@ -106,6 +106,15 @@ void StoreImpl::set_append_listener(std::function<void(std::span<const Partition
   writer_->set_append_listener(std::move(listener));
 }
 
+StoreStats StoreImpl::stats() const {
+  return {.group_commit_records = &writer_->group_commit_records(),
+          .group_commit_bytes = &writer_->group_commit_bytes(),
+          .retention_deleted_segments = log_->deleted_segments(),
+          .retention_deleted_bytes = log_->deleted_bytes(),
+          .page_cache_log_bytes = log_->cache_window_bytes(),
+          .page_cache_index_bytes = index_->cache_window_bytes()};
+}
+
 Status StoreImpl::close() {
   Status s = writer_->close();
   dir_lock_.reset();  // writer and flusher are gone: another Store may open the directory now

@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "storage/count_histogram.h"
 #include "storage/meta_store.h"
 #include "storage/status.h"
 #include "storage/types.h"
@@ -66,6 +67,29 @@ struct StoreOptions {
   uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)
   class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
   std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock
+};
+
+// What the store counts for operators (broker/metrics.cc exports it). Any thread, at any
+// time; the figures are read one by one, not as one snapshot.
+struct StoreStats {
+  // One observation per group commit (the writer's drained batch of ops, written
+  // together and, in sync mode, synced with one flush) that appended entries and ended
+  // without a storage failure: the records and the CommitLog entry bytes (entry
+  // headers included) appended by Produce, offset commits and transaction markers;
+  // compaction's rewritten entries are not counted. Live as long as the Store.
+  const CountHistogram* group_commit_records = nullptr;
+  const CountHistogram* group_commit_bytes = nullptr;
+  // CommitLog segment files retention deleted (by age or total size) since open, and
+  // their file sizes.
+  int64_t retention_deleted_segments = 0;
+  int64_t retention_deleted_bytes = 0;
+  // The log bytes the store keeps in the page cache: from the oldest byte it has not
+  // dropped (store.pagecache.retain.bytes behind the synced end; with -1 it drops
+  // nothing, so the whole log) to the end readers may read.
+  int64_t page_cache_log_bytes = 0;
+  // The index bytes it keeps: every index chunk handed out so far and those pre-faulted
+  // ahead of them (it never drops index pages).
+  int64_t page_cache_index_bytes = 0;
 };
 
 class Store {
@@ -133,6 +157,9 @@ class Store {
   virtual void set_retained(PartitionId /*partition*/, bool /*retained*/) {}
 
   virtual MetaStore& meta() = 0;
+
+  // Counters and gauges for /metrics (StoreStats). Any thread.
+  virtual StoreStats stats() const { return {}; }
 
   // Called on the writer thread after appended data becomes readable, with the
   // partitions that grew (fetch long-poll wake-up). Set once, before serving.

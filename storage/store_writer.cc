@@ -127,6 +127,11 @@ StoreWriter::Clock::time_point StoreWriter::next_deadline() const {
 void StoreWriter::process(std::vector<WriterOp>& ops) {
   for (auto& op : ops) std::visit([this](auto& o) { handle(o); }, op);
   const Status durable = end_group();
+  if (durable.ok() && group_records_ > 0) {
+    group_commit_records_.observe(static_cast<uint64_t>(group_records_));
+    group_commit_bytes_.observe(static_cast<uint64_t>(group_bytes_));
+  }
+  group_records_ = group_bytes_ = 0;
   if (durable.ok()) {
     log_.publish();  // bytes first: a reader that sees a unit can read its entry
     for (PartitionId id : grown_) {
@@ -242,6 +247,8 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
     grown_.push_back(req.partition);
   }
   unflushed_messages_ += int64_t{lod} + 1;
+  group_records_ += int64_t{lod} + 1;
+  group_bytes_ += entry_size;
   changed_since_checkpoint_ = true;
   return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
 }

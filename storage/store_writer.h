@@ -43,6 +43,7 @@
 #include <variant>
 #include <vector>
 
+#include "storage/count_histogram.h"
 #include "storage/flusher.h"
 #include "storage/store_state.h"
 
@@ -129,6 +130,10 @@ class StoreWriter {
   // Applies what is queued, then flushes, checkpoints and removes the abort marker,
   // and stops both threads. A later call returns the first one's result.
   Status close();
+  // One observation per group that appended entries and ended without a storage failure (as
+  // StoreStats says); read from any thread.
+  const CountHistogram& group_commit_records() const { return group_commit_records_; }
+  const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }
 
  private:
   // A rewrite whose entries are staged in this group: its units are swapped in after
@@ -183,6 +188,7 @@ class StoreWriter {
   PartitionId next_partition_;
   std::vector<Completion> completions_;  // of the current group
   std::vector<PartitionId> grown_;       // partitions that grew in the current group
+  int64_t group_records_ = 0, group_bytes_ = 0;  // appended by append_one in the current group
   bool meta_written_ = false, meta_must_sync_ = false;
   int64_t unflushed_messages_ = 0;
   LogPosition checkpoint_pos_;
@@ -196,6 +202,8 @@ class StoreWriter {
   Status close_status_;  // shutdown_cleanly()'s result; read by close() after the join
 
   // ---- shared with callers ----
+  CountHistogram group_commit_records_{1};     // bounds 1 .. 32768 records
+  CountHistogram group_commit_bytes_{1024};    // bounds 1 KiB .. 32 MiB
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)

@@ -140,6 +140,31 @@ TEST(GroupCoordinatorTest, SilentMemberIsExpelledAndTheSurvivorGetsANewGeneratio
   EXPECT_EQ(h.heartbeat("g", g.generation, silent), GroupError::kUnknownMemberId);
 }
 
+// rokka_group_rebalances_total: a rebalance counts once its generation is Stable (the
+// leader's assignment stored), not when it starts.
+TEST(GroupCoordinatorTest, CompletedRebalancesCountEachGenerationThatBecameStable) {
+  H h;
+  EXPECT_EQ(h.coord().completed_rebalances(), 0u);
+  H::StableGroup g = h.form_group("g", 2);
+  EXPECT_EQ(h.coord().completed_rebalances(), 1u);
+  const std::string alive = g.members[0];
+  for (int i = 0; i < 3; ++i) {
+    h.advance(3000);
+    EXPECT_EQ(h.heartbeat("g", g.generation, alive), GroupError::kNone);
+  }
+  h.advance(1001);  // the other member's session is over: a rebalance starts
+  EXPECT_EQ(h.coord().find_group("g")->state(), GroupState::kPreparingRebalance);
+  auto rejoin = h.join(h.join_args("g", alive));
+  ASSERT_TRUE(*rejoin);
+  EXPECT_EQ(h.coord().find_group("g")->state(), GroupState::kCompletingRebalance);
+  EXPECT_EQ(h.coord().completed_rebalances(), 1u) << "not complete before the assignment is stored";
+  auto sync = h.sync("g", (*rejoin)->generation_id, alive, {{alive, "all"}});
+  h.settle();
+  ASSERT_TRUE(*sync);
+  EXPECT_EQ(h.coord().find_group("g")->state(), GroupState::kStable);
+  EXPECT_EQ(h.coord().completed_rebalances(), 2u);
+}
+
 TEST(GroupCoordinatorTest, LeaderLeavingHandsLeadershipToARemainingMember) {
   H h;
   H::StableGroup g = h.form_group("g", 3);

@@ -170,6 +170,91 @@ TEST(MetricsEndpointTest, QuotaThrottlesAreCounted) {
   EXPECT_EQ(sample(m.body, R"(rokka_quota_throttled_total{quota="fetch"})"), 0);
 }
 
+// The store's group commits: a librdkafka producer's N records all pass through them, so
+// the records histogram sums to at least N (offset commits would add more), over at least
+// one group; the page-cache window (the default keeps the newest 1 GiB) holds the log.
+TEST(MetricsEndpointTest, GroupCommitHistogramsCountTheRecordsProducedAndTheWindowHoldsThem) {
+  GroupBroker broker(1);
+  const uint16_t port = broker.process.http_port();
+  ASSERT_NE(port, 0);
+  constexpr int kRecords = 300;
+  produce(broker.bootstrap(), "gc-t", 0, kRecords, 200);
+  const auto m = http_get(port, "/metrics");
+  ASSERT_EQ(m.status, 200);
+  EXPECT_GE(sample(m.body, "rokka_store_group_commit_records_sum").value_or(0), kRecords) << m.body;
+  EXPECT_GT(sample(m.body, "rokka_store_group_commit_records_count").value_or(0), 0);
+  EXPECT_EQ(sample(m.body, R"(rokka_store_group_commit_records_bucket{le="+Inf"})"),
+            sample(m.body, "rokka_store_group_commit_records_count"));
+  EXPECT_GE(sample(m.body, "rokka_store_group_commit_bytes_sum").value_or(0), kRecords * 200);
+  EXPECT_EQ(sample(m.body, "rokka_store_group_commit_bytes_count"),
+            sample(m.body, "rokka_store_group_commit_records_count"));
+  EXPECT_GE(sample(m.body, R"(rokka_store_page_cache_window_bytes{file="commitlog"})").value_or(0), kRecords * 200);
+  EXPECT_GT(sample(m.body, R"(rokka_store_page_cache_window_bytes{file="index"})").value_or(0), 0);
+  EXPECT_EQ(sample(m.body, "rokka_retention_deleted_segments_total"), 0);
+}
+
+// 4 MiB segments (the smallest that take librdkafka's default 1 MB batches under the
+// default message.max.bytes) and a 1 s retention: once a few segments are full and old,
+// retention deletes them and both counters move (the segment being written stays).
+TEST(MetricsEndpointTest, RetentionDeletesMoveTheDeletedSegmentsCounter) {
+  constexpr int64_t kSegment = 4 << 20;
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data");
+  RokkaProcess broker(dir / "data", {{"log.segment.bytes", std::to_string(kSegment)},
+                                     {"log.retention.ms", "1000"},
+                                     {"log.retention.check.interval.ms", "100"}});
+  broker.start();
+  const uint16_t port = broker.http_port();
+  ASSERT_NE(port, 0);
+  produce(broker.bootstrap(), "ret-t", 0, 3000, 5000);  // ~15 MiB: four segments
+  std::optional<double> segments, bytes;
+  EXPECT_TRUE(eventually(
+      [&] {
+        const auto m = http_get(port, "/metrics");
+        segments = sample(m.body, "rokka_retention_deleted_segments_total");
+        bytes = sample(m.body, "rokka_retention_deleted_bytes_total");
+        return segments.value_or(0) >= 2;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(200)))
+      << "deleted segments: " << segments.value_or(-1) << "\n" << broker.log_tail();
+  EXPECT_GE(bytes.value_or(0), segments.value_or(0) * kSegment);
+  EXPECT_NE(broker.log_tail().find("retention deleted segment"), std::string::npos);
+}
+
+// A second consumer joining a group is a rebalance: rokka_group_rebalances_total moves
+// once the group settles again. The group counts under protocol type "consumer"; a group
+// that only committed offsets under the empty protocol type.
+TEST(MetricsEndpointTest, ASecondConsumerJoiningMovesTheRebalancesCounter) {
+  GroupBroker broker(2);
+  const uint16_t port = broker.process.http_port();
+  ASSERT_NE(port, 0);
+  auto metric = [&](const std::string& series) { return sample(http_get(port, "/metrics").body, series); };
+  produce(broker.bootstrap(), "rb-t", 0, 1);
+  EXPECT_TRUE(eventually([&] { return metric("rokka_group_rebalances_total").has_value(); }));
+  const double before = metric("rokka_group_rebalances_total").value_or(-1);
+  EXPECT_EQ(metric(R"(rokka_groups_by_protocol{protocol="classic",protocol_type="consumer"})"), 0);
+
+  testutil::GroupConsumer first(broker.bootstrap(), "rb-g", "rb-t");
+  ASSERT_TRUE(testutil::poll_all_until({&first}, [&] { return testutil::settled({&first}, 2); })) << first.history();
+  double after_first = -1;
+  EXPECT_TRUE(eventually([&] { return (after_first = metric("rokka_group_rebalances_total").value_or(-1)) > before; }))
+      << before << " -> " << after_first;
+
+  testutil::GroupConsumer second(broker.bootstrap(), "rb-g", "rb-t");
+  ASSERT_TRUE(testutil::poll_all_until({&first, &second}, [&] { return testutil::settled({&first, &second}, 2); }))
+      << first.history() << second.history();
+  double after_second = -1;
+  EXPECT_TRUE(eventually([&] {
+    return (after_second = metric("rokka_group_rebalances_total").value_or(-1)) > after_first;
+  })) << after_first << " -> " << after_second;
+  EXPECT_EQ(metric(R"(rokka_groups_by_protocol{protocol="classic",protocol_type="consumer"})"), 1);
+  EXPECT_EQ(metric(R"(rokka_groups{state="Stable"})"), 1);
+
+  ASSERT_EQ(testutil::commit_offsets(broker.bootstrap(), "rb-offsets-only", "rb-t", {{0, 1}}, ""),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  EXPECT_EQ(metric(R"(rokka_groups_by_protocol{protocol="classic",protocol_type=""})"), 1);
+}
+
 TEST(MetricsEndpointTest, EmptyHttpListenersTurnTheEndpointsOff) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data");
