@@ -90,20 +90,22 @@ namespace {
 constexpr int64_t kNoCap = INT32_MAX;
 }  // namespace
 
-int32_t QuotaManager::record_produce(std::string_view user, std::string_view client_id, int64_t bytes) {
-  if (!quotas_.any(kProducerByteRate)) return 0;
+int32_t QuotaManager::record_client(Kind kind, std::string_view key, std::string_view user,
+                                    std::string_view client_id, double value, bool unrecord_over,
+                                    int64_t max_throttle_ms) {
+  if (!quotas_.any(key)) return 0;
   QuotaEntity entity;
-  auto bound = quotas_.bound(kProducerByteRate, user, client_id, &entity);
+  auto bound = quotas_.bound(key, user, client_id, &entity);
   if (!bound) return 0;
-  return record(Kind::kProduce, entity, *bound, static_cast<double>(bytes), false, kNoCap);
+  return record(kind, entity, *bound, value, unrecord_over, max_throttle_ms);
+}
+
+int32_t QuotaManager::record_produce(std::string_view user, std::string_view client_id, int64_t bytes) {
+  return record_client(Kind::kProduce, kProducerByteRate, user, client_id, static_cast<double>(bytes), false, kNoCap);
 }
 
 int32_t QuotaManager::record_fetch(std::string_view user, std::string_view client_id, int64_t bytes) {
-  if (!quotas_.any(kConsumerByteRate)) return 0;
-  QuotaEntity entity;
-  auto bound = quotas_.bound(kConsumerByteRate, user, client_id, &entity);
-  if (!bound) return 0;
-  return record(Kind::kFetch, entity, *bound, static_cast<double>(bytes), true, kNoCap);
+  return record_client(Kind::kFetch, kConsumerByteRate, user, client_id, static_cast<double>(bytes), true, kNoCap);
 }
 
 std::optional<int64_t> QuotaManager::fetch_max_bytes(std::string_view user, std::string_view client_id) const {
@@ -117,13 +119,10 @@ std::optional<int64_t> QuotaManager::fetch_max_bytes(std::string_view user, std:
 
 int32_t QuotaManager::record_request_time(std::string_view user, std::string_view client_id,
                                           std::chrono::nanoseconds took) {
-  if (!quotas_.any(kRequestPercentage)) return 0;
-  QuotaEntity entity;
-  auto bound = quotas_.bound(kRequestPercentage, user, client_id, &entity);
-  if (!bound) return 0;
   // Percent of one thread's second: 1 s of handling in one second is 100.
   const double percent_seconds = static_cast<double>(took.count()) * 100.0 / 1e9;
-  return record(Kind::kRequest, entity, *bound, percent_seconds, false, window_.window_ms);
+  return record_client(Kind::kRequest, kRequestPercentage, user, client_id, percent_seconds, false,
+                       window_.window_ms);
 }
 
 int32_t QuotaManager::record_connection(std::string_view ip) {

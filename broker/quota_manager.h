@@ -89,6 +89,9 @@ class QuotaManager {
   // the throttle time; `unrecord_over` takes the value back out first.
   int32_t record(Kind kind, const QuotaEntity& entity, double bound, double value, bool unrecord_over,
                  int64_t max_throttle_ms);
+  // record() on the rate the client shares for `key`, if it has a bound for it.
+  int32_t record_client(Kind kind, std::string_view key, std::string_view user, std::string_view client_id,
+                        double value, bool unrecord_over, int64_t max_throttle_ms);
   void sweep(int64_t now_ms);  // under mu_
 
   const ClientQuotas& quotas_;

@@ -23,6 +23,7 @@
 #include "protocol/messages/metadata.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/kafka_clients.h"
+#include "tests/testutil/raw_records.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
@@ -408,6 +409,41 @@ TEST(ClientQuotasApiTest, RequestPercentageThrottlesAndSaysSoInTheResponse) {
   auto other = admin.call<protocol::MetadataResponse>(md, 9);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->throttle_time_ms, 0);
+}
+
+}  // namespace
+}  // namespace rokka
+
+namespace rokka {
+namespace {
+
+// Hostile bodies: counts far past what the frame holds, a negative string length, a body
+// that ends inside a name. Each closes the connection; the broker goes on serving.
+TEST(ClientQuotasHostileTest, HugeCountsAndTruncatedBodiesCloseTheConnection) {
+  InProcessBroker b;
+  struct Frame {
+    protocol::ApiKey key;
+    int16_t version;
+    std::vector<std::byte> body;
+  };
+  const std::vector<Frame> frames = {
+      // DescribeClientQuotas v0: 2^31-1 components with nothing behind them.
+      {protocol::ApiKey::kDescribeClientQuotas, 0, testutil::bytes_of({0x7f, 0xff, 0xff, 0xff})},
+      // DescribeClientQuotas v1 (flexible): a compact count of 1,000,001.
+      {protocol::ApiKey::kDescribeClientQuotas, 1, testutil::bytes_of({0xc2, 0x84, 0x3d})},
+      // AlterClientQuotas v0: one entry, one entity part whose type has length -2.
+      {protocol::ApiKey::kAlterClientQuotas, 0, testutil::bytes_of({0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0xfe})},
+      // AlterClientQuotas v1: one entry, one entity part, the body ends inside its type.
+      {protocol::ApiKey::kAlterClientQuotas, 1, testutil::bytes_of({0x02, 0x02, 0x05, 'u', 's'})},
+  };
+  for (const Frame& f : frames) {
+    SCOPED_TRACE(static_cast<int>(f.key) * 10 + f.version);
+    WireClient c(b.port());
+    c.send_raw(WireClient::frame(f.key, f.version, 1, f.body));
+    EXPECT_TRUE(c.closed_by_peer());
+  }
+  WireClient c(b.port());  // still serving
+  EXPECT_TRUE(c.call<DescribeClientQuotasResponse>(DescribeClientQuotasRequest{}, 1));
 }
 
 }  // namespace
