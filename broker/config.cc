@@ -387,13 +387,6 @@ std::vector<std::pair<std::string, std::string>> parse_properties(std::string_vi
   return out;
 }
 
-// Keys that security/ reads per listener (Kafka's names): TLS and SASL settings,
-// bare or under listener.name.<listener>.
-bool is_security_key(std::string_view key) {
-  if (key.starts_with("listener.name.")) return true;
-  return key.starts_with("ssl.") || key.starts_with("sasl.") || key.ends_with(".sasl.jaas.config") ||
-         key == "connections.max.reauth.ms" || key.ends_with(".connections.max.reauth.ms");
-}
 
 // Every listener's security protocol from listener.security.protocol.map, as Kafka
 // requires: each listener (and advertised listener) name must have an entry.
@@ -427,6 +420,12 @@ Status resolve_security_protocols(BrokerConfig& config) {
 }
 
 }  // namespace
+
+bool is_security_key(std::string_view key) {
+  if (key.starts_with("listener.name.")) return true;
+  return key.starts_with("ssl.") || key.starts_with("sasl.") || key.ends_with(".sasl.jaas.config") ||
+         key == "connections.max.reauth.ms" || key.ends_with(".connections.max.reauth.ms");
+}
 
 std::string Listener::to_string() const { return name + "://" + host + ":" + std::to_string(port); }
 

@@ -145,6 +145,11 @@ std::vector<ConfigValue> config_values(const BrokerConfig& config);
 // empty (also for a key the table does not know).
 std::string check_config_value(std::string_view name, std::string_view value);
 
+// Whether `key` is one of the security settings (BrokerConfig::security_settings):
+// ssl.*, sasl.*, <mechanism>.sasl.jaas.config, connections.max.reauth.ms and any
+// listener.name.<l>. key.
+bool is_security_key(std::string_view key);
+
 // Parses "PLAINTEXT://host:port[,NAME://host:port]"; an error message on failure.
 // Each listener's security_protocol is its name's, when the name is a protocol;
 // load_config resolves the others through listener.security.protocol.map.

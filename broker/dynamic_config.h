@@ -10,8 +10,9 @@
 // at runtime are accepted; a static key refuses the whole resource with "Cannot update
 // these configs dynamically: Set(...)"; a key neither Kafka nor Rokka knows is accepted
 // and stored as a custom config, as Kafka does. Rokka stores and reports these values; the
-// server applies max.connections and max.connections.per.ip live (effective_int()), the
-// others are stored only (README lists them).
+// server applies max.connections and max.connections.per.ip live (effective_int()), and
+// the listeners' SSL/SASL keys (ListenerSecurityTable, after each change); the others are
+// stored only (README lists them).
 //
 // Thread-safety: reads take a shared lock and may run on any thread. alter() is durable
 // before its callback runs, on the storage writer thread (hop back before touching asio

@@ -1,23 +1,35 @@
-// What a listener's connections need to secure themselves, built once per
-// listener at start-up from Kafka's keys (security_settings with the
-// listener.name.<listener>. overrides resolved): its security protocol, the TLS
-// server context (SSL, SASL_SSL), the SASL mechanisms (SASL_PLAINTEXT,
-// SASL_SSL) and how a client certificate becomes a principal
-// (ssl.principal.mapping.rules). A bad setting fails the start with a message
-// naming its key.
+// What a listener's connections need to secure themselves, built from Kafka's
+// keys (security_settings with the listener.name.<listener>. overrides resolved):
+// its security protocol, the TLS server context (SSL, SASL_SSL), the SASL
+// mechanisms (SASL_PLAINTEXT, SASL_SSL) and how a client certificate becomes a
+// principal (ssl.principal.mapping.rules). A bad setting fails the start with a
+// message naming its key.
+//
+// ListenerSecurityTable keeps every listener's current one. As Kafka reconfigures
+// a listener's SslFactory, an AlterConfigs of this broker's keys (e.g.
+// listener.name.ssl.ssl.keystore.location) rebuilds the listeners it changes, and
+// so does an AlterConfigs naming a keystore or truststore file rewritten in place
+// (its modification time or size moved): new connections take the new one, live
+// connections keep the one they were accepted with and are not dropped.
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "broker/config.h"
+#include "security/config_map.h"
 #include "security/sasl_listener.h"
 #include "security/ssl_principal_mapper.h"
 #include "storage/status.h"
 
 namespace rokka::broker {
+
+class DynamicBrokerConfig;
 
 struct ListenerSecurity {
   std::string listener_name;
@@ -31,7 +43,57 @@ struct ListenerSecurity {
   bool uses_sasl() const { return sasl.has_value(); }
 };
 
+// `settings`: the security settings (bare and listener.name.<l>. keys).
 storage::Result<std::shared_ptr<const ListenerSecurity>> build_listener_security(const Listener& listener,
-                                                                                  const BrokerConfig& config);
+                                                                                  const security::ConfigMap& settings);
+
+class ListenerSecurityTable {
+ public:
+  // The broker's values of `dynamic` (null: none) go over server.properties'.
+  ListenerSecurityTable(const BrokerConfig& config, const DynamicBrokerConfig* dynamic);
+
+  // Builds every listener of config.listeners, in order (start-up).
+  storage::Status build();
+
+  // The listener's current security (config.listeners' index). Thread-safe.
+  std::shared_ptr<const ListenerSecurity> current(size_t listener) const;
+
+  // Kafka's check of a change before it is stored: with `broker_values` as this
+  // broker's dynamic configs, each listener whose settings or files change must
+  // build, and a TLS listener's new certificate must keep its subject and
+  // alternative names (security::keystore_change_error). An error message naming
+  // the listener, or empty.
+  std::string validate(const std::map<std::string, std::string>& broker_values) const;
+
+  // After a change is stored: rebuilds the listeners whose settings or files
+  // changed and swaps them in. A listener that no longer builds keeps its old
+  // security (logged). Returns how many were swapped.
+  int reload();
+
+ private:
+  // A key or trust store file as last read: its path, modification time and size.
+  struct FileStamp {
+    std::string path;
+    int64_t mtime_ns = -1;
+    int64_t size = -1;
+    bool operator==(const FileStamp&) const = default;
+  };
+  struct Entry {
+    std::shared_ptr<const ListenerSecurity> security;
+    security::ConfigMap settings;  // the listener's own view (prefixes resolved)
+    std::vector<FileStamp> files;
+  };
+
+  security::ConfigMap settings_with(const std::map<std::string, std::string>& broker_values) const;
+  static std::vector<FileStamp> stamps(const security::ConfigMap& listener_settings);
+  // Entry `i` rebuilt from `settings` (all of them), if its inputs moved: nullopt
+  // when nothing changed, an error message when it does not build or is refused.
+  storage::Result<std::optional<Entry>> rebuilt(size_t i, const security::ConfigMap& settings) const;
+
+  const BrokerConfig& config_;
+  const DynamicBrokerConfig* dynamic_;
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;  // GUARDED_BY(mu_), one per config_.listeners
+};
 
 }  // namespace rokka::broker

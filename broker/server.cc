@@ -31,7 +31,9 @@ bool once_a_second(std::chrono::steady_clock::time_point& last) {
 
 }  // namespace
 
-Server::Server(const BrokerConfig& config, Services& services) : config_(config), services_(services) {
+Server::Server(const BrokerConfig& config, Services& services)
+    : config_(config), services_(services), security_(config, services.dynamic_config) {
+  services_.listener_security = &security_;
   for (int i = 0; i < config.num_network_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     work_.push_back(std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
@@ -42,9 +44,8 @@ Server::Server(const BrokerConfig& config, Services& services) : config_(config)
 Server::~Server() { stop(std::chrono::milliseconds(0)); }
 
 storage::Status Server::listen() {
+  if (auto s = security_.build(); !s.ok()) return s;
   for (const Listener& l : config_.listeners) {
-    auto security = build_listener_security(l, config_);
-    if (!security.ok()) return security.status();
     boost::system::error_code ec;
     asio::ip::address addr = l.host.empty() ? asio::ip::address(asio::ip::address_v4::any())
                                             : asio::ip::make_address(l.host, ec);
@@ -63,7 +64,6 @@ storage::Status Server::listen() {
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) return storage::Status::io_error("cannot listen on " + l.to_string() + ": " + ec.message());
     acceptors_.push_back(std::move(acceptor));
-    security_.push_back(std::move(security).value());
   }
   return {};
 }
@@ -80,11 +80,11 @@ std::vector<uint16_t> Server::ports() const {
 void Server::start() {
   for (size_t i = 0; i < acceptors_.size(); ++i) {
     tcp::acceptor& acceptor = *acceptors_[i];
-    asio::co_spawn(*contexts_[0], accept_loop(acceptor, security_[i]), asio::detached);
+    asio::co_spawn(*contexts_[0], accept_loop(acceptor, i), asio::detached);
     boost::system::error_code ec;
     broker_log().info("listening: address={}:{} listener={} security.protocol={}",
                       acceptor.local_endpoint(ec).address().to_string(), acceptor.local_endpoint(ec).port(),
-                      security_[i]->listener_name, security_[i]->protocol);
+                      config_.listeners[i].name, config_.listeners[i].security_protocol);
   }
   for (auto& ctx : contexts_) {
     threads_.emplace_back([c = ctx.get(), name = "rokka-net-" + std::to_string(threads_.size())] {
@@ -98,12 +98,11 @@ int64_t Server::connection_limit(std::string_view name, int64_t static_value) co
   return services_.dynamic_config ? services_.dynamic_config->effective_int(name, static_value) : static_value;
 }
 
-asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, std::shared_ptr<const ListenerSecurity> security) {
+asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listener) {
   ConnectionLimits limits;
   limits.max_request_bytes = config_.socket_request_max_bytes;
   limits.idle_timeout = std::chrono::milliseconds(config_.connections_max_idle_ms);
   limits.read_timeout = std::chrono::milliseconds(config_.request_read_timeout_ms);
-  limits.sasl_max_receive_bytes = security->sasl_max_receive_bytes;
   while (!stopping_.load()) {
     asio::io_context& target = *contexts_[next_context_.fetch_add(1) % contexts_.size()];
     auto [ec, socket] = co_await acceptor.async_accept(target, asio::as_tuple(asio::use_awaitable));
@@ -135,7 +134,9 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, std::shared_p
       asio::co_spawn(target, close_after(std::move(socket), std::chrono::milliseconds(throttle)), asio::detached);
       continue;
     }
-    auto conn = std::make_shared<Connection>(std::move(socket), services_, limits, security);
+    std::shared_ptr<const ListenerSecurity> security = security_.current(listener);
+    limits.sasl_max_receive_bytes = security->sasl_max_receive_bytes;
+    auto conn = std::make_shared<Connection>(std::move(socket), services_, limits, std::move(security));
     {
       std::lock_guard lock(mu_);
       int& from_address = per_address_[address];

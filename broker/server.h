@@ -22,7 +22,8 @@ class Server {
   Server(const BrokerConfig& config, Services& services);
   ~Server();
 
-  // Builds every listener's TLS and SASL settings and binds it (port 0 picks a
+  // Builds every listener's TLS and SASL settings (with this broker's dynamic
+  // values) and binds it (port 0 picks a
   // free port); an error if a setting is bad or a bind fails.
   storage::Status listen();
   // The ports actually bound, in listener order (after listen()).
@@ -41,8 +42,9 @@ class Server {
  private:
   // Closes a throttled connection after `delay`, unread.
   static boost::asio::awaitable<void> close_after(boost::asio::ip::tcp::socket socket, std::chrono::milliseconds delay);
-  boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor,
-                                           std::shared_ptr<const ListenerSecurity> security);
+  // Accepts on config_.listeners[listener]; each connection takes that listener's
+  // current security.
+  boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor, size_t listener);
   // A connection limit from server.properties, or its dynamic broker config when one is set.
   int64_t connection_limit(std::string_view name, int64_t static_value) const;
 
@@ -51,7 +53,7 @@ class Server {
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>> work_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
-  std::vector<std::shared_ptr<const ListenerSecurity>> security_;  // one per acceptor
+  ListenerSecurityTable security_;  // one per listener (and acceptor); services_.listener_security
   std::vector<std::thread> threads_;
   std::atomic<size_t> next_context_{0};
   std::atomic<bool> stopping_{false};

@@ -27,6 +27,7 @@ class Metrics;
 class ScramCredentials;
 class ClientQuotas;
 class QuotaManager;
+class ListenerSecurityTable;
 
 struct Services {
   const BrokerConfig& config;
@@ -39,6 +40,7 @@ struct Services {
   ClientQuotas* client_quotas = nullptr;  // always set by Broker: AlterClientQuotas' quotas
   QuotaManager* quotas = nullptr;         // always set by Broker: the clients' rates against them
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
+  ListenerSecurityTable* listener_security = nullptr;  // set by Server: every listener's TLS and SASL, reloadable
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
   Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)

@@ -4,7 +4,9 @@
 #include <openssl/pkcs12.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -382,6 +384,58 @@ Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(cons
   static constexpr unsigned char kSessionContext[] = "rokka";
   SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof(kSessionContext) - 1);
   return std::make_shared<boost::asio::ssl::context>(ctx.release());
+}
+
+namespace {
+
+// A certificate's subject alternative names as "<type>:<value>" (DNS, IP, URI,
+// email; others as their OpenSSL text), sorted: Kafka compares them as a set.
+std::vector<std::string> subject_alt_names(const X509* cert) {
+  std::vector<std::string> out;
+  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  if (names == nullptr) return out;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    BIO* bio = BIO_new(BIO_s_mem());
+    GENERAL_NAME_print(bio, const_cast<GENERAL_NAME*>(n));
+    char* data = nullptr;
+    const long len = BIO_get_mem_data(bio, &data);
+    out.emplace_back(data, static_cast<size_t>(len));
+    BIO_free(bio);
+  }
+  GENERAL_NAMES_free(names);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + "]";
+}
+
+bool config_true(const ConfigMap& c, std::string_view key) {
+  const auto v = config_value(c, key);
+  return v && ascii_lower(trim_blanks(*v)) == "true";
+}
+
+}  // namespace
+
+std::string keystore_change_error(const SSL_CTX* existing, const SSL_CTX* replacement, const ConfigMap& c) {
+  const X509* old_cert = SSL_CTX_get0_certificate(existing);
+  const X509* new_cert = SSL_CTX_get0_certificate(replacement);
+  if (old_cert == nullptr || new_cert == nullptr) return {};
+  if (!config_true(c, "ssl.allow.dn.changes") &&
+      X509_NAME_cmp(X509_get_subject_name(old_cert), X509_get_subject_name(new_cert)) != 0)
+    return "Keystore DistinguishedName does not match: existing={" + x509_name_rfc2253(X509_get_subject_name(old_cert)) +
+           "}, new={" + x509_name_rfc2253(X509_get_subject_name(new_cert)) + "} (set ssl.allow.dn.changes=true to allow it)";
+  if (!config_true(c, "ssl.allow.san.changes")) {
+    const auto old_names = subject_alt_names(old_cert), new_names = subject_alt_names(new_cert);
+    if (old_names != new_names)
+      return "Keystore SubjectAltNames do not match: existing=" + joined(old_names) + ", new=" + joined(new_names) +
+             " (set ssl.allow.san.changes=true to allow it)";
+  }
+  return {};
 }
 
 Result<KafkaPrincipal> tls_peer_principal(const SSL* ssl, const SslPrincipalMapper& mapper) {

@@ -24,6 +24,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 #include <memory>
+#include <string>
 
 #include "security/config_map.h"
 #include "security/kafka_principal.h"
@@ -39,6 +40,13 @@ Result<SslClientAuth> parse_ssl_client_auth(std::string_view value);
 // Builds the context once per listener (again on a keystore change: new
 // connections take the new one, live ones keep theirs).
 Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(const ConfigMap& listener_config);
+
+// Kafka's check of a keystore that replaces a listener's (SslFactory's
+// reconfiguration, KIP-978): the new leaf certificate keeps the subject and the
+// subject alternative names of the one it replaces, unless the listener's
+// ssl.allow.dn.changes / ssl.allow.san.changes are true. An error starting with
+// what differs ("Keystore DistinguishedName does not match: ..."), or empty.
+std::string keystore_change_error(const SSL_CTX* existing, const SSL_CTX* replacement, const ConfigMap& listener_config);
 
 // After a completed handshake: User:<mapped subject> for a verified client
 // certificate, User:ANONYMOUS without one (DefaultKafkaPrincipalBuilder).

@@ -10,6 +10,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/listener_security.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/incremental_alter_configs.h"
@@ -197,6 +198,21 @@ namespace {
 
 using Changes = std::map<std::string, std::optional<std::string>>;
 
+// A scope's dynamic values after `changes`: replace (AlterConfigs) keeps only the
+// changes' non-null values, merge (IncrementalAlterConfigs) applies them to `values`.
+std::map<std::string, std::string> replace_or_merge(std::map<std::string, std::string> values, const Changes& changes,
+                                                    bool replace) {
+  if (replace) values.clear();
+  for (const auto& [name, value] : changes) {
+    if (value) {
+      values[name] = *value;
+    } else {
+      values.erase(name);
+    }
+  }
+  return values;
+}
+
 // A change to a BROKER resource: the named scope, Kafka's validation, then (unless
 // validate_only) stored durably. AlterConfigs (incremental=false) replaces the scope's values.
 void alter_broker(Services& svc, std::string_view name, Changes changes, bool incremental, bool validate_only,
@@ -206,6 +222,13 @@ void alter_broker(Services& svc, std::string_view name, Changes changes, bool in
   if (!scope) return done(std::move(error));
   if (std::string err = DynamicBrokerConfig::validate(*scope, changes); !err.empty())
     return done({ErrorCode::kInvalidRequest, std::move(err)});
+  if (*scope == DynamicScope::kBroker && svc.listener_security) {
+    // As Kafka validates a reconfigured SslFactory: the listeners must build with the change.
+    std::map<std::string, std::string> next = replace_or_merge(svc.dynamic_config->values(*scope), changes, !incremental);
+    if (std::string err = svc.listener_security->validate(next); !err.empty())
+      return done({ErrorCode::kInvalidRequest, "Invalid config value for resource ConfigResource(type=BROKER, name='" +
+                                                   std::string(name) + "'): " + err});
+  }
   if (validate_only) return done({});
   svc.dynamic_config->alter(*scope, std::move(changes), !incremental, [done](storage::Status s) {
     done(s.ok() ? TopicError{} : TopicError{ErrorCode::kKafkaStorageError, s.to_string()});
@@ -243,11 +266,18 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
       alter_broker(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
     }
   });
+  bool broker_changed = false;
   for (size_t j = 0; j < todo.size(); ++j) {
-    if (results[j].ok()) continue;
+    if (results[j].ok()) {
+      broker_changed |= resources[todo[j]].resource_type == kBrokerResource;
+      continue;
+    }
     out[todo[j]].error_code = code(results[j].code);
     out[todo[j]].error_message = results[j].message;
   }
+  // Stored: the listeners it changes (or whose key and trust store files were
+  // rewritten since they were read) take it for their new connections.
+  if (broker_changed && !validate_only && svc.listener_security) svc.listener_security->reload();
 }
 
 // APPEND (op 2) or SUBTRACT (op 3) of `value` to the comma-separated list `current`;

@@ -59,9 +59,11 @@ inline std::shared_ptr<EVP_PKEY> make_ec_key() {
   return {EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"), EVP_PKEY_free};
 }
 
-// `subject`: {{"CN","alice"},{"O","Example"}} in DER order; `issuer` null = self-signed.
+// `subject`: {{"CN","alice"},{"O","Example"}} in DER order; `issuer` null = self-signed;
+// a CA has no subject alternative names, any other certificate `subject_alt_names`.
 inline TestCert make_cert(const std::vector<std::pair<std::string, std::string>>& subject, const TestCert* issuer,
-                          bool is_ca, long not_before_s = -3600, long not_after_s = 86400) {
+                          bool is_ca, long not_before_s = -3600, long not_after_s = 86400,
+                          const char* subject_alt_names = "DNS:localhost,IP:127.0.0.1") {
   TestCert c{make_ec_key(), std::shared_ptr<X509>(X509_new(), X509_free)};
   X509* x = c.cert.get();
   X509_set_version(x, 2);
@@ -86,7 +88,7 @@ inline TestCert make_cert(const std::vector<std::pair<std::string, std::string>>
   add(NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "CA:FALSE");
   add(NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature,keyEncipherment");
   add(NID_subject_key_identifier, "hash");
-  if (!is_ca) add(NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1");
+  if (!is_ca) add(NID_subject_alt_name, subject_alt_names);
   X509_sign(x, issuer ? issuer->key.get() : c.key.get(), EVP_sha256());
   return c;
 }

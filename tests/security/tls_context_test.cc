@@ -310,5 +310,38 @@ TEST_F(TlsContextTest, ConfigErrorsNameTheKey) {
             "ssl.truststore.location: At least one certificate expected, but none found");
 }
 
+// A keystore replacing a listener's keeps its subject and alternative names
+// (Kafka's reconfiguration check), unless the listener allows the change.
+TEST_F(TlsContextTest, AReplacementKeystoreKeepsTheSubjectAndAltNamesUnlessAllowed) {
+  const auto keystore = [&](const std::string& name, const TestCert& cert) {
+    return build({{"ssl.keystore.type", "PEM"},
+                  {"ssl.keystore.location", file(name, cert.key_pem() + cert.cert_pem() + pki().ca.cert_pem())}});
+  };
+  auto current = keystore("current.pem", pki().server);
+  // A new key and certificate for the same subject and names: accepted.
+  const TestCert renewed = testing::make_cert({{"O", "Example"}, {"CN", "localhost"}}, &pki().ca, false);
+  const TestCert renamed = testing::make_cert({{"O", "Example"}, {"CN", "broker-2"}}, &pki().ca, false);
+  const TestCert more_names = testing::make_cert({{"O", "Example"}, {"CN", "localhost"}}, &pki().ca, false, -3600,
+                                                 86400, "DNS:localhost,IP:127.0.0.1,DNS:broker.example");
+  auto same = keystore("renewed.pem", renewed), other_dn = keystore("renamed.pem", renamed),
+       other_san = keystore("more.pem", more_names);
+  ASSERT_TRUE(current && same && other_dn && other_san);
+  const ConfigMap none;
+  EXPECT_EQ(keystore_change_error(current->native_handle(), same->native_handle(), none), "");
+  EXPECT_EQ(keystore_change_error(current->native_handle(), other_dn->native_handle(), none),
+            "Keystore DistinguishedName does not match: existing={CN=localhost,O=Example}, new={CN=broker-2,O=Example} "
+            "(set ssl.allow.dn.changes=true to allow it)");
+  EXPECT_EQ(keystore_change_error(current->native_handle(), other_san->native_handle(), none),
+            "Keystore SubjectAltNames do not match: existing=[DNS:localhost, IP Address:127.0.0.1], "
+            "new=[DNS:broker.example, DNS:localhost, IP Address:127.0.0.1] (set ssl.allow.san.changes=true to allow it)");
+  EXPECT_EQ(keystore_change_error(current->native_handle(), other_dn->native_handle(), {{"ssl.allow.dn.changes", "true"}}),
+            "");
+  EXPECT_EQ(
+      keystore_change_error(current->native_handle(), other_san->native_handle(), {{"ssl.allow.san.changes", "TRUE"}}), "");
+  // Allowing one does not allow the other.
+  EXPECT_NE(keystore_change_error(current->native_handle(), other_san->native_handle(), {{"ssl.allow.dn.changes", "true"}}),
+            "");
+}
+
 }  // namespace
 }  // namespace rokka::security
