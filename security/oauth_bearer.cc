@@ -427,9 +427,12 @@ SaslStep OAuthBearerServer::evaluate(std::string_view message) {
   if (failed_ || token_) return SaslStep::failed("OAUTHBEARER exchange already finished");
   if (message == "\x01" && pending_error_) {
     failed_ = true;
-    return SaslStep::rejected(*pending_error_);
+    SaslStep step = SaslStep::rejected(*pending_error_);
+    step.detail = std::move(pending_detail_);  // the broker logs why, the client gets the JSON
+    return step;
   }
   pending_error_.reset();
+  pending_detail_.clear();
   auto response = OAuthBearerClientResponse::parse(message);
   if (!response.ok()) {
     failed_ = true;
@@ -438,6 +441,7 @@ SaslStep OAuthBearerServer::evaluate(std::string_view message) {
   OAuthBearerValidation validation = validator_->validate(response->token, now_());
   if (auto* rejection = std::get_if<OAuthBearerRejection>(&validation)) {
     pending_error_ = rejection->json();
+    pending_detail_ = rejection->detail;
     SaslStep step = SaslStep::challenge(*pending_error_);
     step.detail = rejection->detail;
     return step;

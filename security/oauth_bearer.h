@@ -137,6 +137,7 @@ class OAuthBearerServer final : public SaslServer {
   std::shared_ptr<const OAuthBearerValidator> validator_;
   Clock now_;
   std::optional<std::string> pending_error_;  // the JSON sent as a challenge, until the client's %x01
+  std::string pending_detail_;                // why the token was refused: the failure's detail, for the log
   std::optional<OAuthBearerToken> token_;
   std::map<std::string, std::string, std::less<>> extensions_;
   bool failed_ = false;

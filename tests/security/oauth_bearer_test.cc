@@ -384,6 +384,8 @@ TEST(OAuthBearerServerTest, ABadTokenGetsTheJsonChallengeThenTheFailure) {
   const SaslStep failure = s.evaluate("\x01");
   ASSERT_EQ(failure.kind, SaslStep::Kind::kFailed);
   EXPECT_EQ(failure_message(failure, s.mechanism(), false), R"({"status":"invalid_token"})");
+  // The broker logs the failure's detail (the client's JSON says nothing): it keeps the validator's reason.
+  EXPECT_EQ(failure.detail, challenge.detail);
   EXPECT_FALSE(s.complete());
 }
 
