@@ -13,6 +13,10 @@
 # AB_SCRAPE=after (or before, or both) reads the broker's /metrics every second during that side's runs,
 # as a Prometheus server would: `bench/ab.sh build/rokka build/rokka 5` with AB_SCRAPE=after measures
 # what scraping costs.
+# AB_SSL=after (or before, or both) gives that side's broker an SSL listener too (a certificate made with
+# openssl for this run) and points its loadgen there (security.protocol=ssl): `bench/ab.sh build/rokka
+# build/rokka 5` with AB_SSL=after is SSL against PLAINTEXT. AB_FILL=N first produces N messages over
+# PLAINTEXT (not measured), for AB_MODE=consume: `AB_MODE=consume AB_FILL=200000 ... --count 200000`.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,12 +41,28 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 SCRAPER=""
+if [ -n "${AB_SSL:-}" ]; then  # one self-signed certificate for 127.0.0.1, key and chain in one PEM
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+  cat "$WORK/key.pem" "$WORK/cert.pem" >"$WORK/broker.pem"
+fi
 run_one() {  # label binary
-  local port hport data ticks0 ticks1 line msgs rate hz scrapes=""
+  local port hport sport data ticks0 ticks1 line msgs rate hz scrapes="" listeners target
+  local client=() tls=()
   port=$(free_port)
   hport=$(free_port)
   data="$WORK/data-$1-$RANDOM"
-  "$2" --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
+  listeners="PLAINTEXT://127.0.0.1:$port"
+  target="127.0.0.1:$port"
+  if [ "${AB_SSL:-}" = "$1" ] || [ "${AB_SSL:-}" = both ]; then
+    sport=$(free_port)
+    listeners="$listeners,SSL://127.0.0.1:$sport"
+    target="127.0.0.1:$sport"
+    tls=(--override ssl.keystore.type=PEM --override "ssl.keystore.location=$WORK/broker.pem")
+    client=(--set security.protocol=ssl --set "ssl.ca.location=$WORK/cert.pem"
+            --cset security.protocol=ssl --cset "ssl.ca.location=$WORK/cert.pem")
+  fi
+  "$2" --override "listeners=$listeners" --override "advertised.listeners=$listeners" "${tls[@]}" \
     --override "log.dirs=$data" --override store.flush.mode=async --override "rokka.http.listeners=127.0.0.1:$hport" \
     ${AB_BROKER_ARGS:-} >"$WORK/broker.log" 2>&1 &
   PID=$!
@@ -51,13 +71,16 @@ run_one() {  # label binary
     sleep 0.1
   done
   "$LOADGEN" --mode create-topics --bootstrap "127.0.0.1:$port" --topic ab --partitions 16 --timeout 60 >/dev/null
+  if [ -n "${AB_FILL:-}" ]; then
+    "$LOADGEN" --mode produce --bootstrap "127.0.0.1:$port" --topic ab --count "$AB_FILL" --size 1024 >/dev/null
+  fi
   if [ "${AB_SCRAPE:-}" = "$1" ] || [ "${AB_SCRAPE:-}" = both ]; then
     : >"$WORK/scrapes"
     (while :; do curl -sf -o /dev/null "http://127.0.0.1:$hport/metrics" && echo >>"$WORK/scrapes"; sleep 1; done) &
     SCRAPER=$!
   fi
   ticks0=$(cpu_ticks "$PID")
-  line=$("$LOADGEN" --mode "${AB_MODE:-produce}" --bootstrap "127.0.0.1:$port" --topic ab "${OPTS[@]}" 2>/dev/null)
+  line=$("$LOADGEN" --mode "${AB_MODE:-produce}" --bootstrap "$target" --topic ab "${client[@]}" "${OPTS[@]}" 2>/dev/null)
   ticks1=$(cpu_ticks "$PID")
   if [ -n "$SCRAPER" ]; then
     kill "$SCRAPER" 2>/dev/null || true

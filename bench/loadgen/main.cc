@@ -106,8 +106,9 @@ int fail_setup(JsonLine& json, const std::string& error) {
   return 3;
 }
 
+// The metadata lookup connects as the run's clients do (e.g. security.protocol=ssl).
 bool load_layout(const LoadgenOptions& o, TopicLayout* layout, std::string* error) {
-  ConfPtr conf = make_conf(o.bootstrap, {}, error);
+  ConfPtr conf = make_conf(o.bootstrap, o.mode == Mode::kConsume ? o.consumer_props : o.producer_props, error);
   if (!conf) return false;
   ClientPtr client = make_client(RD_KAFKA_PRODUCER, std::move(conf), error);
   return client && fetch_layout(client.get(), topic_names(o), static_cast<int>(o.timeout_s * 1000), layout, error);

@@ -150,8 +150,10 @@ Drives a Kafka broker through librdkafka and prints one JSON line with the run's
   --malloc keep|glibc     keep: memory librdkafka frees stays in the process for reuse (no heap
                           trimming; blocks up to 32 MiB from the heap); glibc: glibc's defaults,
                           which hand it back to the kernel (keep)
-  --set KEY=VALUE         extra librdkafka producer property (repeatable)
-  --cset KEY=VALUE        extra librdkafka consumer property (repeatable)
+  --set KEY=VALUE         extra librdkafka producer property (repeatable; also the metadata
+                          lookup's, outside consume)
+  --cset KEY=VALUE        extra librdkafka consumer property (repeatable; also the metadata
+                          lookup's, in consume)
 )";
 }
 
