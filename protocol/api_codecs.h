@@ -13,6 +13,7 @@
 #include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/client_quotas.h"
+#include "protocol/messages/consumer_group.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
@@ -114,7 +115,9 @@ using ApiCodecs = std::tuple<
     ApiCodec<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, 0>,
     ApiCodec<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, 0>,
     ApiCodec<DescribeClientQuotasRequest, DescribeClientQuotasResponse, 0, 1>,
-    ApiCodec<AlterClientQuotasRequest, AlterClientQuotasResponse, 0, 1>>;
+    ApiCodec<AlterClientQuotasRequest, AlterClientQuotasResponse, 0, 1>,
+    ApiCodec<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, 1>,
+    ApiCodec<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, 0>>;
 
 // Calls f(codec) with a value of each ApiCodec type, in table order.
 template <class F>

@@ -51,6 +51,7 @@ API_RANGES = {
     'ListPartitionReassignments': (0, 0),
     'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
     'DescribeTopicPartitions': (0, 0), 'DescribeClientQuotas': (0, 1), 'AlterClientQuotas': (0, 1),
+    'ConsumerGroupHeartbeat': (0, 1), 'ConsumerGroupDescribe': (0, 0),
 }
 
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
