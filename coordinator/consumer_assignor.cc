@@ -1,0 +1,178 @@
+#include "coordinator/consumer_assignor.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace rokka::coordinator {
+namespace {
+
+// The input in indices: members sorted by id, the subscribed topics that exist in
+// name order, who subscribes to each.
+struct Problem {
+  std::vector<const AssignorMember*> members;  // by member id
+  std::vector<std::string> topics;             // subscribed by someone, with partitions
+  std::vector<int32_t> partitions;             // per topic
+  std::vector<std::vector<int>> subscribers;   // per topic: member indices, ascending (= by id)
+  std::vector<std::vector<bool>> subscribes;   // [member][topic]
+
+  Problem(const std::vector<AssignorMember>& input, const TopicPartitionCounts& counts) {
+    for (const AssignorMember& m : input) members.push_back(&m);
+    std::sort(members.begin(), members.end(),
+              [](const AssignorMember* a, const AssignorMember* b) { return a->member_id < b->member_id; });
+    std::set<std::string> names;
+    for (const AssignorMember* m : members)
+      for (const std::string& t : m->subscribed_topics) {
+        auto it = counts.find(t);
+        if (it != counts.end() && it->second > 0) names.insert(t);
+      }
+    topics.assign(names.begin(), names.end());
+    for (const std::string& t : topics) partitions.push_back(counts.at(t));
+    subscribers.resize(topics.size());
+    subscribes.assign(members.size(), std::vector<bool>(topics.size(), false));
+    for (size_t m = 0; m < members.size(); ++m)
+      for (const std::string& t : members[m]->subscribed_topics) {
+        const int ti = topic_index(t);
+        if (ti < 0 || subscribes[m][ti]) continue;
+        subscribes[m][ti] = true;
+        subscribers[ti].push_back(static_cast<int>(m));
+      }
+  }
+
+  int topic_index(const std::string& name) const {
+    auto it = std::lower_bound(topics.begin(), topics.end(), name);
+    return it != topics.end() && *it == name ? static_cast<int>(it - topics.begin()) : -1;
+  }
+
+  // The partitions of topic `ti` that member `m` owned, still exist and it still subscribes to.
+  std::vector<int32_t> kept(size_t m, int ti) const {
+    std::vector<int32_t> out;
+    if (!subscribes[m][ti]) return out;
+    auto it = members[m]->current.find(topics[ti]);
+    if (it == members[m]->current.end()) return out;
+    for (int32_t p : it->second)
+      if (p >= 0 && p < partitions[ti]) out.push_back(p);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // owner[topic][partition] -> member index, as the result.
+  GroupAssignment result(const std::vector<std::vector<int>>& owner) const {
+    GroupAssignment out;
+    for (const AssignorMember* m : members) out[m->member_id];
+    for (size_t ti = 0; ti < topics.size(); ++ti)
+      for (int32_t p = 0; p < partitions[ti]; ++p)
+        if (owner[ti][p] >= 0) out[members[owner[ti][p]]->member_id][topics[ti]].push_back(p);
+    return out;
+  }
+};
+
+// The uniform assignor's working state: owners, per-member counts, and per topic its
+// subscribers ordered by how many partitions they hold (the least loaded first).
+class UniformBuilder {
+ public:
+  explicit UniformBuilder(const Problem& pb) : pb_(pb), count_(pb.members.size(), 0), by_load_(pb.topics.size()) {
+    owner_.resize(pb.topics.size());
+    for (size_t ti = 0; ti < pb.topics.size(); ++ti) {
+      owner_[ti].assign(pb.partitions[ti], -1);
+      for (int m : pb.subscribers[ti]) by_load_[ti].insert({0, m});
+    }
+  }
+
+  GroupAssignment build() {
+    // What members own and may keep, the first claim winning for a partition two report.
+    for (size_t m = 0; m < pb_.members.size(); ++m)
+      for (size_t ti = 0; ti < pb_.topics.size(); ++ti)
+        for (int32_t p : pb_.kept(m, static_cast<int>(ti)))
+          if (owner_[ti][p] < 0) give(static_cast<int>(ti), p, static_cast<int>(m));
+    // The rest, each to its least loaded subscriber.
+    for (size_t ti = 0; ti < pb_.topics.size(); ++ti)
+      for (int32_t p = 0; p < pb_.partitions[ti]; ++p)
+        if (owner_[ti][p] < 0) give(static_cast<int>(ti), p, by_load_[ti].begin()->second);
+    // Balance: a member holding two more than a subscriber of one of its topics gives
+    // it one. Each move lowers the sum of squared counts, so this ends.
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t ti = 0; ti < pb_.topics.size(); ++ti) {
+        for (int32_t p = 0; p < pb_.partitions[ti]; ++p) {
+          const int from = owner_[ti][p];
+          const auto [load, to] = *by_load_[ti].begin();
+          if (load + 2 > count_[from]) continue;
+          take(static_cast<int>(ti), p, from);
+          give(static_cast<int>(ti), p, to);
+          moved = true;
+        }
+      }
+    }
+    return pb_.result(owner_);
+  }
+
+ private:
+  void set_count(int m, int n) {
+    for (size_t ti = 0; ti < pb_.topics.size(); ++ti) {
+      if (!pb_.subscribes[m][ti]) continue;
+      by_load_[ti].erase({count_[m], m});
+      by_load_[ti].insert({n, m});
+    }
+    count_[m] = n;
+  }
+  void give(int ti, int32_t p, int m) {
+    owner_[ti][p] = m;
+    set_count(m, count_[m] + 1);
+  }
+  void take(int ti, int32_t p, int m) {
+    owner_[ti][p] = -1;
+    set_count(m, count_[m] - 1);
+  }
+
+  const Problem& pb_;
+  std::vector<std::vector<int>> owner_;
+  std::vector<int> count_;
+  std::vector<std::set<std::pair<int, int>>> by_load_;  // per topic: (count, member)
+};
+
+}  // namespace
+
+GroupAssignment assign_uniform(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics) {
+  const Problem pb(members, topics);
+  return UniformBuilder(pb).build();
+}
+
+GroupAssignment assign_range(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics) {
+  const Problem pb(members, topics);
+  std::vector<std::vector<int>> owner(pb.topics.size());
+  for (size_t ti = 0; ti < pb.topics.size(); ++ti) {
+    const int32_t n = pb.partitions[ti];
+    const std::vector<int>& subs = pb.subscribers[ti];
+    owner[ti].assign(n, -1);
+    if (subs.empty()) continue;
+    const int32_t m = static_cast<int32_t>(subs.size());
+    std::vector<int32_t> quota(subs.size()), held(subs.size(), 0);
+    for (int32_t i = 0; i < m; ++i) quota[i] = n / m + (i < n % m ? 1 : 0);
+    // Each keeps what it owned, lowest partitions first, up to its count.
+    for (size_t i = 0; i < subs.size(); ++i)
+      for (int32_t p : pb.kept(subs[i], static_cast<int>(ti)))
+        if (held[i] < quota[i] && owner[ti][p] < 0) {
+          owner[ti][p] = subs[i];
+          ++held[i];
+        }
+    // The rest in partition order, filling members in id order.
+    size_t i = 0;
+    for (int32_t p = 0; p < n; ++p) {
+      if (owner[ti][p] >= 0) continue;
+      while (held[i] >= quota[i]) ++i;  // the quotas sum to n: someone has room
+      owner[ti][p] = subs[i];
+      ++held[i];
+    }
+  }
+  return pb.result(owner);
+}
+
+AssignorFunction find_assignor(std::string_view name) {
+  if (name == "uniform") return &assign_uniform;
+  if (name == "range") return &assign_range;
+  return nullptr;
+}
+
+}  // namespace rokka::coordinator
