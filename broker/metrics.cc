@@ -41,7 +41,7 @@ constexpr const char* kCloseReasons[] = {"done",        "bad frame size",       
                                          "request read timeout", "write stalled", "idle"};
 
 // By QuotaManager::Kind.
-constexpr std::string_view kQuotaKinds[] = {"produce", "fetch", "request", "connection"};
+constexpr std::string_view kQuotaKinds[] = {"produce", "fetch", "request", "connection", "controller_mutation"};
 
 constexpr std::string_view kAuthMechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "SSL"};
 
@@ -162,7 +162,8 @@ Metrics::Metrics(int64_t max_topic_series, std::filesystem::path log_dir)
                         .Name("rokka_quota_throttled_total")
                         .Help("Responses throttled by a client quota (produce: producer_byte_rate, fetch: "
                               "consumer_byte_rate, request: request_percentage; connection: a connection over "
-                              "its IP's connection_creation_rate, closed after the throttle).")
+                              "its IP's connection_creation_rate, closed after the throttle; controller_mutation: "
+                              "CreateTopics, CreatePartitions, DeleteTopics over controller_mutation_rate).")
                         .Register(*registry_);
   auto& throttle_time = prometheus::BuildCounter()
                             .Name("rokka_quota_throttle_time_seconds_total")

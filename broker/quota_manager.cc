@@ -1,6 +1,7 @@
 #include "broker/quota_manager.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace rokka::broker {
@@ -79,6 +80,45 @@ int32_t QuotaManager::record(Kind kind, const QuotaEntity& entity, double bound,
 void QuotaManager::sweep(int64_t now_ms) {
   const int64_t idle = window_.window_ms * window_.samples;
   std::erase_if(rates_, [&](const auto& entry) { return now_ms - entry.second.last_record_ms() > idle; });
+  // A bucket idle that long has refilled to its burst: dropping it changes nothing.
+  std::erase_if(buckets_, [&](const auto& entry) { return now_ms - entry.second.updated_ms > idle; });
+}
+
+QuotaManager::TokenBucket& QuotaManager::bucket(const QuotaEntity& entity, double rate, int64_t now_ms) {
+  const double burst = rate * static_cast<double>(window_.samples) * static_cast<double>(window_.window_ms) / 1000.0;
+  auto it = buckets_.find(entity);
+  if (it == buckets_.end()) {
+    if (buckets_.size() >= kMaxRates) sweep(now_ms);
+    it = buckets_.emplace(entity, TokenBucket{burst, now_ms}).first;
+  }
+  TokenBucket& b = it->second;
+  b.tokens = std::min(burst, b.tokens + rate * static_cast<double>(now_ms - b.updated_ms) / 1000.0);
+  b.updated_ms = now_ms;
+  return b;
+}
+
+bool QuotaManager::record_mutation(std::string_view user, std::string_view client_id, int64_t partitions,
+                                   bool strict) {
+  if (!quotas_.any(kControllerMutationRate)) return true;
+  QuotaEntity entity;
+  auto rate = quotas_.bound(kControllerMutationRate, user, client_id, &entity);
+  if (!rate) return true;
+  std::lock_guard lock(mu_);
+  TokenBucket& b = bucket(entity, *rate, now_ms());
+  if (strict && b.tokens < 0) return false;
+  b.tokens -= static_cast<double>(partitions);
+  return true;
+}
+
+int32_t QuotaManager::mutation_throttle_ms(std::string_view user, std::string_view client_id) {
+  if (!quotas_.any(kControllerMutationRate)) return 0;
+  QuotaEntity entity;
+  auto rate = quotas_.bound(kControllerMutationRate, user, client_id, &entity);
+  if (!rate) return 0;
+  std::lock_guard lock(mu_);
+  const TokenBucket& b = bucket(entity, *rate, now_ms());
+  if (b.tokens >= 0) return 0;
+  return static_cast<int32_t>(std::clamp<double>(std::ceil(-b.tokens / *rate * 1000.0), 1, INT32_MAX));
 }
 
 size_t QuotaManager::rates() const {

@@ -10,6 +10,11 @@
 // entity the bound was found on (ClientQuotas::bound's `matched`): a user's quota is
 // shared by all of that user's client ids, a default quota is per user or client id.
 //
+// controller_mutation_rate (KIP-599) is a token bucket instead: tokens (partitions
+// created, added or deleted) accumulate at the bound per second up to a burst of
+// bound * samples * window, starting full; a mutation takes its partitions out and may
+// leave the bucket in debt; the throttle is the time the debt takes to be repaid.
+//
 // Threading: any thread. With no quota of a kind set, recording it takes no lock (an
 // atomic check); otherwise one mutex per manager, held for a map lookup and a few
 // additions. Rates idle for a whole window are dropped once the table grows past
@@ -59,7 +64,7 @@ struct QuotaWindow {
 
 class QuotaManager {
  public:
-  enum class Kind { kProduce, kFetch, kRequest, kConnection };
+  enum class Kind { kProduce, kFetch, kRequest, kConnection, kControllerMutation };
   QuotaManager(const ClientQuotas& quotas, QuotaWindow window);
 
   // Records a produce request's bytes; the throttle time in ms, 0 within the quota.
@@ -80,6 +85,15 @@ class QuotaManager {
   // connection_creation_rate (not counted: the connection is to be closed after that long).
   int32_t record_connection(std::string_view ip);
 
+  // A topic mutation of `partitions` (CreateTopics, CreatePartitions, DeleteTopics)
+  // against controller_mutation_rate. Strict (CreateTopics v6+, CreatePartitions v3+,
+  // DeleteTopics v5+: the versions that can carry THROTTLING_QUOTA_EXCEEDED): refused
+  // (false, nothing taken) while the client's bucket is in debt. Otherwise admitted
+  // and taken out, whatever the debt it leaves.
+  bool record_mutation(std::string_view user, std::string_view client_id, int64_t partitions, bool strict);
+  // The ms until the client's bucket is out of debt (0: not in debt, or no quota).
+  int32_t mutation_throttle_ms(std::string_view user, std::string_view client_id);
+
   // How many distinct rates are held (for tests and the bound).
   size_t rates() const;
   static constexpr size_t kMaxRates = 100000;
@@ -98,6 +112,13 @@ class QuotaManager {
   const QuotaWindow window_;
   mutable std::mutex mu_;
   std::map<std::pair<Kind, QuotaEntity>, QuotaRate> rates_;  // GUARDED_BY(mu_)
+  struct TokenBucket {
+    double tokens = 0;
+    int64_t updated_ms = 0;
+  };
+  // The bucket of `entity` refilled to now at `rate`, created full. REQUIRES: mu_ held.
+  TokenBucket& bucket(const QuotaEntity& entity, double rate, int64_t now_ms);
+  std::map<QuotaEntity, TokenBucket> buckets_;  // GUARDED_BY(mu_): controller_mutation_rate
 };
 
 // "User:alice" -> "alice": the name Kafka's quotas match a user entity against.

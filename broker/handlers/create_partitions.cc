@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/mutation_quota.h"
 
 namespace rokka::broker {
 
@@ -28,9 +29,9 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
       out.error_message = "not authorized to alter the topic";
       continue;
     }
+    const TopicPtr topic = svc.topics->find(t.name);
+    const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
     if (t.assignments) {
-      const TopicPtr topic = svc.topics->find(t.name);
-      const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
       bool bad = static_cast<int32_t>(t.assignments->size()) != t.count - have;
       for (const auto& a : *t.assignments)
         bad = bad || a.broker_ids.size() != 1 || a.broker_ids[0] != svc.config.broker_id;
@@ -39,6 +40,12 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
         out.error_message = "each new partition must be assigned to broker " + std::to_string(svc.config.broker_id);
         continue;
       }
+    }
+    // The partitions it adds are charged (a count that adds none fails below, uncharged).
+    if (topic && t.count > have && !admit_mutation(ctx, t.count - have, /*strict=*/ctx.version() >= 3)) {
+      out.error_code = code(ErrorCode::kThrottlingQuotaExceeded);
+      out.error_message = kThrottlingQuotaExceededMessage;
+      continue;
     }
     todo.push_back(resp.results.size() - 1);
   }
@@ -51,7 +58,10 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
     resp.results[todo[i]].error_code = code(results[i].code);
     resp.results[todo[i]].error_message = results[i].message;
   }
-  co_return make_response(resp, ctx.version());
+  resp.throttle_time_ms = mutation_throttle(ctx);
+  Response r = make_response(resp, ctx.version());
+  r.throttle_ms = resp.throttle_time_ms;
+  co_return r;
 }
 
 }  // namespace rokka::broker

@@ -6,6 +6,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/mutation_quota.h"
 
 namespace rokka::broker {
 
@@ -101,6 +102,12 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
       configs[std::string(c.name)] = std::string(*c.value);
     }
     if (bad_config) continue;
+    // Charged before it is created, as Kafka's controller does; a name already taken
+    // fails in create() below and is not charged.
+    if (!svc.topics->find(t.name) && !admit_mutation(ctx, partitions, /*strict=*/v >= 6)) {
+      fail(ErrorCode::kThrottlingQuotaExceeded, kThrottlingQuotaExceededMessage);
+      continue;
+    }
     out.num_partitions = partitions;
     out.replication_factor = 1;
     pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs)});
@@ -137,7 +144,10 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
       out.configs = std::move(configs);
     }
   }
-  co_return make_response(resp, v);
+  resp.throttle_time_ms = mutation_throttle(ctx);
+  Response r = make_response(resp, v);
+  r.throttle_ms = resp.throttle_time_ms;
+  co_return r;
 }
 
 #pragma GCC diagnostic pop

@@ -19,6 +19,9 @@
 #include <vector>
 
 #include "protocol/messages/client_quotas.h"
+#include "protocol/messages/create_partitions.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/delete_topics.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/metadata.h"
 #include "tests/testutil/broker_fixture.h"
@@ -444,6 +447,83 @@ TEST(ClientQuotasHostileTest, HugeCountsAndTruncatedBodiesCloseTheConnection) {
   }
   WireClient c(b.port());  // still serving
   EXPECT_TRUE(c.call<DescribeClientQuotasResponse>(DescribeClientQuotasRequest{}, 1));
+}
+
+// controller_mutation_rate (KIP-599): the client's partition mutations drain a token
+// bucket of rate x 11 windows; at the strict versions a topic met by a bucket in debt
+// gets THROTTLING_QUOTA_EXCEEDED and is left alone, older versions only throttle.
+// Each request goes on a new connection: a throttled one is muted.
+TEST(ClientQuotasApiTest, ControllerMutationRateRefusesTopicsOnceTheBucketIsInDebt) {
+  InProcessBroker b;
+  {
+    WireClient admin(b.port());
+    // 1 partition a second for client id "test" (WireClient's): a burst of 11.
+    const auto set = alter(admin, {{{{"client-id", "test"}}, {{"controller_mutation_rate", 1, false}}}});
+    ASSERT_EQ(set.size(), 1u);
+    ASSERT_EQ(set[0].error_code, kNone);
+  }
+  const auto create = [&](const std::string& name, int32_t partitions, int16_t version) {
+    protocol::CreateTopicsRequest req;
+    req.topics.push_back({name, partitions, 1, {}, {}});
+    WireClient c(b.port());
+    auto resp = c.call<protocol::CreateTopicsResponse>(req, version);
+    EXPECT_TRUE(resp && resp->topics.size() == 1);
+    return resp ? *resp : protocol::CreateTopicsResponse{};
+  };
+  constexpr int16_t kThrottlingQuotaExceeded = 89;
+
+  // 10 of the 11: admitted, no debt.
+  auto r = create("first", 10, 7);
+  EXPECT_EQ(r.topics[0].error_code, kNone);
+  EXPECT_EQ(r.throttle_time_ms, 0);
+  // 60 more: admitted (the bucket was not in debt), leaving a debt of about 59 s.
+  r = create("second", 60, 7);
+  EXPECT_EQ(r.topics[0].error_code, kNone);
+  EXPECT_GT(r.throttle_time_ms, 30000);
+  EXPECT_LE(r.throttle_time_ms, 60000);
+  // In debt: refused, not created, throttled.
+  r = create("third", 1, 7);
+  EXPECT_EQ(r.topics[0].error_code, kThrottlingQuotaExceeded);
+  EXPECT_EQ(r.topics[0].error_message.value_or(""), "The throttling quota has been exceeded.");
+  EXPECT_GT(r.throttle_time_ms, 30000);
+  EXPECT_FALSE(b.broker().services().topics->find("third"));
+  // Before v6 the same is admitted and only throttled.
+  r = create("fourth", 1, 5);
+  EXPECT_EQ(r.topics[0].error_code, kNone);
+  EXPECT_GT(r.throttle_time_ms, 30000);
+  EXPECT_TRUE(b.broker().services().topics->find("fourth"));
+
+  // CreatePartitions v3 and DeleteTopics v6 are refused the same way, and change nothing.
+  {
+    protocol::CreatePartitionsRequest req;
+    req.topics.push_back({"first", 12, std::nullopt});
+    WireClient c(b.port());
+    auto resp = c.call<protocol::CreatePartitionsResponse>(req, 3);
+    ASSERT_TRUE(resp && resp->results.size() == 1);
+    EXPECT_EQ(resp->results[0].error_code, kThrottlingQuotaExceeded);
+    EXPECT_GT(resp->throttle_time_ms, 30000);
+    EXPECT_EQ(b.broker().services().topics->find("first")->partitions.size(), 10u);
+  }
+  {
+    protocol::DeleteTopicsRequest req;
+    req.topics.push_back({std::string_view("first"), protocol::Uuid{}});
+    WireClient c(b.port());
+    auto resp = c.call<protocol::DeleteTopicsResponse>(req, 6);
+    ASSERT_TRUE(resp && resp->responses.size() == 1);
+    EXPECT_EQ(resp->responses[0].error_code, kThrottlingQuotaExceeded);
+    EXPECT_TRUE(b.broker().services().topics->find("first"));
+  }
+  // Another client id has no quota: not charged, not throttled.
+  {
+    protocol::CreateTopicsRequest req;
+    req.topics.push_back({"other-client", 5, 1, {}, {}});
+    WireClient c(b.port());
+    c.send_raw(WireClient::frame(protocol::ApiKey::kCreateTopics, 7, 1, protocol::encode_to_bytes(req, 7), "other"));
+    auto resp = c.receive<protocol::CreateTopicsResponse>(7, 1);
+    ASSERT_TRUE(resp && resp->topics.size() == 1);
+    EXPECT_EQ(resp->topics[0].error_code, kNone);
+    EXPECT_EQ(resp->throttle_time_ms, 0);
+  }
 }
 
 }  // namespace
