@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -132,20 +133,30 @@ std::shared_ptr<const ListenerSecurity> ListenerSecurityTable::current(size_t li
   return entries_.at(listener).security;
 }
 
-std::string ListenerSecurityTable::validate(const std::map<std::string, std::string>& broker_values) const {
+bool ListenerSecurityTable::names_listener(size_t i, const std::vector<std::string>& named) const {
+  const std::string prefix = "listener.name." + security::ascii_lower(config_.listeners[i].name) + ".";
+  return std::any_of(named.begin(), named.end(), [&](const std::string& key) {
+    return is_security_key(key) && (!key.starts_with("listener.name.") || key.starts_with(prefix));
+  });
+}
+
+std::string ListenerSecurityTable::validate(const std::map<std::string, std::string>& broker_values,
+                                            const std::vector<std::string>& named) const {
   const security::ConfigMap settings = settings_with(broker_values);
   for (size_t i = 0; i < config_.listeners.size(); ++i) {
+    if (!names_listener(i, named)) continue;
     auto next = rebuilt(i, settings);
     if (!next.ok()) return next.status().message();
   }
   return {};
 }
 
-int ListenerSecurityTable::reload() {
+int ListenerSecurityTable::reload(const std::vector<std::string>& named) {
   const security::ConfigMap settings =
       settings_with(dynamic_ ? dynamic_->values(DynamicScope::kBroker) : std::map<std::string, std::string>{});
   int swapped = 0;
   for (size_t i = 0; i < config_.listeners.size(); ++i) {
+    if (!names_listener(i, named)) continue;
     auto next = rebuilt(i, settings);
     if (!next.ok()) {
       broker_log().error("listener security not reloaded, the old one stays: {}", next.status().message());

@@ -6,11 +6,13 @@
 // message naming its key.
 //
 // ListenerSecurityTable keeps every listener's current one. As Kafka reconfigures
-// a listener's SslFactory, an AlterConfigs of this broker's keys (e.g.
-// listener.name.ssl.ssl.keystore.location) rebuilds the listeners it changes, and
-// so does an AlterConfigs naming a keystore or truststore file rewritten in place
-// (its modification time or size moved): new connections take the new one, live
-// connections keep the one they were accepted with and are not dropped.
+// a listener's SslFactory, an AlterConfigs of this broker naming a listener's keys
+// (e.g. listener.name.ssl.ssl.keystore.location, or a bare ssl.* key for every
+// listener) rebuilds it when its settings changed or a keystore or truststore file
+// it reads was rewritten in place (modification time or size moved; the same value
+// named again reloads the file): new connections take the new one, live
+// connections keep the one they were accepted with and are not dropped. Listeners
+// the change does not name are left alone.
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
@@ -63,12 +65,14 @@ class ListenerSecurityTable {
   // build, and a TLS listener's new certificate must keep its subject and
   // alternative names (security::keystore_change_error). An error message naming
   // the listener, or empty.
-  std::string validate(const std::map<std::string, std::string>& broker_values) const;
+  // `named`: the keys the change names.
+  std::string validate(const std::map<std::string, std::string>& broker_values,
+                       const std::vector<std::string>& named) const;
 
   // After a change is stored: rebuilds the listeners whose settings or files
   // changed and swaps them in. A listener that no longer builds keeps its old
   // security (logged). Returns how many were swapped.
-  int reload();
+  int reload(const std::vector<std::string>& named);
 
  private:
   // A key or trust store file as last read: its path, modification time and size.
@@ -84,6 +88,8 @@ class ListenerSecurityTable {
     std::vector<FileStamp> files;
   };
 
+  // Whether one of `named` is a security key listener `i` reads (bare, or with its prefix).
+  bool names_listener(size_t i, const std::vector<std::string>& named) const;
   security::ConfigMap settings_with(const std::map<std::string, std::string>& broker_values) const;
   static std::vector<FileStamp> stamps(const security::ConfigMap& listener_settings);
   // Entry `i` rebuilt from `settings` (all of them), if its inputs moved: nullopt

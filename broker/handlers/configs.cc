@@ -213,6 +213,18 @@ std::map<std::string, std::string> replace_or_merge(std::map<std::string, std::s
   return values;
 }
 
+// The keys a change to `scope` names: its own, and for AlterConfigs (which replaces the
+// scope's values) every key it removes by leaving it out.
+std::vector<std::string> changed_keys(const Services& svc, DynamicScope scope, const Changes& changes,
+                                      bool incremental) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : changes) out.push_back(name);
+  if (!incremental)
+    for (const auto& [name, value] : svc.dynamic_config->values(scope))
+      if (!changes.contains(name)) out.push_back(name);
+  return out;
+}
+
 // A change to a BROKER resource: the named scope, Kafka's validation, then (unless
 // validate_only) stored durably. AlterConfigs (incremental=false) replaces the scope's values.
 void alter_broker(Services& svc, std::string_view name, Changes changes, bool incremental, bool validate_only,
@@ -225,7 +237,7 @@ void alter_broker(Services& svc, std::string_view name, Changes changes, bool in
   if (*scope == DynamicScope::kBroker && svc.listener_security) {
     // As Kafka validates a reconfigured SslFactory: the listeners must build with the change.
     std::map<std::string, std::string> next = replace_or_merge(svc.dynamic_config->values(*scope), changes, !incremental);
-    if (std::string err = svc.listener_security->validate(next); !err.empty())
+    if (std::string err = svc.listener_security->validate(next, changed_keys(svc, *scope, changes, incremental)); !err.empty())
       return done({ErrorCode::kInvalidRequest, "Invalid config value for resource ConfigResource(type=BROKER, name='" +
                                                    std::string(name) + "'): " + err});
   }
@@ -258,6 +270,14 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
       o.error_message = "unsupported resource type " + std::to_string(resources[i].resource_type);
     }
   }
+  std::vector<std::vector<std::string>> named(resources.size());
+  for (size_t i : todo) {
+    TopicError ignored;
+    const auto scope = resources[i].resource_type == kBrokerResource
+                           ? broker_scope(svc, resources[i].resource_name, &ignored)
+                           : std::nullopt;
+    if (scope) named[i] = changed_keys(svc, *scope, changes[i], incremental);
+  }
   auto results = co_await await_all<TopicError>(todo.size(), [&](size_t j, std::function<void(TopicError)> done) {
     const size_t i = todo[j];
     if (resources[i].resource_type == kTopicResource) {
@@ -266,10 +286,11 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
       alter_broker(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
     }
   });
-  bool broker_changed = false;
+  std::vector<std::string> broker_keys;  // named by the broker changes stored
   for (size_t j = 0; j < todo.size(); ++j) {
     if (results[j].ok()) {
-      broker_changed |= resources[todo[j]].resource_type == kBrokerResource;
+      if (resources[todo[j]].resource_type == kBrokerResource)
+        broker_keys.insert(broker_keys.end(), named[todo[j]].begin(), named[todo[j]].end());
       continue;
     }
     out[todo[j]].error_code = code(results[j].code);
@@ -277,7 +298,7 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
   }
   // Stored: the listeners it changes (or whose key and trust store files were
   // rewritten since they were read) take it for their new connections.
-  if (broker_changed && !validate_only && svc.listener_security) svc.listener_security->reload();
+  if (!broker_keys.empty() && !validate_only && svc.listener_security) svc.listener_security->reload(broker_keys);
 }
 
 // APPEND (op 2) or SUBTRACT (op 3) of `value` to the comma-separated list `current`;

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "protocol/messages/alter_configs.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "tests/security/test_pki.h"
 #include "tests/testutil/kafka_admin.h"
@@ -164,9 +165,29 @@ TEST_F(TlsReloadTest, AKeystoreFileRewrittenInPlaceIsReadAgainOnAlterConfigs) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   keystore("first.pem", renewed);
   EXPECT_TRUE(connect()->served(first_));  // nothing reads the file until asked to
-  const auto [err, message] = set_broker_config(kKeystoreKey, first_file_);
+  // A change that names no key of the listener leaves it alone.
+  auto [err, message] = set_broker_config("max.connections", "1000");
+  ASSERT_EQ(err, 0) << message;
+  EXPECT_TRUE(connect()->served(first_));
+  std::tie(err, message) = set_broker_config(kKeystoreKey, first_file_);
   ASSERT_EQ(err, 0) << message;
   EXPECT_TRUE(connect()->served(renewed));
+}
+
+TEST_F(TlsReloadTest, AlterConfigsLeavingTheKeyOutGoesBackToServerProperties) {
+  const TestCert second = make_cert({{"O", "rokka-test"}, {"CN", "localhost"}}, &ca_, false);
+  auto [err, message] = set_broker_config(kKeystoreKey, keystore("second.pem", second));
+  ASSERT_EQ(err, 0) << message;
+  ASSERT_TRUE(connect()->served(second));
+  // AlterConfigs (not incremental) replaces this broker's dynamic configs: without the
+  // keystore key the listener is back on server.properties' keystore.
+  protocol::AlterConfigsRequest req;
+  req.resources.push_back({4, "0", {{"max.connections", std::string_view("1000")}}});
+  testutil::WireClient c(broker_->port());
+  auto resp = c.call<protocol::AlterConfigsResponse>(req, 1);
+  ASSERT_TRUE(resp && resp->responses.size() == 1);
+  ASSERT_EQ(resp->responses[0].error_code, 0) << resp->responses[0].error_message.value_or("");
+  EXPECT_TRUE(connect()->served(first_));
 }
 
 TEST_F(TlsReloadTest, AnIncompatibleOrBrokenKeystoreIsRefusedAndChangesNothing) {
