@@ -75,15 +75,19 @@ std::vector<std::byte> Connection::frame(protocol::ApiKey key, int16_t version, 
                                          const protocol::Writer& body_writer) {
   protocol::Writer w;
   const auto mark = w.reserve_int32();
+  encode_header(w, key, version, correlation_id);
+  w.write_raw(body_writer.owned());
+  w.patch_length(mark);
+  return std::move(w).take();
+}
+
+void Connection::encode_header(protocol::Writer& w, protocol::ApiKey key, int16_t version, int32_t correlation_id) {
   protocol::RequestHeader h;
   h.api_key = static_cast<int16_t>(key);
   h.api_version = version;
   h.correlation_id = correlation_id;
   h.client_id = "wiregen";
   protocol::encode_request_header(w, h);
-  w.write_raw(body_writer.owned());
-  w.patch_length(mark);
-  return std::move(w).take();
 }
 
 void Connection::queue(std::vector<std::byte> frame) {

@@ -43,12 +43,17 @@ class Connection {
   static std::vector<std::byte> frame(protocol::ApiKey key, int16_t version, int32_t correlation_id,
                                       const protocol::Writer& body_writer);
 
+  // The same, encoding `req` straight behind the header (no copy of the body).
   template <typename Req>
   std::vector<std::byte> make_frame(const Req& req, int16_t version, int32_t correlation_id) const {
-    protocol::Writer body;
-    protocol::encode(req, body, version);
-    return frame(Req::kApiKey, version, correlation_id, body);
+    protocol::Writer w;
+    const auto mark = w.reserve_int32();
+    encode_header(w, Req::kApiKey, version, correlation_id);
+    protocol::encode(req, w, version);
+    w.patch_length(mark);
+    return std::move(w).take();
   }
+  static void encode_header(protocol::Writer& w, protocol::ApiKey key, int16_t version, int32_t correlation_id);
 
   // Sends `req` and waits (at most timeout_ms) for the response with the same correlation
   // id; nullopt with error() set otherwise. Only when nothing is pipelined. Views in the

@@ -353,6 +353,14 @@ void put_be(std::byte* p, uint64_t v, int n) {
   for (int i = n - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);
 }
 
+// Bytes of a zig-zag varint.
+int32_t varint_size(int32_t v) {
+  uint32_t z = (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31);
+  int32_t n = 1;
+  for (; z >= 0x80; z >>= 7) ++n;
+  return n;
+}
+
 struct SentBatch {
   uint32_t slot = 0;      // index into the connection's slots
   int32_t records = 0;
@@ -504,17 +512,17 @@ class ProduceWorker {
       put_be(value.data() + 16, static_cast<uint64_t>(seq), 8);
       char key[9];
       std::snprintf(key, sizeof key, "%08x", static_cast<unsigned>((static_cast<uint64_t>(s.partition) << 20) ^ seq));
-      protocol::Writer body;  // attributes .. headers
-      body.write_int8(0);
-      body.write_varlong(0);
-      body.write_varint(i);
-      body.write_varint(8);
-      body.write_raw(protocol::as_bytes(std::string_view(key, 8)));
-      body.write_varint(static_cast<int32_t>(value.size()));
-      body.write_raw(value);
-      body.write_varint(0);
-      w.write_varint(static_cast<int32_t>(body.size()));
-      w.write_raw(body.owned());
+      // Length, then attributes, timestamp delta, offset delta, key, value, no headers.
+      const int32_t vsize = static_cast<int32_t>(value.size());
+      w.write_varint(1 + 1 + varint_size(i) + 1 + 8 + varint_size(vsize) + vsize + 1);
+      w.write_int8(0);
+      w.write_varlong(0);
+      w.write_varint(i);
+      w.write_varint(8);
+      w.write_raw(protocol::as_bytes(std::string_view(key, 8)));
+      w.write_varint(vsize);
+      w.write_raw(value);
+      w.write_varint(0);
     }
     w.patch_length(length);
     std::vector<std::byte> batch = std::move(w).take();
