@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/loadgen/consumer_worker.h"
+#include "bench/loadgen/json_figures.h"
 #include "bench/loadgen/json_line.h"
 #include "bench/loadgen/kafka.h"
 #include "bench/loadgen/options.h"
@@ -30,7 +31,6 @@ uint32_t new_run_id() {
   return id;
 }
 
-double to_ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // glibc hands freed memory back to the kernel: a heap's free top once it passes the trim
 // threshold, and every block above the mmap threshold as soon as it is freed. On a VM that
@@ -66,24 +66,6 @@ void add_config(JsonLine& json, const LoadgenOptions& o, int64_t partitions) {
       .add("rate_target", o.rate)
       .add("count_target", o.count)
       .add("duration_target_s", o.count > 0 ? 0.0 : o.duration_s);
-}
-
-// msgs, bytes and rates over [start_ns, the last counted message].
-void add_throughput(JsonLine& json, const RunStats& stats, uint64_t start_ns) {
-  const double elapsed_s = stats.last_ns > start_ns ? static_cast<double>(stats.last_ns - start_ns) / 1e9 : 0;
-  json.add("msgs", stats.msgs)
-      .add("bytes", stats.bytes)
-      .add("elapsed_s", elapsed_s)
-      .add("msgs_per_s", elapsed_s > 0 ? static_cast<double>(stats.msgs) / elapsed_s : 0.0)
-      .add("mb_per_s", elapsed_s > 0 ? static_cast<double>(stats.bytes) / 1e6 / elapsed_s : 0.0);
-}
-
-void add_latency(JsonLine& json, const std::string& prefix, const LatencyHistogram& h) {
-  json.add(prefix + "_count", h.count())
-      .add(prefix + "_p50_ms", to_ms(h.percentile(0.50)))
-      .add(prefix + "_p99_ms", to_ms(h.percentile(0.99)))
-      .add(prefix + "_p999_ms", to_ms(h.percentile(0.999)))
-      .add(prefix + "_max_ms", to_ms(h.max()));
 }
 
 // Prints the line with the errors and this process's CPU and peak RSS appended.

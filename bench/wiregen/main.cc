@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/loadgen/json_figures.h"
 #include "bench/loadgen/json_line.h"
 #include "bench/loadgen/run_stats.h"
 #include "bench/wiregen/connection.h"
@@ -219,7 +220,6 @@ bool split_host_port(const std::string& hp, std::string* host, int* port) {
   return true;
 }
 
-double to_ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 int64_t wall_ms() {
   timespec ts{};
@@ -672,23 +672,6 @@ class ProduceWorker {
   uint64_t requests_ = 0;
   RunStats stats_;
 };
-
-void add_throughput(JsonLine& json, const RunStats& stats, uint64_t start_ns) {
-  const double elapsed_s = stats.last_ns > start_ns ? static_cast<double>(stats.last_ns - start_ns) / 1e9 : 0;
-  json.add("msgs", stats.msgs)
-      .add("bytes", stats.bytes)
-      .add("elapsed_s", elapsed_s)
-      .add("msgs_per_s", elapsed_s > 0 ? static_cast<double>(stats.msgs) / elapsed_s : 0.0)
-      .add("mb_per_s", elapsed_s > 0 ? static_cast<double>(stats.bytes) / 1e6 / elapsed_s : 0.0);
-}
-
-void add_latency(JsonLine& json, const std::string& prefix, const LatencyHistogram& h) {
-  json.add(prefix + "_count", h.count())
-      .add(prefix + "_p50_ms", to_ms(h.percentile(0.50)))
-      .add(prefix + "_p99_ms", to_ms(h.percentile(0.99)))
-      .add(prefix + "_p999_ms", to_ms(h.percentile(0.999)))
-      .add(prefix + "_max_ms", to_ms(h.max()));
-}
 
 // The connections: per leader, connections_per_broker of them, each with a share of its
 // partitions (round robin) and of the rate and count in proportion.
