@@ -257,16 +257,7 @@ class OAuthBearerTest : public ::testing::Test {
   // (it was let in). `text` gets the error's message.
   RdKafka::ErrorCode first_client_error(std::map<std::string, std::string> settings, StaticToken* token,
                                         std::string* text) {
-    struct Errors : RdKafka::EventCb {
-      void event_cb(RdKafka::Event& e) override {
-        if (e.type() == RdKafka::Event::EVENT_ERROR && first == RdKafka::ERR_NO_ERROR) {
-          first = e.err();
-          message = e.str();
-        }
-      }
-      RdKafka::ErrorCode first = RdKafka::ERR_NO_ERROR;
-      std::string message;
-    } errors;
+    testutil::FirstErrorEvent errors;
     auto c = conf(settings, token);
     std::string err;
     c->set("event_cb", &errors, err);

@@ -155,16 +155,7 @@ class SecurityTest : public ::testing::Test {
   // The first error a client with `settings` reports while it tries to reach the broker.
   RdKafka::ErrorCode first_client_error(const std::string& bootstrap, std::map<std::string, std::string> settings,
                                         std::string* text = nullptr) {
-    struct Errors : RdKafka::EventCb {
-      void event_cb(RdKafka::Event& e) override {
-        if (e.type() == RdKafka::Event::EVENT_ERROR && first == RdKafka::ERR_NO_ERROR) {
-          first = e.err();
-          message = e.str();
-        }
-      }
-      RdKafka::ErrorCode first = RdKafka::ERR_NO_ERROR;
-      std::string message;
-    } errors;
+    testutil::FirstErrorEvent errors;
     settings["bootstrap.servers"] = bootstrap;
     auto conf = testutil::make_conf(settings);
     std::string err;

@@ -87,6 +87,18 @@ class TestProducer {
   std::unique_ptr<RdKafka::Producer> producer_;
 };
 
+// The first error event a client reports (set as its event_cb), and its text.
+struct FirstErrorEvent : RdKafka::EventCb {
+  void event_cb(RdKafka::Event& e) override {
+    if (e.type() == RdKafka::Event::EVENT_ERROR && first == RdKafka::ERR_NO_ERROR) {
+      first = e.err();
+      message = e.str();
+    }
+  }
+  RdKafka::ErrorCode first = RdKafka::ERR_NO_ERROR;
+  std::string message;
+};
+
 struct Consumed {
   int32_t partition = -1;
   int64_t offset = -1;
