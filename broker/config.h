@@ -89,7 +89,7 @@ struct BrokerConfig {
   // The TLS and SASL settings as given (ssl.*, sasl.*, <mechanism>.sasl.jaas.config,
   // connections.max.reauth.ms and their listener.name.<l>. forms): read per
   // listener by broker/listener_security.cc with security/'s parsers, never
-  // logged or reported (they hold passwords and keys).
+  // logged (they hold passwords and keys); DescribeConfigs masks the secrets.
   std::map<std::string, std::string, std::less<>> security_settings;
 
   std::string log_level;  // rokka.log.level

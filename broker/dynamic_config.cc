@@ -120,7 +120,8 @@ bool DynamicBrokerConfig::is_list(std::string_view name) {
 }
 
 bool DynamicBrokerConfig::is_sensitive(std::string_view name) {
-  return name.ends_with(".password") || name.ends_with("sasl.jaas.config") || name.ends_with("ssl.keystore.key");
+  return name.ends_with(".password") || name.ends_with("sasl.jaas.config") || name.ends_with("ssl.keystore.key") ||
+         name.ends_with("ssl.keystore.certificate.chain") || name.ends_with("ssl.truststore.certificates");
 }
 
 std::string DynamicBrokerConfig::prefix(DynamicScope scope) const {

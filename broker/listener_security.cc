@@ -31,7 +31,17 @@ storage::Result<std::shared_ptr<const ListenerSecurity>> build_listener_security
     return storage::Status::invalid_argument("listener " + listener.name + " (" + listener.security_protocol +
                                              "): " + message);
   };
-  const security::ConfigMap settings = security::listener_config(all, listener.name);
+  security::ConfigMap settings = security::listener_config(all, listener.name);
+  if (listener.security_protocol == "SASL_SSL") {
+    // KIP-684: a SASL_SSL listener asks for client certificates only when its own
+    // listener.name.<l>.ssl.client.auth says so; the bare key is for SSL listeners.
+    const std::string own = "listener.name." + security::ascii_lower(listener.name) + ".ssl.client.auth";
+    if (auto v = security::config_value(all, own)) {
+      settings["ssl.client.auth"] = std::string(*v);
+    } else {
+      settings.erase("ssl.client.auth");
+    }
+  }
   auto out = std::make_shared<ListenerSecurity>();
   out->listener_name = listener.name;
   out->protocol = listener.security_protocol;

@@ -148,6 +148,19 @@ void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest
       shown.insert(cv.name);
       out.configs.push_back(broker_entry(req, v, cv.name, std::move(chain), cv.doc));
     }
+    // The TLS and SASL settings given (secrets with a null value, as Kafka shows its
+    // PASSWORD configs), and connections.max.reauth.ms, which clients read (KIP-368).
+    std::map<std::string, std::string> security(svc.config.security_settings.begin(),
+                                                svc.config.security_settings.end());
+    security.emplace("connections.max.reauth.ms", "0");  // Kafka's default, when not given
+    for (const auto& [name, value] : security) {
+      if (!wanted(res.configuration_keys, name)) continue;
+      const bool given = svc.config.security_settings.contains(name);
+      std::vector<Synonym> chain = dynamic_chain(name);
+      chain.push_back({name, value, given ? kStaticBrokerConfig : kDefaultConfig});
+      shown.insert(name);
+      out.configs.push_back(broker_entry(req, v, name, std::move(chain), {}));
+    }
   }
   std::set<std::string> others;
   for (const auto* values : {&per_broker, &defaults})

@@ -233,5 +233,40 @@ TEST_F(BrokerConfigsApiTest, ConnectionsPerAddressLimitChangesLive) {
   EXPECT_TRUE(fourth.receive<protocol::ApiVersionsResponse>(3, 2));
 }
 
+// The TLS and SASL settings are described too (KIP-368's clients read
+// connections.max.reauth.ms), secrets with a null value.
+TEST(BrokerSecurityConfigsTest, SecuritySettingsAreDescribedSecretsMasked) {
+  {
+    InProcessBroker plain;
+    WireClient c(plain.port());
+    protocol::DescribeConfigsRequest req;
+    req.resources.push_back({kBroker, "0", std::nullopt});
+    auto resp = c.call<protocol::DescribeConfigsResponse>(req, 4);
+    ASSERT_TRUE(resp);
+    std::map<std::string, Entry> configs;
+    for (auto& e : resp->results.at(0).configs) configs[e.name] = e;
+    ASSERT_TRUE(configs.contains("connections.max.reauth.ms"));
+    EXPECT_EQ(configs["connections.max.reauth.ms"].value, "0");
+    EXPECT_EQ(configs["connections.max.reauth.ms"].config_source, kDefault);
+  }
+  InProcessBroker b{{{"connections.max.reauth.ms", "10000"},
+                     {"listener.name.plaintext.plain.sasl.jaas.config",
+                      "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"secret\";"},
+                     {"ssl.keystore.location", "/etc/rokka/broker.pem"}}};
+  WireClient c(b.port());
+  protocol::DescribeConfigsRequest req;
+  req.resources.push_back({kBroker, "0", std::nullopt});
+  auto resp = c.call<protocol::DescribeConfigsResponse>(req, 4);
+  ASSERT_TRUE(resp);
+  std::map<std::string, Entry> configs;
+  for (auto& e : resp->results.at(0).configs) configs[e.name] = e;
+  EXPECT_EQ(configs["connections.max.reauth.ms"].value, "10000");
+  EXPECT_EQ(configs["connections.max.reauth.ms"].config_source, kStatic);
+  EXPECT_EQ(configs["ssl.keystore.location"].value, "/etc/rokka/broker.pem");
+  ASSERT_TRUE(configs.contains("listener.name.plaintext.plain.sasl.jaas.config"));
+  EXPECT_TRUE(configs["listener.name.plaintext.plain.sasl.jaas.config"].is_sensitive);
+  EXPECT_FALSE(configs["listener.name.plaintext.plain.sasl.jaas.config"].value.has_value());
+}
+
 }  // namespace
 }  // namespace rokka
