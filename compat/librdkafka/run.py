@@ -203,12 +203,16 @@ class Broker:
         self.scenario, self.security = scenario, sec
         self.log_path = self.work / f"broker-{self.starts}-{scenario}{'-' + sec if sec else ''}.log"
         with open(self.log_path, "w") as log:  # the child keeps its own copy of the descriptor
-            if self.path == "mock":
-                if sec:
-                    raise BrokerError(f"the mock broker has no {sec} listener")
-                self._start_mock(log)
-            else:
-                self._start_rokka(log, scenario, sec)
+            try:
+                if self.path == "mock":
+                    if sec:
+                        raise BrokerError(f"the mock broker has no {sec} listener")
+                    self._start_mock(log)
+                else:
+                    self._start_rokka(log, scenario, sec)
+            except BrokerError:
+                self.stop()  # half set up (no SCRAM user, say): the next group starts afresh
+                raise
         print(f"== broker started ({scenario}{', ' + sec if sec else ''}): {self.bootstrap}, log {self.log_path}",
               flush=True)
 
