@@ -40,6 +40,13 @@ skip_subtests() {
     sed -i 's|bool has_acl_cli = test_broker_version|bool has_acl_cli = false /* rokka-compat: acl */ \&\& test_broker_version|' "$file"
     grep -q 'rokka-compat: acl' "$file" || { log "could not patch $file"; exit 1; }
   fi
+  file=$src/tests/0142-reauthentication.c  # 2.14.2 only
+  if [ -f "$file" ] && ! grep -q 'rokka-compat: replicas' "$file"; then
+    # do_test_consumer creates its topic with replication factor 3: one broker (Kafka's too)
+    # answers INVALID_REPLICATION_FACTOR. The other subtests create theirs with the default.
+    sed -i '/^void do_test_consumer(/,/SUB_TEST(/ s|SUB_TEST(.*);|&\n        SUB_TEST_SKIP("rokka-compat: replicas: replication factor 3\\n");|' "$file"
+    grep -q 'rokka-compat: replicas' "$file" || { log "could not patch $file"; exit 1; }
+  fi
 }
 
 stamp_of() {  # what the build depends on besides the (fixed) upstream source

@@ -20,9 +20,10 @@ readonly SRC_DIR=$COMPAT_DIR/librdkafka-$VERSION
 readonly APT_DIR=$COMPAT_DIR/apt-$DEB_SUITE
 readonly KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # What building tests/test-runner needs besides the features (see build.sh). rapidjson-dev
-# (headers only) lets 0053, 0110 check the statistics JSON instead of skipping.
+# (headers only) lets 0053, 0110 check the statistics JSON instead of skipping. openssl (the
+# program) is for run.py: its security scenarios make their keys and certificates with it.
 readonly BUILD_PACKAGES=(dpkg-dev build-essential cmake ninja-build liblz4-dev libzstd-dev zlib1g-dev rapidjson-dev
-  "${FEATURE_PACKAGES[@]}")
+  openssl "${FEATURE_PACKAGES[@]}")
 
 log() { echo "fetch: $*" >&2; }
 

@@ -14,6 +14,11 @@ is read from that process's summary table. Groups run one at a time (-p1), each 
 The broker is started once per scenario on a free 127.0.0.1 port with a fresh data dir and the
 config the suite assumes (Kafka defaults: topic auto-creation on, num.partitions=4), and restarted
 only when it has died. Tests flagged local need no broker and get none.
+
+A test named in the version's security.txt runs once per security scenario listed there
+(security.py: an SSL, SASL_PLAINTEXT or SASL_SSL listener beside the PLAINTEXT one, key material
+made with openssl in WORK/ssl, test.conf lines and SSL_* variables as trivup gives them); its
+rows say which, e.g. `0135_sasl_credentials [sasl_scram]`.
 """
 import argparse
 import dataclasses
@@ -27,6 +32,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import security
 
 HERE = Path(__file__).resolve().parent
 NUM_PARTITIONS = 4       # the suite's scenarios/default.json
@@ -49,6 +56,7 @@ class SuiteTest:
 @dataclasses.dataclass
 class Result:
     test: SuiteTest
+    security: str = ""    # the security scenario (security.py), "" = PLAINTEXT
     state: str = "FAIL"   # PASS / FAIL / SKIP
     seconds: float = 0.0
     detail: str = ""      # first failure line, or skip reason
@@ -162,8 +170,9 @@ def run_scenario(t):
     return "default" if "default" in scenarios else scenarios[0]
 
 
-def group_key(t):
-    return (run_scenario(t), t.number, t.local, t.known_issue)
+def group_key(t, sec=""):
+    """(suite scenario, security scenario, number, local, known issue): one test-runner process."""
+    return (run_scenario(t), "" if t.local else sec, t.number, t.local, t.known_issue)
 
 
 # ---------------------------------------------------------------- the broker
@@ -180,30 +189,49 @@ class Broker:
     def __init__(self, path, work, mock_path):
         self.path, self.work, self.mock_path = path, work, mock_path
         self.proc, self.scenario, self.bootstrap, self.starts = None, None, None, 0
+        self.security = ""        # security scenario name, "" = PLAINTEXT only
+        self.plaintext = None     # the PLAINTEXT listener (BROKERS: kafka-topics.sh, SCRAM users)
+        self.key_files = None     # security.make_key_material's files, made on first use
         self.log_path = None
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self, scenario):
+    def start(self, scenario, sec=""):
         self.stop()
         self.starts += 1
-        self.scenario = scenario
-        self.log_path = self.work / f"broker-{self.starts}-{scenario}.log"
+        self.scenario, self.security = scenario, sec
+        self.log_path = self.work / f"broker-{self.starts}-{scenario}{'-' + sec if sec else ''}.log"
         with open(self.log_path, "w") as log:  # the child keeps its own copy of the descriptor
-            if self.path == "mock":
-                self._start_mock(log)
-            else:
-                self._start_rokka(log, scenario)
-        print(f"== broker started ({scenario}): {self.bootstrap}, log {self.log_path}", flush=True)
+            try:
+                if self.path == "mock":
+                    if sec:
+                        raise BrokerError(f"the mock broker has no {sec} listener")
+                    self._start_mock(log)
+                else:
+                    self._start_rokka(log, scenario, sec)
+            except BrokerError:
+                self.stop()  # half set up (no SCRAM user, say): the next group starts afresh
+                raise
+        print(f"== broker started ({scenario}{', ' + sec if sec else ''}): {self.bootstrap}, log {self.log_path}",
+              flush=True)
 
-    def _start_rokka(self, log, scenario):
+    def _start_rokka(self, log, scenario, sec):
         port = free_port()
         data = self.work / f"data-{self.starts}"
         data.mkdir()
+        listeners = [f"PLAINTEXT://127.0.0.1:{port}"]
+        sec_overrides, test_port = {}, port
+        if sec:
+            s = security.SCENARIOS[sec]
+            if self.key_files is None:
+                self.key_files = security.make_key_material(self.work / "ssl")
+            test_port = free_port()
+            listeners.append(f"{security.listener_name(s)}://127.0.0.1:{test_port}")
+            sec_overrides = security.broker_overrides(s, self.key_files)
         overrides = {
-            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "listeners": ",".join(listeners),
+            "advertised.listeners": ",".join(listeners),
             "log.dirs": str(data),
             # The HTTP endpoints on a free port: a broker on the default 9644 must not stop this one.
             "rokka.http.listeners": "127.0.0.1:0",
@@ -216,12 +244,22 @@ class Broker:
             # group.initial.rebalance.delay.ms stays at Kafka's default (3000): with 0 the first
             # consumer of a group forms it alone and a second one forces a rebalance, which
             # tests such as 0089 and 0102 count as unexpected.
+            **sec_overrides,
         }
         cmd = [self.path]
         for k, v in overrides.items():
             cmd += ["--override", f"{k}={v}"]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.bootstrap = f"127.0.0.1:{port}"
+        self.bootstrap, self.plaintext = f"127.0.0.1:{test_port}", f"127.0.0.1:{port}"
+        for p in dict.fromkeys([port, test_port]):
+            self._wait_port(p)
+        if sec and security.SCENARIOS[sec].mechanism.startswith("SCRAM"):
+            try:  # as trivup adds its SCRAM users with kafka-configs.sh
+                security.create_scram_users("127.0.0.1", port)
+            except (OSError, RuntimeError) as e:
+                raise BrokerError(f"creating the SCRAM user failed: {e}")
+
+    def _wait_port(self, port):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -231,7 +269,7 @@ class Broker:
                 return
             except OSError:
                 time.sleep(0.2)
-        raise BrokerError(f"broker did not accept connections on {self.bootstrap} within 30s")
+        raise BrokerError(f"broker did not accept connections on 127.0.0.1:{port} within 30s")
 
     def _start_mock(self, log):
         self.proc = subprocess.Popen([str(self.mock_path), "1"], stdout=subprocess.PIPE, stderr=log,
@@ -239,7 +277,7 @@ class Broker:
         line = self.proc.stdout.readline().strip()
         if not line.startswith("bootstrap="):
             raise BrokerError(f"mock broker did not start: {line!r}")
-        self.bootstrap = line.split("=", 1)[1]
+        self.bootstrap = self.plaintext = line.split("=", 1)[1]
 
     def last_log_line(self):
         try:
@@ -305,8 +343,11 @@ def first_failure(text, name):
 def write_test_conf(path, broker, multiplier):
     lines = [f"test.timeout.multiplier={multiplier}"]
     if broker is not None:
-        lines += [f"bootstrap.servers={broker.bootstrap}", "broker.address.family=v4",
-                  "security.protocol=PLAINTEXT"]
+        lines += [f"bootstrap.servers={broker.bootstrap}", "broker.address.family=v4"]
+        if broker.security:
+            lines += security.test_conf_lines(security.SCENARIOS[broker.security], broker.key_files)
+        else:
+            lines.append("security.protocol=PLAINTEXT")
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -328,7 +369,8 @@ def runner_env(args):
     """test-runner's environment: ours less what would change the suite's behaviour (CI changes
     client settings such as request.timeout.ms), its own librdkafka first on the library path."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CI", "TESTS", "SUBTESTS", "TESTS_SKIP", "TEST_CONSUMER_GROUP_PROTOCOL")}
+           if k not in ("CI", "TESTS", "SUBTESTS", "TESTS_SKIP", "TEST_CONSUMER_GROUP_PROTOCOL")
+           and not k.startswith("SSL_")}
     build = args.runner.parent.parent
     env.update(LD_LIBRARY_PATH=":".join([str(build / "src"), str(build / "src-cpp")]
                                         + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else [])),
@@ -351,7 +393,7 @@ def check_library(args):
 
 
 def run_group(args, work, key, tests, broker, log_suffix=""):
-    scenario, number, local, known = key
+    scenario, sec, number, local, known = key
     conf = work / "test.conf"
     write_test_conf(conf, None if local else broker, args.timeout_multiplier)
     cmd = [str(args.runner), "-p1", "-l" if local else "-L", "-s", scenario]
@@ -361,9 +403,14 @@ def run_group(args, work, key, tests, broker, log_suffix=""):
         cmd.append("-Q")
     env = runner_env(args)
     env.update(TESTS=number, RDKAFKA_TEST_CONF=str(conf), TEST_SCENARIO=scenario)
+    if args.subtests:
+        env.update(SUBTESTS=args.subtests)
     if not local:
-        env.update(BROKERS=broker.bootstrap)
-    log_path = work / "logs" / f"{number}-{'local' if local else scenario}{'-known' if known else ''}{log_suffix}.log"
+        env.update(BROKERS=broker.plaintext)  # kafka-topics.sh, a PLAINTEXT admin client
+        if sec:
+            env.update(security.test_env(security.SCENARIOS[sec], broker.key_files))
+    log_path = work / "logs" / (f"{number}-{'local' if local else scenario}{'-' + sec if sec else ''}"
+                                f"{'-known' if known else ''}{log_suffix}.log")
     started = time.monotonic()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, cwd=work / "cwd", env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -379,7 +426,7 @@ def run_group(args, work, key, tests, broker, log_suffix=""):
     found = parse_output(log_path.read_text(errors="replace"), {t.name for t in tests})
     results = []
     for t in tests:
-        r = Result(t)
+        r = Result(t, sec)
         if t.name in found:
             r.state, r.seconds, r.detail = found[t.name]
         elif timed_out:
@@ -396,6 +443,10 @@ def run_group(args, work, key, tests, broker, log_suffix=""):
     return results, log_path
 
 
+def row_name(r):
+    return r.test.name + (f" [{r.security}]" if r.security else "")
+
+
 def table_cell(text):
     return text.replace("|", "\\|").replace("\n", " ")[:300]
 
@@ -408,7 +459,7 @@ def write_report(path, results, version, header):
              "| # | test | result | seconds | first failure line |",
              "| --- | --- | --- | ---: | --- |"]
     for r in results:
-        lines.append(f"| {r.test.number} | {r.test.name} | {r.state} | {r.seconds:.2f} | {table_cell(r.detail)} |")
+        lines.append(f"| {r.test.number} | {row_name(r)} | {r.state} | {r.seconds:.2f} | {table_cell(r.detail)} |")
     closing = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
     lines += ["", closing, ""]
     Path(path).write_text("\n".join(lines))
@@ -430,6 +481,9 @@ def main():
     p.add_argument("--kafka-version", required=True, help="TEST_KAFKA_VERSION (run.sh: the version's suite.conf)")
     p.add_argument("--local-only", action="store_true",
                    help="drop tests that need a broker from the selection, saying which (CI, while no broker)")
+    p.add_argument("--subtests", help="SUBTESTS for test-runner: only subtests whose name contains it (by hand)")
+    p.add_argument("--security", help="run the selected broker tests in these security scenarios (comma list, "
+                   "'plaintext' for none) instead of security.txt's (by hand; security.py lists them)")
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
@@ -452,17 +506,25 @@ def main():
     print(f"== librdkafka {version} ({library}): {len(chosen)} tests, broker {args.broker}, work dir {work}",
           flush=True)
 
+    sec_map = security.read_security_list(args.suite_dir / "security.txt")
+    forced = None
+    if args.security:
+        forced = ["" if n == "plaintext" else n for n in args.security.split(",")]
+        for n in forced:
+            if n and n not in security.SCENARIOS:
+                sys.exit(f"run.py: unknown security scenario {n!r} (known: plaintext, {', '.join(security.SCENARIOS)})")
     groups = {}
     for t in chosen:
-        groups.setdefault(group_key(t), []).append(t)
+        for sec in ([""] if t.local else forced or sec_map.get(t.name, [""])):
+            groups.setdefault(group_key(t, sec), []).append(t)
     broker = Broker(args.broker, work, args.runner.parent.parent / "rokka-mock-broker")
     results = []
     try:
-        for key in sorted(groups, key=lambda k: (k[0] != "default", k[0], k[1], k[2], k[3])):
+        for key in sorted(groups, key=lambda k: (k[0] != "default", k[0], k[1], k[2], k[3], k[4])):
             results += run_one(args, work, key, groups[key], broker)
     finally:
         broker.stop()
-    results.sort(key=lambda r: chosen.index(r.test))
+    results.sort(key=lambda r: (chosen.index(r.test), r.security))
     closing, failed = write_report(report, results, version, f"broker {args.broker}, TEST_KAFKA_VERSION={args.kafka_version}"
                                    + (", quick mode" if args.quick else ""))
     print(f"== report: {report}")
@@ -492,22 +554,22 @@ def run_one(args, work, key, tests, broker):
 
 def run_one_attempt(args, work, key, tests, broker, log_suffix):
     """Runs one group, (re)starting the broker first when the group needs one that is not up."""
-    scenario, _, local, _ = key
-    if not local and (not broker.alive() or broker.scenario != scenario):
+    scenario, sec, _, local, _ = key
+    if not local and (not broker.alive() or (broker.scenario, broker.security) != (scenario, sec)):
         if broker.proc is not None and not broker.alive():
             print(f"== broker died (exit {broker.proc.returncode}); restarting", flush=True)
         try:
-            broker.start(scenario)
+            broker.start(scenario, sec)
         except BrokerError as e:
             print(f"== {e}", flush=True)
-            return [Result(t, "FAIL", 0.0, str(e)) for t in tests]
+            return [Result(t, sec, "FAIL", 0.0, str(e)) for t in tests]
     results, log_path = run_group(args, work, key, tests, broker, log_suffix)
     if not local and not broker.alive():
         for r in results:
             if r.state == "FAIL":
                 r.detail = f"broker died (exit {broker.proc.returncode}); {r.detail}"
     for r in results:
-        print(f"{r.state:4} {r.seconds:7.1f}s {r.test.name}  {r.detail[:150]}", flush=True)
+        print(f"{r.state:4} {r.seconds:7.1f}s {row_name(r)}  {r.detail[:150]}", flush=True)
     print(f"     log: {log_path}", flush=True)
     return results
 

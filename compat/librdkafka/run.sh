@@ -12,6 +12,8 @@
 #   --report   markdown table, default <work>/report.md; the last line printed is `N passed, M failed`
 #   --kafka-version  TEST_KAFKA_VERSION (default: VERSION/suite.conf's)
 #   --local-only  run only the selected tests that need no broker (says which it drops)
+#   --security S  run the selected broker tests in security scenario(s) S (comma list; 'plaintext'
+#              for none) instead of VERSION/security.txt's; --subtests X sets SUBTESTS=X (by hand)
 # Exit status 1 if any selected test failed.
 set -euo pipefail
 
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     --broker=*) broker=${1#--broker=}; shift ;;
     --version) version=$2; shift 2 ;;
     --version=*) version=${1#--version=}; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
