@@ -1,5 +1,5 @@
 // rokka-admin cluster: describe (brokers, controller, cluster id), configs (a broker's
-// configs); and users, which the broker cannot serve yet.
+// configs).
 #include "tools/admin/cli.h"
 #include "tools/admin/commands.h"
 #include "tools/admin/configs.h"
@@ -48,12 +48,6 @@ int run_configs(const Invocation& inv) {
   return kExitOk;
 }
 
-int run_users(const Invocation&) {
-  throw UsageError(
-      "users: SCRAM credentials are not supported yet: the broker serves PLAINTEXT only (no SASL), and "
-      "librdkafka 2.0.2 has no DescribeUserScramCredentials/AlterUserScramCredentials");
-}
-
 }  // namespace
 
 Command cluster_command() {
@@ -70,14 +64,6 @@ Command cluster_command() {
   return {.name = "cluster",
           .summary = "describe the cluster and its brokers' configs",
           .subcommands = {describe, configs}};
-}
-
-Command users_command() {
-  return {.name = "users",
-          .summary = "SCRAM users: not supported yet (the broker has no SASL)",
-          .words = "...",
-          .description = "Rokka serves PLAINTEXT only so far; SCRAM credentials come with its SASL support.",
-          .run = run_users};
 }
 
 }  // namespace rokka::admin

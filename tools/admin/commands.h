@@ -11,7 +11,7 @@ Command topics_command();   // topics.cc
 Command groups_command();   // groups.cc
 Command acls_command();     // acls.cc
 Command cluster_command();  // cluster.cc
-Command users_command();    // cluster.cc: not supported yet
+Command users_command();    // users.cc
 Command produce_command();  // produce.cc
 Command consume_command();  // consume.cc
 
