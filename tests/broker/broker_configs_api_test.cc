@@ -233,18 +233,25 @@ TEST_F(BrokerConfigsApiTest, ConnectionsPerAddressLimitChangesLive) {
   EXPECT_TRUE(fourth.receive<protocol::ApiVersionsResponse>(3, 2));
 }
 
+// Broker 0's configs as DescribeConfigs v4 gives them, by name.
+std::map<std::string, Entry> broker_configs(const InProcessBroker& b) {
+  WireClient c(b.port());
+  protocol::DescribeConfigsRequest req;
+  req.resources.push_back({kBroker, "0", std::nullopt});
+  auto resp = c.call<protocol::DescribeConfigsResponse>(req, 4);
+  EXPECT_TRUE(resp);
+  std::map<std::string, Entry> configs;
+  if (resp)
+    for (auto& e : resp->results.at(0).configs) configs[e.name] = e;
+  return configs;
+}
+
 // The TLS and SASL settings are described too (KIP-368's clients read
 // connections.max.reauth.ms), secrets with a null value.
 TEST(BrokerSecurityConfigsTest, SecuritySettingsAreDescribedSecretsMasked) {
   {
     InProcessBroker plain;
-    WireClient c(plain.port());
-    protocol::DescribeConfigsRequest req;
-    req.resources.push_back({kBroker, "0", std::nullopt});
-    auto resp = c.call<protocol::DescribeConfigsResponse>(req, 4);
-    ASSERT_TRUE(resp);
-    std::map<std::string, Entry> configs;
-    for (auto& e : resp->results.at(0).configs) configs[e.name] = e;
+    auto configs = broker_configs(plain);
     ASSERT_TRUE(configs.contains("connections.max.reauth.ms"));
     EXPECT_EQ(configs["connections.max.reauth.ms"].value, "0");
     EXPECT_EQ(configs["connections.max.reauth.ms"].config_source, kDefault);
@@ -253,13 +260,7 @@ TEST(BrokerSecurityConfigsTest, SecuritySettingsAreDescribedSecretsMasked) {
                      {"listener.name.plaintext.plain.sasl.jaas.config",
                       "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"secret\";"},
                      {"ssl.keystore.location", "/etc/rokka/broker.pem"}}};
-  WireClient c(b.port());
-  protocol::DescribeConfigsRequest req;
-  req.resources.push_back({kBroker, "0", std::nullopt});
-  auto resp = c.call<protocol::DescribeConfigsResponse>(req, 4);
-  ASSERT_TRUE(resp);
-  std::map<std::string, Entry> configs;
-  for (auto& e : resp->results.at(0).configs) configs[e.name] = e;
+  auto configs = broker_configs(b);
   EXPECT_EQ(configs["connections.max.reauth.ms"].value, "10000");
   EXPECT_EQ(configs["connections.max.reauth.ms"].config_source, kStatic);
   EXPECT_EQ(configs["ssl.keystore.location"].value, "/etc/rokka/broker.pem");

@@ -45,6 +45,26 @@ std::string random_nonce() {
 
 }  // namespace
 
+// Runs the operation `start(handler)` begins for at most the timeout: its error, or
+// timed_out (the socket is closed then; the caller throws, so the connection is not
+// used again and the handler, which points at this frame, never runs).
+template <typename Start>
+boost::system::error_code WireConnection::run(Start start) {
+  boost::system::error_code ec = asio::error::timed_out;
+  bool done = false;
+  io_.restart();
+  start([&](boost::system::error_code e, auto&&...) {
+    ec = e;
+    done = true;
+  });
+  io_.run_for(std::chrono::milliseconds(timeout_ms_));
+  if (!done) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+  }
+  return ec;
+}
+
 WireConnection::WireConnection(const ClientOptions& options) : socket_(io_), timeout_ms_(options.timeout_ms) {
   const std::map<std::string, std::string> props =
       options.command_config.empty() ? std::map<std::string, std::string>{} : read_properties(options.command_config);
@@ -62,13 +82,8 @@ WireConnection::WireConnection(const ClientOptions& options) : socket_(io_), tim
   asio::ip::tcp::resolver resolver(io_);
   const auto endpoints = resolver.resolve(first.substr(0, colon), first.substr(colon + 1), ec);
   if (ec) transport_error("cannot resolve " + first + ": " + ec.message());
-  bool connected = false;
-  asio::async_connect(socket_, endpoints, [&](boost::system::error_code e, const auto&) {
-    ec = e;
-    connected = true;
-  });
-  io_.run_for(std::chrono::milliseconds(timeout_ms_));
-  if (!connected || ec) transport_error("cannot connect to " + first + ": " + (connected ? ec.message() : "timed out"));
+  ec = run([&](auto handler) { asio::async_connect(socket_, endpoints, handler); });
+  if (ec) transport_error("cannot connect to " + first + ": " + ec.message());
   socket_.set_option(asio::ip::tcp::no_delay(true));
 
   if (protocol == "SSL" || protocol == "SASL_SSL") {
@@ -92,14 +107,8 @@ WireConnection::WireConnection(const ClientOptions& options) : socket_(io_), tim
     const std::string host = first.substr(0, colon);
     SSL_set_tlsext_host_name(tls_->native_handle(), host.c_str());
     if (verify) SSL_set1_host(tls_->native_handle(), host.c_str());
-    bool done = false;
-    io_.restart();
-    tls_->async_handshake(asio::ssl::stream_base::client, [&](boost::system::error_code e) {
-      ec = e;
-      done = true;
-    });
-    io_.run_for(std::chrono::milliseconds(timeout_ms_));
-    if (!done || ec) transport_error("TLS handshake with " + first + " failed: " + (done ? ec.message() : "timed out"));
+    ec = run([&](auto handler) { tls_->async_handshake(asio::ssl::stream_base::client, handler); });
+    if (ec) transport_error("TLS handshake with " + first + " failed: " + ec.message());
   }
   if (protocol == "SASL_PLAINTEXT" || protocol == "SASL_SSL") {
     std::string mechanism = upper(setting(props, "sasl.mechanism", setting(props, "sasl.mechanisms", "GSSAPI")));
@@ -110,40 +119,25 @@ WireConnection::WireConnection(const ClientOptions& options) : socket_(io_), tim
 WireConnection::~WireConnection() = default;
 
 void WireConnection::write_all(const std::vector<std::byte>& bytes) {
-  boost::system::error_code ec;
-  bool done = false;
-  const auto on_done = [&](boost::system::error_code e, size_t) {
-    ec = e;
-    done = true;
-  };
-  io_.restart();
-  if (tls_) {
-    asio::async_write(*tls_, asio::buffer(bytes), on_done);
-  } else {
-    asio::async_write(socket_, asio::buffer(bytes), on_done);
-  }
-  io_.run_for(std::chrono::milliseconds(timeout_ms_));
-  if (!done || ec) transport_error(std::string("send failed: ") + (done ? ec.message() : "timed out"));
+  const auto ec = run([&](auto handler) {
+    if (tls_) {
+      asio::async_write(*tls_, asio::buffer(bytes), handler);
+    } else {
+      asio::async_write(socket_, asio::buffer(bytes), handler);
+    }
+  });
+  if (ec) transport_error("send failed: " + ec.message());
 }
 
 void WireConnection::read_exact(void* data, size_t size) {
-  boost::system::error_code ec;
-  bool done = false;
-  const auto on_done = [&](boost::system::error_code e, size_t) {
-    ec = e;
-    done = true;
-  };
-  io_.restart();
-  if (tls_) {
-    asio::async_read(*tls_, asio::buffer(data, size), on_done);
-  } else {
-    asio::async_read(socket_, asio::buffer(data, size), on_done);
-  }
-  io_.run_for(std::chrono::milliseconds(timeout_ms_));
-  if (!done) {
-    socket_.close();
-    transport_error("no response within " + std::to_string(timeout_ms_) + " ms");
-  }
+  const auto ec = run([&](auto handler) {
+    if (tls_) {
+      asio::async_read(*tls_, asio::buffer(data, size), handler);
+    } else {
+      asio::async_read(socket_, asio::buffer(data, size), handler);
+    }
+  });
+  if (ec == asio::error::timed_out) transport_error("no response within " + std::to_string(timeout_ms_) + " ms");
   if (ec) transport_error("connection closed by the broker: " + ec.message());
 }
 

@@ -41,6 +41,8 @@ class WireConnection {
   // One request out, its response frame back (checked correlation id); the body starts
   // at body_offset_ in the returned frame.
   std::vector<std::byte> exchange(protocol::ApiKey key, int16_t version, const std::vector<std::byte>& body);
+  template <typename Start>
+  boost::system::error_code run(Start start);
   void write_all(const std::vector<std::byte>& bytes);
   void read_exact(void* data, size_t size);
   void authenticate(const std::string& mechanism, const std::string& user, const std::string& password);
