@@ -4,7 +4,10 @@
 // the mistakes a user makes get the documented exit codes.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <boost/asio.hpp>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include "tests/admin/admin_cli.h"
@@ -134,6 +137,55 @@ TEST_F(AdminUsersTest, MistakesGetTheUsageExitCode) {
   run = admin(broker_->bootstrap(), {"users", "describe", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(run.json()["users"].Size(), 0u);
+}
+
+// A "broker" that answers one request with `reply` and closes: rokka-admin's own
+// connection (users) must turn a hostile response into exit 1, never a crash or a hang.
+class OneReplyServer {
+ public:
+  explicit OneReplyServer(std::vector<unsigned char> reply)
+      : acceptor_(io_, {boost::asio::ip::make_address("127.0.0.1"), 0}), reply_(std::move(reply)) {
+    thread_ = std::thread([this] {
+      boost::system::error_code ec;
+      boost::asio::ip::tcp::socket s(io_);
+      acceptor_.accept(s, ec);
+      if (ec) return;
+      std::array<unsigned char, 4> size{};
+      boost::asio::read(s, boost::asio::buffer(size), ec);  // the request's size, then its bytes
+      std::vector<unsigned char> request((size_t{size[0]} << 24) | (size_t{size[1]} << 16) | (size_t{size[2]} << 8) | size[3]);
+      if (!ec) boost::asio::read(s, boost::asio::buffer(request), ec);
+      boost::asio::write(s, boost::asio::buffer(reply_), ec);
+      s.close(ec);
+    });
+  }
+  ~OneReplyServer() {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    thread_.join();
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::vector<unsigned char> reply_;
+  std::thread thread_;
+};
+
+TEST(AdminUsersHostileTest, OversizedTruncatedAndGarbledResponsesExitOne) {
+  // Correlation id 1 (rokka-admin's first request), then what follows.
+  const std::vector<std::vector<unsigned char>> replies = {
+      {0x7f, 0xff, 0xff, 0xff},                    // a frame of 2 GiB: refused before allocating
+      {0x00, 0x00, 0x00, 0x40, 0, 0, 0, 1, 0, 0},  // 64 bytes promised, 6 sent, then closed
+      {0x00, 0x00, 0x00, 0x0a, 0, 0, 0, 1, 0, 0, 0, 0, 0x80, 0x00},  // a body that does not decode
+      {0x00, 0x00, 0x00, 0x04, 0, 0, 0, 9},        // another correlation id
+  };
+  for (size_t i = 0; i < replies.size(); ++i) {
+    OneReplyServer server(replies[i]);
+    const auto run = admin(server.address(), {"--timeout", "5000", "users", "describe", "--json"});
+    EXPECT_EQ(run.exit_code, 1) << "reply " << i << ": " << run.describe();
+    EXPECT_TRUE(run.json()["error"].IsString()) << "reply " << i << ": " << run.describe();
+  }
 }
 
 }  // namespace
