@@ -47,7 +47,7 @@ std::vector<std::string> sorted_unique(std::vector<std::string> v) {
   return v;
 }
 
-ConsumerHeartbeatResult failure(ConsumerGroupError e, std::string message = {}) {
+ConsumerHeartbeatResult failure(GroupError e, std::string message = {}) {
   ConsumerHeartbeatResult r;
   r.error = e;
   r.message = std::move(message);
@@ -68,14 +68,63 @@ const TopicPartitionsMap& ConsumerGroup::target(const std::string& member_id) co
 ConsumerGroup::State ConsumerGroup::state() const {
   if (members_.empty()) return State::kEmpty;
   for (const auto& [id, m] : members_)
-    if (m.member_epoch != assignment_epoch_ || m.state != ConsumerMember::State::kStable) return State::kReconciling;
+    if (!m.left_static() && (m.member_epoch != assignment_epoch_ || m.state != ConsumerMember::State::kStable))
+      return State::kReconciling;
   return State::kStable;
+}
+
+std::vector<std::string> ConsumerGroup::member_topics(const ConsumerMember& m) const {
+  std::vector<std::string> out = m.subscribed_topics;
+  if (m.subscribed_regex) {
+    auto it = regex_topics_.find(*m.subscribed_regex);
+    if (it != regex_topics_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  return sorted_unique(std::move(out));
 }
 
 std::set<std::string> ConsumerGroup::subscribed_topics() const {
   std::set<std::string> out;
-  for (const auto& [id, m] : members_) out.insert(m.subscribed_topics.begin(), m.subscribed_topics.end());
+  for (const auto& [id, m] : members_) {
+    const std::vector<std::string> topics = member_topics(m);
+    out.insert(topics.begin(), topics.end());
+  }
   return out;
+}
+
+std::set<std::string> ConsumerGroup::regexes() const {
+  std::set<std::string> out;
+  for (const auto& [id, m] : members_)
+    if (m.subscribed_regex) out.insert(*m.subscribed_regex);
+  return out;
+}
+
+void ConsumerGroup::set_regex_topics(const std::string& regex, std::vector<std::string> topics) {
+  topics = sorted_unique(std::move(topics));
+  auto it = regex_topics_.find(regex);
+  if (it != regex_topics_.end() && it->second == topics) return;
+  const bool in_use = regexes().contains(regex);
+  regex_topics_[regex] = std::move(topics);
+  if (in_use && assignment_epoch_ == group_epoch_) bump_epoch();
+}
+
+const ConsumerMember* ConsumerGroup::static_member(const std::string& instance_id) const {
+  for (const auto& [id, m] : members_)
+    if (m.instance_id == instance_id) return &m;
+  return nullptr;
+}
+
+std::string ConsumerGroup::assignor_name() const {
+  std::map<std::string, int> asked;
+  for (const auto& [mid, m] : members_)
+    if (m.server_assignor) ++asked[*m.server_assignor];
+  std::string name = assignor_ == &assign_range ? "range" : "uniform";
+  int most = 0;
+  for (const auto& [n, count] : asked)
+    if (count > most && find_assignor(n) != nullptr) {
+      most = count;
+      name = n;
+    }
+  return name;
 }
 
 void ConsumerGroup::own(const std::string& member_id, const TopicPartitionsMap& partitions) {
@@ -99,17 +148,64 @@ bool ConsumerGroup::remove_member(const std::string& member_id) {
   members_.erase(it);
   target_.erase(member_id);
   bump_epoch();
+  const std::set<std::string> in_use = regexes();
+  std::erase_if(regex_topics_, [&](const auto& entry) { return !in_use.contains(entry.first); });
   return true;
+}
+
+ConsumerHeartbeatResult ConsumerGroup::validate(const ConsumerHeartbeat& hb, int16_t api_version) {
+  auto invalid = [](const char* message) { return failure(GroupError::kInvalidRequest, message); };
+  if (hb.instance_id && hb.instance_id->empty()) return invalid("InstanceId can't be empty.");
+  if (hb.rack_id && hb.rack_id->empty()) return invalid("RackId can't be empty.");
+  if (hb.member_epoch < ConsumerHeartbeat::kStaticLeaveEpoch) return invalid("MemberEpoch is invalid.");
+  if ((api_version >= 1 || hb.member_epoch != ConsumerHeartbeat::kJoinEpoch) && hb.member_id.empty())
+    return invalid("MemberId can't be empty.");
+  if (hb.member_epoch == ConsumerHeartbeat::kJoinEpoch) {
+    if (hb.rebalance_timeout_ms == -1) return invalid("RebalanceTimeoutMs must be provided in first request.");
+    if (!hb.owned || !normalized(*hb.owned).empty()) return invalid("TopicPartitions must be empty when (re-)joining.");
+    if (!hb.subscribed_topics && !hb.subscribed_regex)
+      return invalid("SubscribedTopicNames or SubscribedTopicRegex must be set in first request.");
+  }
+  if (hb.member_epoch == ConsumerHeartbeat::kStaticLeaveEpoch && !hb.instance_id)
+    return invalid("InstanceId can't be null.");
+  return {};
+}
+
+ConsumerHeartbeatResult ConsumerGroup::replace_static_member(const ConsumerHeartbeat& hb, const std::string& old_id) {
+  const std::string id = hb.member_id;
+  ConsumerMember m = members_.at(old_id);
+  drop_ownership(m);
+  m.member_id = id;
+  m.member_epoch = 0;
+  m.previous_member_epoch = -1;
+  m.assignment_sent = false;
+  own(id, m.assigned);
+  own(id, m.revoking);
+  auto t = target_.find(old_id);
+  if (t != target_.end()) {
+    target_[id] = std::move(t->second);
+    target_.erase(old_id);
+  }
+  members_.erase(old_id);
+  members_.emplace(id, std::move(m));
+  ConsumerHeartbeatResult r;
+  r.member_id = id;
+  return r;
 }
 
 ConsumerHeartbeatResult ConsumerGroup::join(const ConsumerHeartbeat& hb,
                                             const std::function<std::string()>& new_member_id) {
-  if (!hb.subscribed_topics) return failure(ConsumerGroupError::kInvalidRequest, "SubscribedTopicNames must be set in first request.");
-  if (hb.rebalance_timeout_ms == -1)
-    return failure(ConsumerGroupError::kInvalidRequest, "RebalanceTimeoutMs must be provided in first request.");
-  if (!hb.owned || !normalized(*hb.owned).empty())
-    return failure(ConsumerGroupError::kInvalidRequest, "TopicPartitions must be empty when (re-)joining.");
-  const std::string id = hb.member_id.empty() ? new_member_id() : hb.member_id;
+  ConsumerHeartbeat named = hb;
+  if (named.member_id.empty()) named.member_id = new_member_id();
+  const std::string& id = named.member_id;
+  if (hb.instance_id) {
+    if (const ConsumerMember* held = static_member(*hb.instance_id)) {
+      if (!held->left_static())
+        return failure(GroupError::kUnreleasedInstanceId, "Static member " + held->member_id + " with instance id " +
+                                                              *hb.instance_id + " has not left the group yet.");
+      return replace_static_member(named, held->member_id);
+    }
+  }
   if (auto it = members_.find(id); it != members_.end()) {
     // A member that lost its state joins again: it starts over from nothing owned.
     drop_ownership(it->second);
@@ -120,13 +216,15 @@ ConsumerHeartbeatResult ConsumerGroup::join(const ConsumerHeartbeat& hb,
     it->second.assignment_sent = false;
   } else {
     if (static_cast<int32_t>(members_.size()) >= max_size_)
-      return failure(ConsumerGroupError::kGroupMaxSizeReached,
+      return failure(GroupError::kGroupMaxSizeReached,
                      "The consumer group has reached its maximum capacity of " + std::to_string(max_size_) + " members.");
     ConsumerMember m;
     m.member_id = id;
-    m.subscribed_topics = sorted_unique(*hb.subscribed_topics);  // the one epoch move of the join
+    m.instance_id = hb.instance_id;
+    if (hb.subscribed_topics) m.subscribed_topics = sorted_unique(*hb.subscribed_topics);
+    if (hb.subscribed_regex && !hb.subscribed_regex->empty()) m.subscribed_regex = hb.subscribed_regex;
     members_.emplace(id, std::move(m));
-    bump_epoch();
+    bump_epoch();  // the one epoch move of the join
   }
   ConsumerHeartbeatResult r;
   r.member_id = id;
@@ -135,22 +233,49 @@ ConsumerHeartbeatResult ConsumerGroup::join(const ConsumerHeartbeat& hb,
 
 ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, const TopicPartitionCounts& topics,
                                                  const std::function<std::string()>& new_member_id) {
+  return heartbeat(
+      hb,
+      [&topics](const std::string& topic) {
+        auto it = topics.find(topic);
+        return it == topics.end() ? 0 : it->second;
+      },
+      new_member_id);
+}
+
+ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                                 const std::function<std::string()>& new_member_id) {
+  if (ConsumerHeartbeatResult invalid = validate(hb, 0); invalid.error != GroupError::kNone) return invalid;
   if (hb.server_assignor && find_assignor(*hb.server_assignor) == nullptr)
-    return failure(ConsumerGroupError::kUnsupportedAssignor, "ServerAssignor " + *hb.server_assignor + " is not supported.");
+    return failure(GroupError::kUnsupportedAssignor, "ServerAssignor " + *hb.server_assignor + " is not supported.");
   std::string id = hb.member_id;
   if (hb.member_epoch == ConsumerHeartbeat::kJoinEpoch) {
     ConsumerHeartbeatResult joined = join(hb, new_member_id);
-    if (joined.error != ConsumerGroupError::kNone) return joined;
+    if (joined.error != GroupError::kNone) return joined;
     id = joined.member_id;
   } else {
+    if (hb.instance_id) {
+      const ConsumerMember* held = static_member(*hb.instance_id);
+      if (held == nullptr)
+        return failure(GroupError::kUnknownMemberId, "Instance id " + *hb.instance_id + " is unknown.");
+      if (held->member_id != id)
+        return failure(GroupError::kFencedInstanceId, "Static member " + id + " with instance id " +
+                                                          *hb.instance_id + " was fenced by member " +
+                                                          held->member_id + ".");
+    }
     auto it = members_.find(id);
     if (it == members_.end())
-      return failure(ConsumerGroupError::kUnknownMemberId, "Member " + id + " is not a member of group " + group_id_ + ".");
+      return failure(GroupError::kUnknownMemberId, "Member " + id + " is not a member of group " + group_id_ + ".");
+    ConsumerHeartbeatResult r;
+    r.member_id = id;
     if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch) {
       remove_member(id);
-      ConsumerHeartbeatResult r;
-      r.member_id = id;
       r.member_epoch = ConsumerHeartbeat::kLeaveEpoch;
+      return r;
+    }
+    if (hb.member_epoch == ConsumerHeartbeat::kStaticLeaveEpoch) {
+      // It comes back under a new member id: its partitions wait for it, the epoch stays.
+      it->second.member_epoch = ConsumerHeartbeat::kStaticLeaveEpoch;
+      r.member_epoch = ConsumerHeartbeat::kStaticLeaveEpoch;
       return r;
     }
     ConsumerMember& m = it->second;
@@ -158,7 +283,7 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
       // The previous epoch is a member whose last response was lost, if what it owns is
       // still within what it was given; then it is told its assignment again.
       if (hb.member_epoch != m.previous_member_epoch || !hb.owned || !subset(normalized(*hb.owned), m.assigned))
-        return failure(ConsumerGroupError::kFencedMemberEpoch,
+        return failure(GroupError::kFencedMemberEpoch,
                        "The consumer group member has a smaller member epoch (" + std::to_string(hb.member_epoch) +
                            ") than the one known by the group coordinator (" + std::to_string(m.member_epoch) + ").");
       m.assignment_sent = false;
@@ -166,16 +291,30 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
   }
   ConsumerMember& m = members_.at(id);
   if (hb.rack_id) m.rack_id = hb.rack_id;
+  if (!hb.client_id.empty()) m.client_id = hb.client_id;
+  if (!hb.client_host.empty()) m.client_host = hb.client_host;
   if (hb.rebalance_timeout_ms != -1) m.rebalance_timeout_ms = hb.rebalance_timeout_ms;
   if (hb.server_assignor) m.server_assignor = hb.server_assignor;
+  bool resubscribed = false;
   if (hb.subscribed_topics) {
     std::vector<std::string> subs = sorted_unique(*hb.subscribed_topics);
     if (subs != m.subscribed_topics) {
       m.subscribed_topics = std::move(subs);
-      bump_epoch();
+      resubscribed = true;
     }
   }
-  maybe_assign(topics);
+  if (hb.subscribed_regex) {
+    std::optional<std::string> regex;
+    if (!hb.subscribed_regex->empty()) regex = hb.subscribed_regex;
+    if (regex != m.subscribed_regex) {
+      m.subscribed_regex = std::move(regex);
+      resubscribed = true;
+      const std::set<std::string> in_use = regexes();
+      std::erase_if(regex_topics_, [&](const auto& entry) { return !in_use.contains(entry.first); });
+    }
+  }
+  if (resubscribed) bump_epoch();
+  maybe_assign(partitions);
   reconcile(m, hb.owned ? std::optional<TopicPartitionsMap>(normalized(*hb.owned)) : std::nullopt);
 
   ConsumerHeartbeatResult r;
@@ -188,30 +327,47 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
   return r;
 }
 
-void ConsumerGroup::maybe_assign(const TopicPartitionCounts& topics) {
-  TopicPartitionCounts seen;
-  for (const std::string& t : subscribed_topics()) {
-    auto it = topics.find(t);
-    seen[t] = it == topics.end() ? 0 : it->second;
+ConsumerGroupSnapshot ConsumerGroup::snapshot() const {
+  ConsumerGroupSnapshot s;
+  s.group_id = group_id_;
+  s.group_epoch = group_epoch_;
+  s.assignment_epoch = assignment_epoch_;
+  for (const auto& [id, m] : members_) s.members.push_back(m);
+  s.target = target_;
+  s.topics_seen = topics_seen_;
+  s.regex_topics = regex_topics_;
+  return s;
+}
+
+void ConsumerGroup::restore(ConsumerGroupSnapshot s) {
+  group_epoch_ = s.group_epoch;
+  assignment_epoch_ = s.assignment_epoch;
+  members_.clear();
+  owner_.clear();
+  for (ConsumerMember& m : s.members) {
+    m.assignment_sent = false;
+    own(m.member_id, m.assigned);
+    own(m.member_id, m.revoking);
+    const std::string id = m.member_id;
+    members_.emplace(id, std::move(m));
   }
+  target_ = std::move(s.target);
+  topics_seen_ = std::move(s.topics_seen);
+  regex_topics_ = std::move(s.regex_topics);
+}
+
+void ConsumerGroup::maybe_assign(const PartitionCountFn& partitions) {
+  TopicPartitionCounts seen;
+  for (const std::string& t : subscribed_topics()) seen[t] = std::max(0, partitions(t));
   if (seen != topics_seen_) {
     if (assignment_epoch_ == group_epoch_) bump_epoch();  // a subscribed topic grew, shrank, came or went
     topics_seen_ = seen;
   }
   if (assignment_epoch_ == group_epoch_) return;
-  // The assignor the members ask for most, else the group's default.
-  std::map<std::string, int> asked;
-  for (const auto& [mid, m] : members_)
-    if (m.server_assignor) ++asked[*m.server_assignor];
-  AssignorFunction assign = assignor_;
-  int most = 0;
-  for (const auto& [name, n] : asked)
-    if (n > most) {
-      most = n;
-      assign = find_assignor(name);
-    }
+  AssignorFunction assign = find_assignor(assignor_name());
+  if (assign == nullptr) assign = assignor_;
   std::vector<AssignorMember> input;
-  for (const auto& [mid, m] : members_) input.push_back({mid, m.rack_id, m.subscribed_topics, target(mid)});
+  for (const auto& [mid, m] : members_) input.push_back({mid, m.rack_id, member_topics(m), target(mid)});
   target_ = assign(input, topics_seen_);
   for (auto& [mid, tps] : target_) tps = normalized(std::move(tps));
   assignment_epoch_ = group_epoch_;

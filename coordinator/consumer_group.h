@@ -1,14 +1,14 @@
 // ConsumerGroup: one group of the consumer group protocol (KIP-848), as pure state: the
 // group epoch, the target assignment a server-side assignor computed for it, and each
 // member's epoch and reconciliation toward its target (Kafka's GroupMetadataManager and
-// CurrentAssignmentBuilder). Not wired to the wire yet (issue 19): the coordinator's
-// timers, durability and ConsumerGroupHeartbeat's handler come next.
+// CurrentAssignmentBuilder). ConsumerMembership (consumer_membership.h) gives it timers,
+// durability and the coordinator's strand.
 //
 // The rules:
-//  - The group epoch moves when a member joins or leaves, a subscription changes, or a
-//    subscribed topic's partition count changes; the target assignment is recomputed
-//    for that epoch (the assignment epoch) from the members' previous targets, so it
-//    stays sticky.
+//  - The group epoch moves when a member joins or leaves, a subscription changes (topic
+//    names or regex), the topics a regex matches change, or a subscribed topic's
+//    partition count changes; the target assignment is recomputed for that epoch (the
+//    assignment epoch) from the members' previous targets, so it stays sticky.
 //  - A member moves toward its target in steps. Partitions it owns that are no longer
 //    its target are revoked first: its assignment shrinks, its epoch stays, and it
 //    stays in kUnrevokedPartitions until a heartbeat reports it owns none of them.
@@ -18,6 +18,11 @@
 //  - A heartbeat's epoch must be the member's; the member's previous epoch is accepted
 //    when what it says it owns is within its assignment (a lost response). Otherwise
 //    FENCED_MEMBER_EPOCH; an unknown member id is UNKNOWN_MEMBER_ID.
+//  - Static members (an instance id): a static leave (epoch -2) keeps the member and its
+//    partitions, the group epoch stays; a new member joining with that instance id takes
+//    its place, epoch and assignment. An instance id held by a member that has not left
+//    is UNRELEASED_INSTANCE_ID; a heartbeat naming another member's instance id is
+//    FENCED_INSTANCE_ID.
 #pragma once
 
 #include <cstdint>
@@ -30,34 +35,30 @@
 #include <vector>
 
 #include "coordinator/consumer_assignor.h"
+#include "coordinator/group_error.h"
 
 namespace rokka::coordinator {
-
-// What a ConsumerGroupHeartbeat answers, beyond kNone (Kafka's codes beside).
-enum class ConsumerGroupError : uint8_t {
-  kNone = 0,
-  kInvalidRequest,       // INVALID_REQUEST (42): a join without its subscription, ...
-  kUnknownMemberId,      // UNKNOWN_MEMBER_ID (25)
-  kFencedMemberEpoch,    // FENCED_MEMBER_EPOCH (110)
-  kGroupMaxSizeReached,  // GROUP_MAX_SIZE_REACHED (81)
-  kUnsupportedAssignor,  // UNSUPPORTED_ASSIGNOR (112)
-};
 
 struct ConsumerHeartbeat {
   static constexpr int32_t kJoinEpoch = 0;
   static constexpr int32_t kLeaveEpoch = -1;
+  static constexpr int32_t kStaticLeaveEpoch = -2;
   std::string member_id;  // empty at a v0 join: the group makes one
   int32_t member_epoch = 0;
+  std::optional<std::string> instance_id;
   std::optional<std::string> rack_id;
+  std::string client_id;    // from the request header, for ConsumerGroupDescribe
+  std::string client_host;  // the peer's address
   int32_t rebalance_timeout_ms = -1;                          // -1: unchanged
   std::optional<std::vector<std::string>> subscribed_topics;  // null: unchanged
+  std::optional<std::string> subscribed_regex;                // null: unchanged; "": none
   std::optional<std::string> server_assignor;                 // null: unchanged
   std::optional<TopicPartitionsMap> owned;                    // null: unchanged since the last heartbeat
 };
 
 struct ConsumerHeartbeatResult {
-  ConsumerGroupError error = ConsumerGroupError::kNone;
-  std::string message;  // with kInvalidRequest
+  GroupError error = GroupError::kNone;
+  std::string message;  // Kafka's error message, when there is one
   std::string member_id;
   int32_t member_epoch = 0;
   std::optional<TopicPartitionsMap> assignment;  // set when it changed since the member was last told
@@ -69,14 +70,33 @@ struct ConsumerMember {
   int32_t member_epoch = 0;
   int32_t previous_member_epoch = -1;
   State state = State::kStable;
+  std::optional<std::string> instance_id;
   std::optional<std::string> rack_id;
+  std::string client_id;
+  std::string client_host;
   int32_t rebalance_timeout_ms = 0;
   std::vector<std::string> subscribed_topics;  // sorted, unique
+  std::optional<std::string> subscribed_regex;
   std::optional<std::string> server_assignor;
   TopicPartitionsMap assigned;    // what it may own now
   TopicPartitionsMap revoking;    // what it must give up before it moves on
   bool assignment_sent = false;   // whether `assigned` as it is now was in a response
+  bool left_static() const { return member_epoch == -2; }
 };
+
+// Everything a group keeps across a restart (consumer_group_record.h encodes it).
+struct ConsumerGroupSnapshot {
+  std::string group_id;
+  int32_t group_epoch = 0;
+  int32_t assignment_epoch = 0;
+  std::vector<ConsumerMember> members;  // assignment_sent is not kept: each is told again
+  GroupAssignment target;
+  TopicPartitionCounts topics_seen;
+  std::map<std::string, std::vector<std::string>> regex_topics;
+};
+
+// Partition count of a topic as the broker knows it now; 0 for a topic that does not exist.
+using PartitionCountFn = std::function<int32_t(const std::string& topic)>;
 
 class ConsumerGroup {
  public:
@@ -86,9 +106,15 @@ class ConsumerGroup {
   // group.consumer.max.size.
   ConsumerGroup(std::string group_id, AssignorFunction assignor, int32_t max_size);
 
-  // One heartbeat. `topics`: the partition counts of the topics the members subscribe
-  // to, as the broker knows them now (a topic missing has none). `new_member_id` makes
-  // an id for a v0 join.
+  // The checks Kafka makes of a heartbeat before looking at the group (INVALID_REQUEST
+  // with its message): `api_version` 1+ requires the member id.
+  static ConsumerHeartbeatResult validate(const ConsumerHeartbeat& hb, int16_t api_version);
+
+  // One heartbeat (validated). `partitions` gives the partition count of every topic
+  // the members subscribe to; `new_member_id` makes an id for a v0 join.
+  ConsumerHeartbeatResult heartbeat(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                    const std::function<std::string()>& new_member_id);
+  // The same with the counts given as a map (tests).
   ConsumerHeartbeatResult heartbeat(const ConsumerHeartbeat& hb, const TopicPartitionCounts& topics,
                                     const std::function<std::string()>& new_member_id);
 
@@ -96,19 +122,36 @@ class ConsumerGroup {
   // epoch moves. False if there is no such member.
   bool remove_member(const std::string& member_id);
 
+  // Regex subscriptions: the caller resolves each regex against the broker's topics and
+  // says what it matched; a change moves the group epoch. regexes() lists those in use,
+  // has_regex() whether one was resolved already.
+  std::set<std::string> regexes() const;
+  bool has_regex(const std::string& regex) const { return regex_topics_.contains(regex); }
+  void set_regex_topics(const std::string& regex, std::vector<std::string> topics);
+
+  ConsumerGroupSnapshot snapshot() const;
+  // REQUIRES: `s` came from snapshot() (or a record of it).
+  void restore(ConsumerGroupSnapshot s);
+
   const std::string& group_id() const { return group_id_; }
   int32_t group_epoch() const { return group_epoch_; }
   int32_t assignment_epoch() const { return assignment_epoch_; }
   const std::map<std::string, ConsumerMember>& members() const { return members_; }
   const TopicPartitionsMap& target(const std::string& member_id) const;
   State state() const;
-  // Every topic a member subscribes to (what the caller looks up for `topics`).
+  // Every topic a member subscribes to, by name or through its regex.
   std::set<std::string> subscribed_topics() const;
+  // The member holding `instance_id`, or nullptr.
+  const ConsumerMember* static_member(const std::string& instance_id) const;
+  // The assignor the members ask for most, else the group's default (Kafka's name).
+  std::string assignor_name() const;
 
  private:
   ConsumerHeartbeatResult join(const ConsumerHeartbeat& hb, const std::function<std::string()>& new_member_id);
+  ConsumerHeartbeatResult replace_static_member(const ConsumerHeartbeat& hb, const std::string& old_id);
   void bump_epoch() { ++group_epoch_; }
-  void maybe_assign(const TopicPartitionCounts& topics);
+  std::vector<std::string> member_topics(const ConsumerMember& m) const;
+  void maybe_assign(const PartitionCountFn& partitions);
   void reconcile(ConsumerMember& m, const std::optional<TopicPartitionsMap>& owned);
   void drop_ownership(const ConsumerMember& m);
   void own(const std::string& member_id, const TopicPartitionsMap& partitions);
@@ -121,6 +164,7 @@ class ConsumerGroup {
   std::map<std::string, ConsumerMember> members_;
   GroupAssignment target_;                   // per member, for assignment_epoch_
   TopicPartitionCounts topics_seen_;         // the partition counts target_ was made with
+  std::map<std::string, std::vector<std::string>> regex_topics_;  // regex -> topics it matched, sorted
   std::map<std::pair<std::string, int32_t>, std::string> owner_;  // assigned or revoking -> member
 };
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace rokka::coordinator {
 
@@ -16,6 +18,15 @@ struct CoordinatorOptions {
   // A member whose first JoinGroup is parked is dropped after this long: it cannot heartbeat
   // yet, so a client that gave up on its request would otherwise hold the rebalance forever.
   int32_t new_member_join_timeout_ms = 300000;
+
+  // The consumer group protocol (KIP-848).
+  int32_t consumer_heartbeat_interval_ms = 5000;   // group.consumer.heartbeat.interval.ms
+  int32_t consumer_session_timeout_ms = 45000;     // group.consumer.session.timeout.ms
+  int32_t consumer_max_size = INT32_MAX;           // group.consumer.max.size
+  std::vector<std::string> consumer_assignors{"uniform", "range"};  // group.consumer.assignors; the first is the default
+  // How often a regex subscription is matched against the topics again (Kafka: at most
+  // every 10 s, on a heartbeat); a new regex is matched at once.
+  int32_t consumer_regex_refresh_ms = 10000;
 };
 
 }  // namespace rokka::coordinator

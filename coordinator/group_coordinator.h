@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "coordinator/clock.h"
+#include "coordinator/consumer_membership.h"
 #include "coordinator/coordinator_options.h"
 #include "coordinator/durable_writer.h"
 #include "coordinator/group.h"
@@ -77,6 +78,17 @@ class GroupCoordinator {
   void sync_group(SyncGroupArgs args, SyncCallback done);
   GroupError heartbeat(const HeartbeatArgs& args);
   LeaveGroupResult leave_group(const LeaveGroupArgs& args);
+
+  // ---- the consumer group protocol (ConsumerMembership, KIP-848) ----
+  // A group id names one group of one kind. A heartbeat for the id of a classic group
+  // with members is GROUP_ID_NOT_FOUND ("not a consumer group"); an empty classic group
+  // (offsets only) becomes a consumer group, keeping its offsets. JoinGroup for the id of
+  // a consumer group with members is GROUP_ID_NOT_FOUND; an empty one becomes classic.
+  void consumer_group_heartbeat(ConsumerGroupHeartbeatArgs args,
+                                std::function<void(ConsumerGroupHeartbeatResult)> done);
+  DescribedConsumerGroup consumer_group_describe(const std::string& group_id) const;
+  // Where partition counts and regex matches come from; set before serving.
+  void set_topic_catalog(TopicCatalog catalog) { consumer_.set_catalog(std::move(catalog)); }
 
   // ---- offsets (OffsetBook, with the group's kind deciding who may commit) ----
   void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);
@@ -130,7 +142,8 @@ class GroupCoordinator {
 
   // ---- introspection (tests, metrics) ----
   const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
-  size_t group_count() const { return groups_.size(); }
+  const ConsumerGroup* find_consumer_group(std::string_view group_id) const { return consumer_.find(group_id); }
+  size_t group_count() const { return groups_.size() + consumer_.size(); }
   uint64_t completed_rebalances() const { return membership_.completed_rebalances(); }  // Membership's
   const OffsetBook& offsets() const { return offsets_; }
 
@@ -144,6 +157,10 @@ class GroupCoordinator {
   bool maybe_remove_empty_group(Group& group, OffsetBook::Mutations& out);
   // The group becomes Dead and goes; its record's tombstone is appended to `out`.
   void drop_group(Group& group, OffsetBook::Mutations& out);
+  // The same for a consumer group: an empty one with no offsets goes.
+  bool maybe_remove_empty_consumer_group(const std::string& group_id, OffsetBook::Mutations& out);
+  // A group id changes kind: the other kind's empty group goes (its offsets stay).
+  void drop_for_kind_change(const std::string& group_id, bool classic);
 
   CoordinatorOptions options_;
   Clock clock_;
@@ -152,6 +169,7 @@ class GroupCoordinator {
   GroupMap groups_;
   OffsetBook offsets_;
   Membership membership_;
+  ConsumerMembership consumer_;
   bool loaded_ = false;
   bool shut_down_ = false;
   TimerQueue::Id expiry_timer_ = TimerQueue::kNone;

@@ -22,6 +22,13 @@ std::string_view group_error_name(GroupError error) {
     case GroupError::kFencedInstanceId: return "fenced_instance_id";
     case GroupError::kGroupSubscribedToTopic: return "group_subscribed_to_topic";
     case GroupError::kUnstableOffsetCommit: return "unstable_offset_commit";
+    case GroupError::kInvalidRequest: return "invalid_request";
+    case GroupError::kFencedMemberEpoch: return "fenced_member_epoch";
+    case GroupError::kUnreleasedInstanceId: return "unreleased_instance_id";
+    case GroupError::kUnsupportedAssignor: return "unsupported_assignor";
+    case GroupError::kStaleMemberEpoch: return "stale_member_epoch";
+    case GroupError::kInvalidRegularExpression: return "invalid_regular_expression";
+    case GroupError::kUnsupportedVersion: return "unsupported_version";
   }
   return "unknown";
 }

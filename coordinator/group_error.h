@@ -27,6 +27,14 @@ enum class GroupError : uint8_t {
   kFencedInstanceId,           // FENCED_INSTANCE_ID (82): a newer instance took this group.instance.id
   kGroupSubscribedToTopic,     // GROUP_SUBSCRIBED_TO_TOPIC (86): OffsetDelete of a topic still consumed
   kUnstableOffsetCommit,       // UNSTABLE_OFFSET_COMMIT (88): a commit of this partition is not durable yet
+  // The consumer group protocol (KIP-848):
+  kInvalidRequest,             // INVALID_REQUEST (42): a heartbeat missing what its step needs
+  kFencedMemberEpoch,          // FENCED_MEMBER_EPOCH (110): not the member's epoch; it rejoins
+  kUnreleasedInstanceId,       // UNRELEASED_INSTANCE_ID (111): another member holds the instance id
+  kUnsupportedAssignor,        // UNSUPPORTED_ASSIGNOR (112): ServerAssignor names none offered
+  kStaleMemberEpoch,           // STALE_MEMBER_EPOCH (113): a commit or fetch from an older epoch
+  kInvalidRegularExpression,   // INVALID_REGULAR_EXPRESSION (128): SubscribedTopicRegex does not compile
+  kUnsupportedVersion,         // UNSUPPORTED_VERSION (35): a consumer-protocol member's OffsetCommit below v9
 };
 
 // "none", "illegal_generation", ...: for logs and test failure messages.

@@ -57,6 +57,24 @@ asio::awaitable<LeaveGroupResult> GroupService::leave_group(LeaveGroupArgs args)
       });
 }
 
+asio::awaitable<ConsumerGroupHeartbeatResult> GroupService::consumer_group_heartbeat(ConsumerGroupHeartbeatArgs args) {
+  return host_.run<ConsumerGroupHeartbeatResult>(
+      [args = std::move(args)](GroupCoordinator& c, std::function<void(ConsumerGroupHeartbeatResult)> done) mutable {
+        c.consumer_group_heartbeat(std::move(args), std::move(done));
+      });
+}
+
+asio::awaitable<std::vector<DescribedConsumerGroup>> GroupService::consumer_group_describe(
+    std::vector<std::string> group_ids) {
+  return host_.run<std::vector<DescribedConsumerGroup>>(
+      [ids = std::move(group_ids)](GroupCoordinator& c, std::function<void(std::vector<DescribedConsumerGroup>)> done) {
+        std::vector<DescribedConsumerGroup> out;
+        out.reserve(ids.size());
+        for (const std::string& id : ids) out.push_back(c.consumer_group_describe(id));
+        done(std::move(out));
+      });
+}
+
 asio::awaitable<OffsetCommitResult> GroupService::commit_offsets(OffsetCommitArgs args) {
   return host_.run<OffsetCommitResult>(
       [args = std::move(args)](GroupCoordinator& c, std::function<void(OffsetCommitResult)> done) mutable {

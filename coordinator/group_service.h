@@ -67,6 +67,8 @@ class GroupService {
   asio::awaitable<SyncGroupResult> sync_group(SyncGroupArgs args);
   asio::awaitable<GroupError> heartbeat(HeartbeatArgs args);
   asio::awaitable<LeaveGroupResult> leave_group(LeaveGroupArgs args);
+  asio::awaitable<ConsumerGroupHeartbeatResult> consumer_group_heartbeat(ConsumerGroupHeartbeatArgs args);
+  asio::awaitable<std::vector<DescribedConsumerGroup>> consumer_group_describe(std::vector<std::string> group_ids);
   asio::awaitable<OffsetCommitResult> commit_offsets(OffsetCommitArgs args);
   asio::awaitable<OffsetFetchResult> fetch_offsets(OffsetFetchArgs args);
   asio::awaitable<OffsetDeleteResult> delete_offsets(OffsetDeleteArgs args);
@@ -82,6 +84,8 @@ class GroupService {
   void set_topic_exists(std::function<bool(const std::string& topic)> exists) {
     core_.set_topic_exists(std::move(exists));
   }
+  // See GroupCoordinator::set_topic_catalog; call before start(). Its functions run on the strand.
+  void set_topic_catalog(TopicCatalog catalog) { core_.set_topic_catalog(std::move(catalog)); }
   // For the TransactionService, which runs on the same strand so that it can call the
   // coordinator's transactional-offset hooks directly. coordinator() only on the strand.
   asio::strand<asio::any_io_executor> strand() const { return host_.strand(); }

@@ -153,6 +153,7 @@ struct OffsetCommitArgs {
   std::optional<std::string> group_instance_id;  // v7+
   int64_t retention_time_ms = -1;                // v2-4; -1 = offsets.retention.minutes applies
   std::vector<TopicCommit> topics;
+  int16_t api_version = 0;                       // a consumer-protocol member must use v9+
 };
 
 struct PartitionError {
@@ -180,6 +181,8 @@ struct OffsetFetchArgs {
   std::string group_id;
   std::optional<std::vector<TopicPartitions>> topics;  // nullopt (null, v2+): every committed offset
   bool require_stable = false;                          // v7+
+  std::optional<std::string> member_id;                 // v9+: a consumer-protocol member's
+  int32_t member_epoch = -1;                            // v9+
 };
 
 struct PartitionOffset {
@@ -217,6 +220,7 @@ struct DescribedGroup {
   std::string protocol_type;
   std::string protocol_data;  // the selected protocol; only while Stable
   std::vector<DescribedMember> members;
+  std::string group_type = "classic";  // "consumer": not a classic group (described as Dead)
 };
 
 // ---- ListGroups (16) ----
@@ -225,8 +229,7 @@ struct ListGroupsArgs {
   std::vector<std::string> types_filter;   // v5+ ("classic", "consumer", ...), case-insensitive; empty = all
 };
 
-// Every group here is a classic one (JoinGroup/SyncGroup); KIP-848's "consumer"
-// groups are not served.
+// A classic group (JoinGroup/SyncGroup); "consumer" (kConsumerGroupType) is KIP-848's.
 inline constexpr std::string_view kClassicGroupType = "classic";
 
 struct ListedGroup {

@@ -38,6 +38,9 @@
 
 namespace rokka::coordinator {
 
+// A fresh member id: `prefix` followed by a random UUIDv4.
+std::string make_member_id(std::mt19937_64& rng, std::string_view prefix);
+
 class Membership {
  public:
   // All must outlive the Membership.

@@ -14,6 +14,48 @@ std::optional<std::string> to_optional(std::optional<std::string_view> v) {
   return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
 }
 
+// A count read from disk, refused when the bytes left could not hold that many items of
+// at least `min_bytes` each: nothing is reserved beyond what the record can carry.
+bool read_count(ByteReader& in, size_t min_bytes, uint32_t& count) {
+  count = in.u32();
+  return in.ok() && count <= in.remaining() / min_bytes;
+}
+
+void write_partitions(ByteWriter& out, const TopicPartitionsMap& m) {
+  out.u32(static_cast<uint32_t>(m.size()));
+  for (const auto& [topic, ps] : m) {
+    out.str(topic);
+    out.u32(static_cast<uint32_t>(ps.size()));
+    for (int32_t p : ps) out.i32(p);
+  }
+}
+
+bool read_partitions(ByteReader& in, TopicPartitionsMap& m) {
+  uint32_t topics = 0;
+  if (!read_count(in, 8, topics)) return false;
+  for (uint32_t i = 0; i < topics; ++i) {
+    std::vector<int32_t>& ps = m[std::string(in.str())];
+    uint32_t n = 0;
+    if (!read_count(in, 4, n)) return false;
+    ps.reserve(n);
+    for (uint32_t j = 0; j < n; ++j) ps.push_back(in.i32());
+  }
+  return in.ok();
+}
+
+void write_strings(ByteWriter& out, const std::vector<std::string>& v) {
+  out.u32(static_cast<uint32_t>(v.size()));
+  for (const std::string& s : v) out.str(s);
+}
+
+bool read_strings(ByteReader& in, std::vector<std::string>& v) {
+  uint32_t n = 0;
+  if (!read_count(in, 4, n)) return false;
+  v.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) v.emplace_back(in.str());
+  return in.ok();
+}
+
 }  // namespace
 
 std::string encode_offset_key(std::string_view group_id, const TopicPartition& tp) {
@@ -122,6 +164,107 @@ std::optional<StoredGroup> decode_group_value(std::string_view group_id, std::st
     out.members.push_back(std::move(m));
   }
   if (!in.at_end() || out.stable == out.members.empty()) return std::nullopt;
+  return out;
+}
+
+std::string encode_consumer_group_key(std::string_view group_id) {
+  std::string key(kConsumerGroupKeyPrefix);
+  key.append(group_id);
+  return key;
+}
+
+std::optional<std::string> decode_consumer_group_key(std::string_view key) {
+  if (!key.starts_with(kConsumerGroupKeyPrefix)) return std::nullopt;
+  return std::string(key.substr(kConsumerGroupKeyPrefix.size()));
+}
+
+std::string encode_consumer_group_value(const ConsumerGroupSnapshot& group) {
+  ByteWriter out;
+  out.u8(kRecordVersion);
+  out.i32(group.group_epoch);
+  out.i32(group.assignment_epoch);
+  out.u32(static_cast<uint32_t>(group.topics_seen.size()));
+  for (const auto& [topic, count] : group.topics_seen) {
+    out.str(topic);
+    out.i32(count);
+  }
+  out.u32(static_cast<uint32_t>(group.regex_topics.size()));
+  for (const auto& [regex, topics] : group.regex_topics) {
+    out.str(regex);
+    write_strings(out, topics);
+  }
+  out.u32(static_cast<uint32_t>(group.members.size()));
+  for (const ConsumerMember& m : group.members) {
+    out.str(m.member_id);
+    out.i32(m.member_epoch);
+    out.i32(m.previous_member_epoch);
+    out.u8(static_cast<uint8_t>(m.state));
+    out.nullable_str(m.instance_id);
+    out.nullable_str(m.rack_id);
+    out.str(m.client_id);
+    out.str(m.client_host);
+    out.i32(m.rebalance_timeout_ms);
+    write_strings(out, m.subscribed_topics);
+    out.nullable_str(m.subscribed_regex);
+    out.nullable_str(m.server_assignor);
+    write_partitions(out, m.assigned);
+    write_partitions(out, m.revoking);
+  }
+  out.u32(static_cast<uint32_t>(group.target.size()));
+  for (const auto& [member_id, partitions] : group.target) {
+    out.str(member_id);
+    write_partitions(out, partitions);
+  }
+  return std::move(out).take();
+}
+
+std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_view group_id, std::string_view value) {
+  // The fewest bytes a member takes: id, 3 x i32, u8 state, two flags, two strings,
+  // a count, two flags, two partition counts.
+  constexpr size_t kMinConsumerMemberBytes = 4 + 3 * 4 + 1 + 2 + 2 * 4 + 4 + 2 + 2 * 4;
+  ByteReader in(value);
+  if (in.u8() != kRecordVersion) return std::nullopt;
+  ConsumerGroupSnapshot out;
+  out.group_id = std::string(group_id);
+  out.group_epoch = in.i32();
+  out.assignment_epoch = in.i32();
+  uint32_t n = 0;
+  if (!read_count(in, 8, n)) return std::nullopt;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string topic(in.str());
+    out.topics_seen[std::move(topic)] = in.i32();
+  }
+  if (!read_count(in, 8, n)) return std::nullopt;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string regex(in.str());
+    if (!read_strings(in, out.regex_topics[std::move(regex)])) return std::nullopt;
+  }
+  if (!read_count(in, kMinConsumerMemberBytes, n)) return std::nullopt;
+  out.members.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    ConsumerMember& m = out.members.emplace_back();
+    m.member_id = std::string(in.str());
+    m.member_epoch = in.i32();
+    m.previous_member_epoch = in.i32();
+    const uint8_t state = in.u8();
+    if (state > static_cast<uint8_t>(ConsumerMember::State::kUnreleasedPartitions)) return std::nullopt;
+    m.state = static_cast<ConsumerMember::State>(state);
+    m.instance_id = to_optional(in.nullable_str());
+    m.rack_id = to_optional(in.nullable_str());
+    m.client_id = std::string(in.str());
+    m.client_host = std::string(in.str());
+    m.rebalance_timeout_ms = in.i32();
+    if (!read_strings(in, m.subscribed_topics)) return std::nullopt;
+    m.subscribed_regex = to_optional(in.nullable_str());
+    m.server_assignor = to_optional(in.nullable_str());
+    if (!read_partitions(in, m.assigned) || !read_partitions(in, m.revoking)) return std::nullopt;
+  }
+  if (!read_count(in, 8, n)) return std::nullopt;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string member_id(in.str());
+    if (!read_partitions(in, out.target[std::move(member_id)])) return std::nullopt;
+  }
+  if (!in.at_end()) return std::nullopt;
   return out;
 }
 

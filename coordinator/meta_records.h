@@ -10,6 +10,16 @@
 //               instance id, client id, client host, i32 rebalance timeout,
 //               i32 session timeout, subscription (the selected protocol's
 //               metadata), assignment
+//   "k/" group                                           ->  consumer group (KIP-848)
+//        value: u8 version(0), i32 group epoch, i32 assignment epoch, topics seen
+//               (u32 count, then topic, i32 partitions), regexes (u32 count, then
+//               regex, u32 count, topics), u32 member count, then per member: id,
+//               i32 epoch, i32 previous epoch, u8 state, nullable instance id,
+//               nullable rack, client id, client host, i32 rebalance timeout,
+//               subscribed topics (u32 count, names), nullable regex, nullable
+//               assignor, assigned, revoking; then the target (u32 count, then
+//               member id, partitions). "partitions" is u32 topic count, then per
+//               topic: name, u32 count, i32 partition ids.
 // Integers are big-endian; strings are u32 length + bytes; "nullable" is a u8 flag
 // (0 = null) before the string. Keys sort by group, so a group's offsets are adjacent.
 //
@@ -25,11 +35,14 @@
 #include <vector>
 
 #include "coordinator/committed_offset.h"
+#include "coordinator/consumer_group.h"
+#include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 
 inline constexpr std::string_view kOffsetKeyPrefix = "o/";
 inline constexpr std::string_view kGroupKeyPrefix = "g/";
+inline constexpr std::string_view kConsumerGroupKeyPrefix = storage::meta_prefix::kConsumerGroups;
 
 struct OffsetKey {
   std::string group_id;
@@ -71,5 +84,11 @@ std::optional<std::string> decode_group_key(std::string_view key);
 std::string encode_group_value(const StoredGroup& group);
 // `group_id` is taken from the key.
 std::optional<StoredGroup> decode_group_value(std::string_view group_id, std::string_view value);
+
+std::string encode_consumer_group_key(std::string_view group_id);
+std::optional<std::string> decode_consumer_group_key(std::string_view key);
+std::string encode_consumer_group_value(const ConsumerGroupSnapshot& group);
+// `group_id` is taken from the key.
+std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_view group_id, std::string_view value);
 
 }  // namespace rokka::coordinator

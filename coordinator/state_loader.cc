@@ -16,6 +16,16 @@ LoadedState load_coordinator_state(const storage::MetaStore& meta) {
     }
     state.groups.push_back(std::move(*group));
   }
+  for (const auto& [key, value] : meta.scan(kConsumerGroupKeyPrefix)) {
+    auto group_id = decode_consumer_group_key(key);
+    auto group = group_id ? decode_consumer_group_value(*group_id, value) : std::nullopt;
+    if (!group) {
+      ++state.skipped_records;
+      log().warn("skipping undecodable consumer group record: key_bytes={} value_bytes={}", key.size(), value.size());
+      continue;
+    }
+    state.consumer_groups.push_back(std::move(*group));
+  }
   auto offsets = meta.scan(kOffsetKeyPrefix);
   state.offsets.reserve(offsets.size());
   for (const auto& [key, value] : offsets) {

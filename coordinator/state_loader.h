@@ -12,11 +12,12 @@ namespace rokka::coordinator {
 
 struct LoadedState {
   std::vector<StoredGroup> groups;
+  std::vector<ConsumerGroupSnapshot> consumer_groups;
   std::vector<std::pair<OffsetKey, CommittedOffset>> offsets;
   size_t skipped_records = 0;  // records that did not decode (logged, then ignored)
 };
 
-// Scans every "g/" and "o/" record. Touches no coordinator state, so it may run on any
+// Scans every "g/", "k/" and "o/" record. Touches no coordinator state, so it may run on any
 // thread; GroupCoordinator::install() then takes the result on the strand.
 LoadedState load_coordinator_state(const storage::MetaStore& meta);
 

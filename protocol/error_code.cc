@@ -112,6 +112,10 @@ const char* error_name(ErrorCode e) {
     case ErrorCode::kInconsistentClusterId: return "INCONSISTENT_CLUSTER_ID";
     case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kFetchSessionTopicIdError: return "FETCH_SESSION_TOPIC_ID_ERROR";
+    case ErrorCode::kFencedMemberEpoch: return "FENCED_MEMBER_EPOCH";
+    case ErrorCode::kUnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
+    case ErrorCode::kUnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
+    case ErrorCode::kStaleMemberEpoch: return "STALE_MEMBER_EPOCH";
     case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
   }
   return "UNKNOWN";

@@ -117,6 +117,10 @@ enum class ErrorCode : int16_t {
   kInconsistentClusterId = 104,  // cluster id mismatch
   kTransactionalIdNotFound = 105,  // transactional id not found
   kFetchSessionTopicIdError = 106,  // fetch session topic id error
+  kFencedMemberEpoch = 110,  // the member epoch is not the coordinator's (KIP-848): rejoin
+  kUnreleasedInstanceId = 111,  // the instance id is still held by another member (KIP-848)
+  kUnsupportedAssignor = 112,  // the server-side assignor asked for is not offered
+  kStaleMemberEpoch = 113,  // an offset commit or fetch with an older member epoch
   kInvalidRegularExpression = 128,  // a regular expression in the request does not compile
 };
 

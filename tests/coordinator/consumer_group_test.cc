@@ -40,7 +40,7 @@ struct Client {
   }
   ConsumerHeartbeatResult beat(ConsumerGroup& g, const TopicPartitionCounts& counts) {
     ConsumerHeartbeatResult r = g.heartbeat(next(), counts, [] { return std::string("generated"); });
-    if (r.error == ConsumerGroupError::kNone) {
+    if (r.error == GroupError::kNone) {
       id = r.member_id;
       epoch = r.member_epoch;
       joined = true;
@@ -56,9 +56,9 @@ TEST(ConsumerGroupTest, ThreeMembersSplitTwelvePartitionsWithNoOverlapAndNoGap) 
   const TopicPartitionCounts counts{{"t", 12}};
   ConsumerGroup g("g", uniform(), 100);
   std::vector<Client> clients{{"a", 0, {"t"}}, {"b", 0, {"t"}}, {"c", 0, {"t"}}};
-  for (Client& c : clients) ASSERT_EQ(c.beat(g, counts).error, ConsumerGroupError::kNone);
+  for (Client& c : clients) ASSERT_EQ(c.beat(g, counts).error, GroupError::kNone);
   for (int round = 0; round < 4; ++round)
-    for (Client& c : clients) ASSERT_EQ(c.beat(g, counts).error, ConsumerGroupError::kNone);
+    for (Client& c : clients) ASSERT_EQ(c.beat(g, counts).error, GroupError::kNone);
   EXPECT_EQ(g.state(), ConsumerGroup::State::kStable);
   std::set<int32_t> seen;
   for (const Client& c : clients) {
@@ -73,13 +73,13 @@ TEST(ConsumerGroupTest, APartitionMovesOnlyAfterItsOwnerRevokedIt) {
   const TopicPartitionCounts counts{{"t", 4}};
   ConsumerGroup g("g", uniform(), 100);
   Client a{"a", 0, {"t"}}, b{"b", 0, {"t"}};
-  ASSERT_EQ(a.beat(g, counts).error, ConsumerGroupError::kNone);
+  ASSERT_EQ(a.beat(g, counts).error, GroupError::kNone);
   EXPECT_EQ(a.epoch, 1);
   EXPECT_EQ(count(a.owned), 4u);
 
   // b joins at epoch 2; a still owns everything, so b gets the epoch and nothing yet.
   auto r = b.beat(g, counts);
-  ASSERT_EQ(r.error, ConsumerGroupError::kNone);
+  ASSERT_EQ(r.error, GroupError::kNone);
   EXPECT_EQ(b.epoch, 2);
   EXPECT_EQ(count(b.owned), 0u);
   EXPECT_EQ(g.members().at("b").state, State::kUnreleasedPartitions);
@@ -133,10 +133,10 @@ TEST(ConsumerGroupTest, EpochsAreCheckedAndALostResponseIsForgiven) {
   a.beat(g, counts);
   ConsumerHeartbeat hb = a.next();
   hb.member_id = "nobody";
-  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, ConsumerGroupError::kUnknownMemberId);
+  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, GroupError::kUnknownMemberId);
   hb = a.next();
   hb.member_epoch = 7;
-  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, ConsumerGroupError::kFencedMemberEpoch);
+  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, GroupError::kFencedMemberEpoch);
 
   // b joins; a moves to epoch 2 after revoking; its response is lost, so it still
   // says epoch 1 with what it kept: accepted, and told its assignment again.
@@ -147,14 +147,14 @@ TEST(ConsumerGroupTest, EpochsAreCheckedAndALostResponseIsForgiven) {
   auto moved = g.heartbeat(done_revoking, counts, {});
   ASSERT_EQ(moved.member_epoch, 2);
   auto again = g.heartbeat(done_revoking, counts, {});  // epoch 1 again: the response was lost
-  EXPECT_EQ(again.error, ConsumerGroupError::kNone);
+  EXPECT_EQ(again.error, GroupError::kNone);
   EXPECT_EQ(again.member_epoch, 2);
   ASSERT_TRUE(again.assignment);
   EXPECT_EQ(count(*again.assignment), 1u);
   // The previous epoch claiming a partition it was not given is fenced.
   ConsumerHeartbeat greedy = done_revoking;
   greedy.owned = TopicPartitionsMap{{"t", {0, 1}}};
-  EXPECT_EQ(g.heartbeat(greedy, counts, {}).error, ConsumerGroupError::kFencedMemberEpoch);
+  EXPECT_EQ(g.heartbeat(greedy, counts, {}).error, GroupError::kFencedMemberEpoch);
 }
 
 TEST(ConsumerGroupTest, JoinsAreValidatedAsKafkaDoes) {
@@ -165,18 +165,18 @@ TEST(ConsumerGroupTest, JoinsAreValidatedAsKafkaDoes) {
   hb.rebalance_timeout_ms = 1000;
   hb.owned = TopicPartitionsMap{};
   auto r = g.heartbeat(hb, counts, {});
-  EXPECT_EQ(r.error, ConsumerGroupError::kInvalidRequest);
-  EXPECT_EQ(r.message, "SubscribedTopicNames must be set in first request.");
+  EXPECT_EQ(r.error, GroupError::kInvalidRequest);
+  EXPECT_EQ(r.message, "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.");
   hb.subscribed_topics = std::vector<std::string>{"t"};
   hb.owned = TopicPartitionsMap{{"t", {0}}};
   EXPECT_EQ(g.heartbeat(hb, counts, {}).message, "TopicPartitions must be empty when (re-)joining.");
   hb.owned = TopicPartitionsMap{};
   hb.server_assignor = "sticky";
-  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, ConsumerGroupError::kUnsupportedAssignor);
+  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, GroupError::kUnsupportedAssignor);
   hb.server_assignor = "range";
-  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, ConsumerGroupError::kNone);
+  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, GroupError::kNone);
   hb.member_id = "b";
-  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, ConsumerGroupError::kGroupMaxSizeReached);
+  EXPECT_EQ(g.heartbeat(hb, counts, {}).error, GroupError::kGroupMaxSizeReached);
   // A v0 join has no member id: the group makes one.
   ConsumerGroup v0("v0", uniform(), 10);
   hb.member_id.clear();
@@ -224,26 +224,26 @@ TEST(ConsumerGroupTest, RandomRunsNeverShareAPartitionAndSettle) {
         if (rng() % 3) topics.push_back("a");
         if (rng() % 3 || topics.empty()) topics.push_back("b");
         clients.push_back({"m" + std::to_string(next_id++), 0, topics});
-        ASSERT_EQ(clients.back().beat(g, counts).error, ConsumerGroupError::kNone);  // joins now
+        ASSERT_EQ(clients.back().beat(g, counts).error, GroupError::kNone);  // joins now
         check_exclusive(step);
         continue;
       } else if (what == 1 && clients.size() > 1) {
         const size_t i = rng() % clients.size();
         ConsumerHeartbeat leave = clients[i].next();
         leave.member_epoch = ConsumerHeartbeat::kLeaveEpoch;
-        ASSERT_EQ(g.heartbeat(leave, counts, {}).error, ConsumerGroupError::kNone);
+        ASSERT_EQ(g.heartbeat(leave, counts, {}).error, GroupError::kNone);
         clients.erase(clients.begin() + static_cast<long>(i));
         continue;
       } else if (what == 2) {
         counts[rng() % 2 ? "a" : "b"] += 1;
       }
       Client& c = clients[rng() % clients.size()];
-      ASSERT_EQ(c.beat(g, counts).error, ConsumerGroupError::kNone) << "run " << run << " step " << step;
+      ASSERT_EQ(c.beat(g, counts).error, GroupError::kNone) << "run " << run << " step " << step;
       check_exclusive(step);
     }
     for (int round = 0; round < 5; ++round)
       for (Client& c : clients) {
-        ASSERT_EQ(c.beat(g, counts).error, ConsumerGroupError::kNone);
+        ASSERT_EQ(c.beat(g, counts).error, GroupError::kNone);
         check_exclusive(1000 + round);
       }
     EXPECT_EQ(g.state(), ConsumerGroup::State::kStable) << "run " << run;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <optional>
@@ -203,10 +204,25 @@ class CoordinatorHarness : public FakeStrand {
   }
 
   testutil::ManualClock clock;
+  // The topics consumer groups (KIP-848) see: name -> partition count.
+  std::map<std::string, int32_t> topics;
 
  private:
   void start(bool load) {
     coordinator_ = std::make_unique<GroupCoordinator>(options_, meta, clock.fn(), post());
+    TopicCatalog catalog;
+    catalog.partition_count = [this](const std::string& t) {
+      auto it = topics.find(t);
+      return it == topics.end() ? 0 : it->second;
+    };
+    catalog.match = [this](const std::string& prefix_star) {  // tests use "prefix.*" only
+      std::vector<std::string> out;
+      const std::string prefix = prefix_star.substr(0, prefix_star.size() - 2);
+      for (const auto& [t, n] : topics)
+        if (t.starts_with(prefix)) out.push_back(t);
+      return out;
+    };
+    coordinator_->set_topic_catalog(std::move(catalog));
     if (load) coordinator_->install(load_coordinator_state(meta));
   }
 

@@ -1,0 +1,165 @@
+// ConsumerMembership: the consumer group protocol (KIP-848) on the coordinator's strand --
+// ConsumerGroupHeartbeat and ConsumerGroupDescribe over the groups of that kind, each a
+// ConsumerGroup (pure state, consumer_group.h), plus what Membership does for classic
+// groups: timers, durability, and the answers the rest of the coordinator asks of a group
+// (may this committer commit, which topics are in use, from when do offsets age, how is
+// the group described, listed and dropped).
+//
+// Timers (the shared TimerQueue, the injected clock):
+//  - session: every heartbeat restarts the member's group.consumer.session.timeout.ms;
+//    a member that misses it is removed and its partitions go to the others;
+//  - revocation: a member asked to give partitions up has its rebalance timeout to say
+//    it did; one that does not is removed, so the partitions it holds can move.
+//
+// Durability: after each heartbeat the group's record ("k/", meta_records.h) is written if
+// anything it holds changed, and the heartbeat is answered once that is durable, so what
+// a member was told survives kill -9. At start-up every member gets one session to come
+// back; its next heartbeat carries on at its epoch (no rebalance).
+//
+// Topics come from the injected TopicCatalog: partition counts for the assignor, and the
+// topics a regex subscription matches, resolved when a regex first appears and again at
+// most every consumer_regex_refresh_ms on a heartbeat.
+//
+// Single-threaded like GroupCoordinator, which calls it only while serving.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "coordinator/clock.h"
+#include "coordinator/consumer_group.h"
+#include "coordinator/coordinator_options.h"
+#include "coordinator/durable_writer.h"
+#include "coordinator/group_types.h"
+#include "coordinator/offset_book.h"
+#include "coordinator/timer_queue.h"
+
+namespace rokka::coordinator {
+
+inline constexpr std::string_view kConsumerGroupType = "consumer";
+
+// What the coordinator knows of topics, from the broker. Both run on the strand.
+struct TopicCatalog {
+  PartitionCountFn partition_count;  // 0: no such topic
+  // The topics whose whole name `regex` matches (the caller checked it compiles).
+  std::function<std::vector<std::string>(const std::string& regex)> match;
+};
+
+struct ConsumerGroupHeartbeatArgs {
+  std::string group_id;
+  int16_t api_version = 0;
+  ConsumerHeartbeat heartbeat;
+};
+
+struct ConsumerGroupHeartbeatResult {
+  GroupError error = GroupError::kNone;
+  std::string message;
+  std::string member_id;
+  int32_t member_epoch = 0;
+  int32_t heartbeat_interval_ms = 0;
+  std::optional<TopicPartitionsMap> assignment;  // set when it changed
+};
+
+// ConsumerGroupDescribe (69), one group.
+struct DescribedConsumerMember {
+  ConsumerMember member;        // as the coordinator holds it
+  TopicPartitionsMap target;    // its target assignment
+};
+struct DescribedConsumerGroup {
+  GroupError error = GroupError::kNone;
+  std::string message;
+  std::string group_id;
+  std::string state;  // "empty", "reconciling", "stable", "dead" (Kafka's, lower case)
+  int32_t group_epoch = 0;
+  int32_t assignment_epoch = 0;
+  std::string assignor_name;
+  std::vector<DescribedConsumerMember> members;
+};
+
+class ConsumerMembership {
+ public:
+  ConsumerMembership(const CoordinatorOptions& options, const Clock& clock, DurableWriter& writer,
+                     TimerQueue& timers);
+  ConsumerMembership(const ConsumerMembership&) = delete;
+  ConsumerMembership& operator=(const ConsumerMembership&) = delete;
+
+  void set_catalog(TopicCatalog catalog) { catalog_ = std::move(catalog); }
+
+  // ConsumerGroupHeartbeat for a group that is, or is to become, a consumer group (the
+  // coordinator has checked no classic group with members holds the id). `done` once the
+  // group's record is durable, or at once when nothing it keeps changed.
+  void heartbeat(ConsumerGroupHeartbeatArgs args, std::function<void(ConsumerGroupHeartbeatResult)> done);
+
+  const ConsumerGroup* find(std::string_view group_id) const;
+  bool contains(std::string_view group_id) const { return find(group_id) != nullptr; }
+  size_t size() const { return groups_.size(); }
+  template <typename Fn>
+  void for_each(Fn&& fn) const {  // fn(const ConsumerGroup&)
+    for (const auto& [id, entry] : groups_) fn(static_cast<const ConsumerGroup&>(*entry.group));
+  }
+  std::vector<std::string> group_ids() const;
+
+  // ---- what the rest of the coordinator asks of a consumer group ----
+  // OffsetCommit: Kafka's rules -- member epoch -1 with no member id commits only while the
+  // group is empty; otherwise the member must exist (UNKNOWN_MEMBER_ID), must use v9+
+  // (UNSUPPORTED_VERSION) and its epoch must be the member's: a newer one is
+  // FENCED_MEMBER_EPOCH, an older one STALE_MEMBER_EPOCH. A commit counts as a heartbeat.
+  GroupError accept_offset_commit(const std::string& group_id, const OffsetCommitArgs& args);
+  // The same checks without the heartbeat (TxnOffsetCommit: `transactional`, any version).
+  GroupError check_commit(const std::string& group_id, int32_t member_epoch, const std::string& member_id,
+                          int16_t api_version, bool transactional) const;
+  // OffsetFetch v9+ with a member id: the member must exist and its epoch match.
+  GroupError check_offset_fetch(const std::string& group_id, const std::optional<std::string>& member_id,
+                                int32_t member_epoch) const;
+  TopicFilter topics_in_use(const std::string& group_id) const;
+  OffsetRetention offset_retention(const std::string& group_id) const;
+  DescribedConsumerGroup describe(const std::string& group_id) const;
+  static std::string_view state_name(ConsumerGroup::State state);
+
+  // ---- start-up, removal, shutdown ----
+  void restore(ConsumerGroupSnapshot stored);
+  // The group goes: its timers are cancelled and its record's tombstone appended to `out`.
+  void remove(const std::string& group_id, OffsetBook::Mutations& out);
+  void shutdown();
+
+ private:
+  struct Entry {
+    std::unique_ptr<ConsumerGroup> group;
+    uint64_t incarnation = 0;
+    std::map<std::string, TimerQueue::Id> session_timers;     // member -> its session
+    std::map<std::string, TimerQueue::Id> revocation_timers;  // member -> its deadline to revoke
+    std::string stored;                                       // the record as last written
+    int64_t empty_since_ms = -1;
+    int64_t regexes_resolved_ms = -1;
+  };
+
+  Entry& create(const std::string& group_id);
+  Entry* live(const std::string& group_id, uint64_t incarnation);
+  void resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex);
+  // After the group changed: member timers follow the members, the record is written
+  // if it changed; `done` once durable (at once if nothing changed).
+  void after_change(Entry& entry, DurableCallback done);
+  void arm_session(Entry& entry, const std::string& member_id);
+  void on_session_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
+  void on_revocation_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
+  void drop_member(Entry& entry, const std::string& member_id, std::string_view reason);
+
+  const CoordinatorOptions& options_;
+  const Clock& clock_;
+  DurableWriter& writer_;
+  TimerQueue& timers_;
+  TopicCatalog catalog_;
+  std::unordered_map<std::string, Entry> groups_;
+  uint64_t next_incarnation_ = 1;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace rokka::coordinator
