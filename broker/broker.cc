@@ -4,6 +4,7 @@
 #include <future>
 #include <random>
 
+#include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
 #include "broker/txn_markers.h"
 
@@ -19,6 +20,26 @@ std::string new_cluster_id() {
   std::string out;
   for (int i = 0; i < 22; ++i) out.push_back(kAlphabet[rd() % 64]);
   return out;
+}
+
+// What the group coordinator's consumer groups (KIP-848) see of topics: partition counts,
+// and the topics a regex subscription matches (every whole name but internal topics',
+// as Kafka's). Both run on the coordinator's strand; the registry is thread-safe.
+coordinator::TopicCatalog consumer_topic_catalog(const TopicRegistry& topics) {
+  coordinator::TopicCatalog catalog;
+  catalog.partition_count = [&topics](const std::string& name) {
+    const TopicPtr t = topics.find(name);
+    return t == nullptr ? 0 : static_cast<int32_t>(t->partitions.size());
+  };
+  catalog.match = [&topics](const std::string& regex) {
+    std::vector<std::string> out;
+    const auto re = compile_client_regex(regex);
+    if (re == nullptr) return out;
+    for (const TopicPtr& t : topics.all())
+      if (!t->internal && re2::RE2::FullMatch(t->name, *re)) out.push_back(t->name);
+    return out;
+  };
+  return catalog;
 }
 
 }  // namespace
@@ -57,6 +78,10 @@ coordinator::CoordinatorOptions Broker::coordinator_options(const BrokerConfig& 
   o.offsets_retention_ms = int64_t{c.offsets_retention_minutes} * 60 * 1000;
   o.offsets_retention_check_interval_ms = c.offsets_retention_check_interval_ms;
   o.offset_metadata_max_bytes = c.offset_metadata_max_bytes;
+  o.consumer_heartbeat_interval_ms = c.group_consumer_heartbeat_interval_ms;
+  o.consumer_session_timeout_ms = c.group_consumer_session_timeout_ms;
+  o.consumer_max_size = c.group_consumer_max_size;
+  o.consumer_assignors = consumer_assignor_names(c);
   return o;
 }
 
@@ -131,6 +156,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     groups->remove_topic_offsets(topic, std::move(done));
   });
   b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
+  b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_));
   b->txns_ = std::make_unique<coordinator::TransactionService>(
       *b->groups_, b->store_->meta(), txn_options(b->config_),
       [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },

@@ -313,6 +313,23 @@ const std::vector<Entry>& table() {
       integer("group.initial.rebalance.delay.ms", &BrokerConfig::group_initial_rebalance_delay_ms, 0, kI32, "3000",
               "How long a new group waits for more members before its first rebalance."),
       integer("group.max.size", &BrokerConfig::group_max_size, 1, kI32, "2147483647", "Most members in one group."),
+      integer("group.consumer.heartbeat.interval.ms", &BrokerConfig::group_consumer_heartbeat_interval_ms, 1, kI32,
+              "5000", "How often a member of a consumer group (KIP-848, group.protocol=consumer) heartbeats."),
+      integer("group.consumer.min.heartbeat.interval.ms", &BrokerConfig::group_consumer_min_heartbeat_interval_ms, 1,
+              kI32, "5000", "Smallest group.consumer.heartbeat.interval.ms allowed."),
+      integer("group.consumer.max.heartbeat.interval.ms", &BrokerConfig::group_consumer_max_heartbeat_interval_ms, 1,
+              kI32, "15000", "Largest group.consumer.heartbeat.interval.ms allowed."),
+      integer("group.consumer.session.timeout.ms", &BrokerConfig::group_consumer_session_timeout_ms, 1, kI32, "45000",
+              "A consumer group member that sends no heartbeat for this long is removed and its partitions move."),
+      integer("group.consumer.min.session.timeout.ms", &BrokerConfig::group_consumer_min_session_timeout_ms, 1, kI32,
+              "45000", "Smallest group.consumer.session.timeout.ms allowed."),
+      integer("group.consumer.max.session.timeout.ms", &BrokerConfig::group_consumer_max_session_timeout_ms, 1, kI32,
+              "60000", "Largest group.consumer.session.timeout.ms allowed."),
+      integer("group.consumer.max.size", &BrokerConfig::group_consumer_max_size, 1, kI32, "2147483647",
+              "Most members in one consumer group (else GROUP_MAX_SIZE_REACHED)."),
+      text("group.consumer.assignors", &BrokerConfig::group_consumer_assignors, "uniform,range",
+           "The server-side assignors a consumer group may ask for (group.remote.assignor), by Kafka's short names "
+           "uniform and range or their class names; the first is the default."),
       integer("offsets.retention.minutes", &BrokerConfig::offsets_retention_minutes, 1, kI32, "10080",
               "Committed offsets of an empty group are deleted after this long."),
       integer("offsets.retention.check.interval.ms", &BrokerConfig::offsets_retention_check_interval_ms, 1, kI64,
@@ -477,6 +494,44 @@ std::vector<Listener> BrokerConfig::effective_advertised_listeners() const {
   return out;
 }
 
+std::vector<std::string> consumer_assignor_names(const BrokerConfig& config) {
+  std::vector<std::string> out;
+  for (const std::string& item : security::config_list(config.group_consumer_assignors)) {
+    // Kafka's class names stand for the same assignors.
+    if (item == "org.apache.kafka.coordinator.group.assignor.UniformAssignor" ||
+        item == "org.apache.kafka.coordinator.group.api.assignor.UniformAssignor")
+      out.push_back("uniform");
+    else if (item == "org.apache.kafka.coordinator.group.assignor.RangeAssignor" ||
+             item == "org.apache.kafka.coordinator.group.api.assignor.RangeAssignor")
+      out.push_back("range");
+    else
+      out.push_back(item);
+  }
+  return out;
+}
+
+Status check_consumer_group_configs(const BrokerConfig& c) {
+  auto within = [](int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; };
+  if (!within(c.group_consumer_heartbeat_interval_ms, c.group_consumer_min_heartbeat_interval_ms,
+              c.group_consumer_max_heartbeat_interval_ms))
+    return Status::invalid_argument("config group.consumer.heartbeat.interval.ms must be between "
+                                    "group.consumer.min.heartbeat.interval.ms and group.consumer.max.heartbeat.interval.ms");
+  if (!within(c.group_consumer_session_timeout_ms, c.group_consumer_min_session_timeout_ms,
+              c.group_consumer_max_session_timeout_ms))
+    return Status::invalid_argument("config group.consumer.session.timeout.ms must be between "
+                                    "group.consumer.min.session.timeout.ms and group.consumer.max.session.timeout.ms");
+  if (c.group_consumer_heartbeat_interval_ms >= c.group_consumer_session_timeout_ms)
+    return Status::invalid_argument("config group.consumer.heartbeat.interval.ms must be less than "
+                                    "group.consumer.session.timeout.ms");
+  const std::vector<std::string> names = consumer_assignor_names(c);
+  if (names.empty()) return Status::invalid_argument("config group.consumer.assignors must name at least one assignor");
+  for (const std::string& n : names)
+    if (n != "uniform" && n != "range")
+      return Status::invalid_argument("config group.consumer.assignors: unknown assignor '" + n +
+                                      "' (Rokka offers uniform and range)");
+  return Status();
+}
+
 Result<BrokerConfig> load_config(std::string_view properties,
                                  const std::vector<std::pair<std::string, std::string>>& overrides) {
   // Later settings of a key win: file first, then overrides in order.
@@ -502,6 +557,7 @@ Result<BrokerConfig> load_config(std::string_view properties,
 
   if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
     return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");
+  if (auto s = check_consumer_group_configs(config); !s.ok()) return s;
   if (config.num_partitions > config.max_partitions_per_topic)
     return Status::invalid_argument("config num.partitions exceeds rokka.max.partitions.per.topic");
   if (config.message_max_bytes > config.log_segment_bytes / 2)

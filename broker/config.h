@@ -73,6 +73,15 @@ struct BrokerConfig {
   int32_t group_max_session_timeout_ms = 0;
   int32_t group_initial_rebalance_delay_ms = 0;
   int32_t group_max_size = 0;
+  // The consumer group protocol (KIP-848).
+  int32_t group_consumer_heartbeat_interval_ms = 0;
+  int32_t group_consumer_min_heartbeat_interval_ms = 0;
+  int32_t group_consumer_max_heartbeat_interval_ms = 0;
+  int32_t group_consumer_session_timeout_ms = 0;
+  int32_t group_consumer_min_session_timeout_ms = 0;
+  int32_t group_consumer_max_session_timeout_ms = 0;
+  int32_t group_consumer_max_size = 0;
+  std::string group_consumer_assignors;
   int32_t offsets_retention_minutes = 0;
   int64_t offsets_retention_check_interval_ms = 0;
   int32_t offset_metadata_max_bytes = 0;
@@ -144,6 +153,9 @@ std::vector<ConfigValue> config_values(const BrokerConfig& config);
 // Whether `value` is a valid value of the table's key `name`: an error message, or
 // empty (also for a key the table does not know).
 std::string check_config_value(std::string_view name, std::string_view value);
+
+// group.consumer.assignors as Kafka's short names ("uniform", "range"), in order.
+std::vector<std::string> consumer_assignor_names(const BrokerConfig& config);
 
 // Whether `key` is one of the security settings (BrokerConfig::security_settings):
 // ssl.*, sasl.*, <mechanism>.sasl.jaas.config, connections.max.reauth.ms and any

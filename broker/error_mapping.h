@@ -58,6 +58,13 @@ constexpr protocol::ErrorCode to_kafka(coordinator::GroupError e) {
     case GroupError::kFencedInstanceId: return ErrorCode::kFencedInstanceId;
     case GroupError::kGroupSubscribedToTopic: return ErrorCode::kGroupSubscribedToTopic;
     case GroupError::kUnstableOffsetCommit: return ErrorCode::kUnstableOffsetCommit;
+    case GroupError::kInvalidRequest: return ErrorCode::kInvalidRequest;
+    case GroupError::kFencedMemberEpoch: return ErrorCode::kFencedMemberEpoch;
+    case GroupError::kUnreleasedInstanceId: return ErrorCode::kUnreleasedInstanceId;
+    case GroupError::kUnsupportedAssignor: return ErrorCode::kUnsupportedAssignor;
+    case GroupError::kStaleMemberEpoch: return ErrorCode::kStaleMemberEpoch;
+    case GroupError::kInvalidRegularExpression: return ErrorCode::kInvalidRegularExpression;
+    case GroupError::kUnsupportedVersion: return ErrorCode::kUnsupportedVersion;
   }
   return ErrorCode::kUnknownServerError;
 }

@@ -32,9 +32,8 @@ constexpr Feature kFeatures[] = {
     {"metadata.version", 21},
     // 0: a static controller quorum (level 1 is KIP-853's dynamic quorum).
     {"kraft.version", 0},
-    // 0: the classic group protocol only (level 1 is KIP-848's consumer protocol,
-    // ConsumerGroupHeartbeat, which Rokka does not serve).
-    {"group.version", 0},
+    // 1: KIP-848's consumer group protocol (ConsumerGroupHeartbeat) beside the classic one.
+    {"group.version", 1},
     // 0: transactions as before KIP-890 part 2 (level 2 would let producers skip
     // AddPartitionsToTxn, which Rokka still needs; EndTxn is served up to v3).
     {"transaction.version", 0},

@@ -42,6 +42,9 @@ inline bool authorized_cluster(const RequestContext& ctx, AclOperation op) {
   return authorized(ctx, op, ResourceType::kCluster, kClusterResourceName);
 }
 
+// KIP-430 group operations (DescribeGroups, ConsumerGroupDescribe): READ, DELETE, DESCRIBE.
+inline constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+
 // The subset of `candidates` (a bit per AclOperation code, as Metadata and
 // DescribeGroups report authorized operations) this request may perform on the resource.
 inline int32_t authorized_operations(const RequestContext& ctx, int32_t candidates, ResourceType type,

@@ -19,9 +19,6 @@ std::vector<std::byte> to_bytes(const std::string& s) {
   return {b.begin(), b.end()};
 }
 
-// KIP-430 group operations: READ, DELETE, DESCRIBE.
-constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
-
 }  // namespace
 
 boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
@@ -56,6 +53,12 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
       continue;
     }
     out.error_code = code(to_kafka(g.error));
+    if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone && g.group_type != coordinator::kClassicGroupType) {
+      // v6 (KIP-1043): a consumer group (KIP-848) is described by ConsumerGroupDescribe.
+      out.error_code = code(protocol::ErrorCode::kGroupIdNotFound);
+      out.error_message = "Group " + g.group_id + " is not a classic group.";
+      continue;
+    }
     if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone &&
         g.state == coordinator::group_state_name(coordinator::GroupState::kDead)) {
       // v6 (KIP-1043): a group that does not exist is an error, no longer a Dead group.

@@ -34,6 +34,8 @@ HandlerCoroutine handle_list_groups(RequestContext ctx);
 HandlerCoroutine handle_sasl_handshake(RequestContext ctx);
 HandlerCoroutine handle_sasl_authenticate(RequestContext ctx);
 HandlerCoroutine handle_describe_groups(RequestContext ctx);
+HandlerCoroutine handle_consumer_group_heartbeat(RequestContext ctx);
+HandlerCoroutine handle_consumer_group_describe(RequestContext ctx);
 HandlerCoroutine handle_delete_groups(RequestContext ctx);
 HandlerCoroutine handle_offset_delete(RequestContext ctx);
 HandlerCoroutine handle_add_partitions_to_txn(RequestContext ctx);

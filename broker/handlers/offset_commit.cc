@@ -25,6 +25,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
   args.member_id = std::string(req.member_id);
   if (req.group_instance_id) args.group_instance_id = std::string(*req.group_instance_id);
   args.retention_time_ms = req.retention_time_ms;
+  args.api_version = v;
   const bool group_denied = !authorized_group(ctx, AclOperation::kRead, req.group_id);
 
   // Where each committed partition's answer goes.

@@ -95,6 +95,8 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
       args.group_id = std::string(g.group_id);
       args.topics = to_args(g.topics);
       args.require_stable = req.require_stable;
+      if (g.member_id) args.member_id = std::string(*g.member_id);
+      args.member_epoch = g.member_epoch;
       auto& og = resp.groups.emplace_back();
       og.group_id = std::string(g.group_id);
       if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {

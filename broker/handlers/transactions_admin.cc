@@ -5,6 +5,7 @@
 
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
+#include "broker/handlers/client_regex.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "coordinator/transaction_service.h"
@@ -53,27 +54,6 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
   co_return make_response(resp, ctx.version());
 }
 
-namespace {
-
-// A v2 TransactionalIdPattern longer than a Kafka string can be (32767 bytes) is refused
-// before it is compiled; RE2 compiles in linear time and memory bounded by max_mem, and
-// matches without backtracking or recursion, so no pattern can exhaust the stack or hang.
-constexpr size_t kMaxTransactionalIdPatternBytes = 32767;
-constexpr int64_t kTransactionalIdPatternMaxMem = 8 << 20;
-
-// The compiled pattern, or null when the pattern does not compile or is too long.
-std::unique_ptr<re2::RE2> compile_transactional_id_pattern(std::string_view pattern) {
-  if (pattern.size() > kMaxTransactionalIdPatternBytes) return nullptr;
-  re2::RE2::Options options;
-  options.set_log_errors(false);
-  options.set_max_mem(kTransactionalIdPatternMaxMem);
-  auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
-  if (!re->ok()) return nullptr;
-  return re;
-}
-
-}  // namespace
-
 // ListTransactions: the transactional ids matching every filter given; state names
 // Kafka does not know come back in UnknownStateFilters (and match nothing). v2's
 // TransactionalIdPattern (KIP-1152; null or empty: no filter) is a regular expression in
@@ -86,7 +66,7 @@ boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ct
   protocol::ListTransactionsResponse resp;
   std::unique_ptr<re2::RE2> pattern;
   if (req.transactional_id_pattern && !req.transactional_id_pattern->empty()) {
-    pattern = compile_transactional_id_pattern(*req.transactional_id_pattern);
+    pattern = compile_client_regex(*req.transactional_id_pattern);
     if (!pattern) {
       resp.error_code = code(protocol::ErrorCode::kInvalidRegularExpression);
       co_return make_response(resp, ctx.version());

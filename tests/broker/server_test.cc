@@ -49,10 +49,11 @@ TEST(ServerTest, ApiVersionsAnswersEveryVersionWeAdvertise) {
 }
 
 // v3+ reports the feature levels as Kafka 3.9 / 4.x brokers do, in tagged fields:
-// metadata.version 3.9-IV0 (21) supported and finalized; kraft.version, group.version
-// and transaction.version at level 0 (static quorum, classic groups, transactions
-// before KIP-890 part 2), listed as supported only from v4 (KAFKA-17011) and never
-// finalized, so no 4.x client turns on a protocol Rokka does not serve.
+// metadata.version 3.9-IV0 (21) and group.version 1 (KIP-848's consumer protocol)
+// supported and finalized; kraft.version and transaction.version at level 0 (static
+// quorum, transactions before KIP-890 part 2), listed as supported only from v4
+// (KAFKA-17011) and never finalized, so no 4.x client turns on a protocol Rokka does
+// not serve.
 TEST(ServerTest, ApiVersionsReportsTheFeatureLevelsRokkaSupports) {
   InProcessBroker b;
   using Supported = std::vector<std::tuple<std::string, int16_t, int16_t>>;
@@ -76,18 +77,21 @@ TEST(ServerTest, ApiVersionsReportsTheFeatureLevelsRokkaSupports) {
       continue;
     }
     if (v == 3) {
-      EXPECT_EQ(supported(*resp), (Supported{{"metadata.version", 21, 21}}));
+      EXPECT_EQ(supported(*resp), (Supported{{"metadata.version", 21, 21}, {"group.version", 1, 1}}));
     } else {
       EXPECT_EQ(supported(*resp), (Supported{{"metadata.version", 21, 21},
                                              {"kraft.version", 0, 0},
-                                             {"group.version", 0, 0},
+                                             {"group.version", 1, 1},
                                              {"transaction.version", 0, 0}}));
     }
     EXPECT_GE(resp->finalized_features_epoch, 0);
-    ASSERT_EQ(resp->finalized_features.size(), 1u);
+    ASSERT_EQ(resp->finalized_features.size(), 2u);
     EXPECT_EQ(resp->finalized_features[0].name, "metadata.version");
     EXPECT_EQ(resp->finalized_features[0].min_version_level, 21);
     EXPECT_EQ(resp->finalized_features[0].max_version_level, 21);
+    EXPECT_EQ(resp->finalized_features[1].name, "group.version");
+    EXPECT_EQ(resp->finalized_features[1].min_version_level, 1);
+    EXPECT_EQ(resp->finalized_features[1].max_version_level, 1);
   }
 }
 
