@@ -478,9 +478,11 @@ asio::awaitable<std::string> Metrics::scrape() {
       coordinator::ListGroupsArgs list_args;
       const coordinator::ListGroupsResult listed = co_await groups->list_groups(list_args);
       std::map<std::string, double> by_state;
-      for (const char* s : {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"}) by_state[s] = 0;
+      for (const char* s : {"Empty", "PreparingRebalance", "CompletingRebalance", "Reconciling", "Stable", "Dead"})
+        by_state[s] = 0;
       std::map<std::pair<std::string, std::string>, double> by_protocol;  // (group protocol, protocol type)
       by_protocol[{std::string(coordinator::kClassicGroupType), "consumer"}] = 0;
+      by_protocol[{std::string(coordinator::kConsumerGroupType), "consumer"}] = 0;
       std::vector<std::string> ids;
       for (const auto& g : listed.groups) {
         by_state[g.state] += 1;
@@ -491,9 +493,9 @@ asio::awaitable<std::string> Metrics::scrape() {
       for (const auto& [state, n] : by_state) gs.metric.push_back(gauge(n, {label("state", state)}));
       out.push_back(std::move(gs));
       auto gp = family("rokka_groups_by_protocol",
-                       "Consumer groups, by group protocol (Kafka's GroupCount protocol: classic, the only one "
-                       "served) and the protocol type their members joined with (consumer, connect, ...; empty "
-                       "for a group that only commits offsets).",
+                       "Consumer groups, by group protocol (Kafka's GroupCount protocol: classic, or consumer "
+                       "for KIP-848's) and the protocol type their members joined with (consumer, connect, ...; "
+                       "empty for a group that only commits offsets).",
                        MetricType::Gauge);
       for (const auto& [key, n] : by_protocol)
         gp.metric.push_back(gauge(n, {label("protocol", key.first), label("protocol_type", key.second)}));

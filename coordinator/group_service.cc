@@ -22,8 +22,8 @@ void GroupService::start() {
     LoadedState state = load_coordinator_state(meta_);
     const auto read_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-    log().info("coordinator state read: groups={} offsets={} read_ms={}", state.groups.size(), state.offsets.size(),
-               read_ms);
+    log().info("coordinator state read: groups={} consumer_groups={} offsets={} read_ms={}", state.groups.size(),
+               state.consumer_groups.size(), state.offsets.size(), read_ms);
     return state;
   });
 }

@@ -1,0 +1,199 @@
+// ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848) on the wire: three members
+// split a topic by topic id; and hostile heartbeats -- bad epochs, unknown members, broken
+// regexes, a huge subscription -- get Kafka's error on a connection that stays open, while
+// a frame that does not decode closes it.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "protocol/error_code.h"
+#include "protocol/messages/consumer_group.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/list_groups.h"
+#include "tests/testutil/broker_fixture.h"
+#include "tests/testutil/wait.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using protocol::ConsumerGroupHeartbeatRequest;
+using protocol::ConsumerGroupHeartbeatResponse;
+using protocol::ErrorCode;
+using testutil::eventually;
+using testutil::InProcessBroker;
+using testutil::WireClient;
+
+int16_t err(ErrorCode e) { return static_cast<int16_t>(e); }
+
+protocol::Uuid create_topic(WireClient& c, const std::string& name, int32_t partitions) {
+  protocol::CreateTopicsRequest create;
+  auto& t = create.topics.emplace_back();
+  t.name = name;
+  t.num_partitions = partitions;
+  t.replication_factor = 1;
+  auto created = c.call<protocol::CreateTopicsResponse>(create, 7);
+  EXPECT_TRUE(created);
+  EXPECT_EQ(created->topics.at(0).error_code, 0);
+  return created->topics.at(0).topic_id;
+}
+
+// One heartbeat; retried while the coordinator is still loading.
+ConsumerGroupHeartbeatResponse heartbeat(WireClient& c, const ConsumerGroupHeartbeatRequest& req, int16_t version = 1) {
+  std::optional<ConsumerGroupHeartbeatResponse> resp;
+  EXPECT_TRUE(eventually([&] {
+    resp = c.call<ConsumerGroupHeartbeatResponse>(req, version);
+    return !resp || resp->error_code != err(ErrorCode::kCoordinatorLoadInProgress);
+  }));
+  EXPECT_TRUE(resp.has_value()) << "no answer: the connection closed";
+  return resp.value_or(ConsumerGroupHeartbeatResponse{});
+}
+
+struct Member {
+  std::string id;
+  int32_t epoch = 0;
+  std::vector<protocol::ConsumerGroupTopicPartitions> owned;
+  std::vector<std::string_view> topics{"t"};
+
+  ConsumerGroupHeartbeatRequest next() const {
+    ConsumerGroupHeartbeatRequest r;
+    r.group_id = "g";
+    r.member_id = id;
+    r.member_epoch = epoch;
+    if (epoch == 0) {
+      r.rebalance_timeout_ms = 30000;
+      r.subscribed_topic_names = topics;
+    }
+    r.topic_partitions = owned;
+    return r;
+  }
+  void beat(WireClient& c) {
+    ConsumerGroupHeartbeatResponse resp = heartbeat(c, next());
+    ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+    epoch = resp.member_epoch;
+    EXPECT_EQ(resp.heartbeat_interval_ms, 5000);
+    if (resp.assignment) owned = resp.assignment->topic_partitions;
+  }
+};
+
+TEST(ConsumerGroupHandlersTest, ThreeMembersSplitTwelvePartitionsByTopicIdAndAreDescribed) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  const protocol::Uuid id = create_topic(c, "t", 12);
+  std::vector<Member> members{{"member-a"}, {"member-b"}, {"member-c"}};
+  for (int round = 0; round < 4; ++round)
+    for (Member& m : members) m.beat(c);
+  std::set<int32_t> seen;
+  for (const Member& m : members) {
+    ASSERT_EQ(m.owned.size(), 1u) << m.id;
+    EXPECT_EQ(m.owned[0].topic_id, id);
+    EXPECT_EQ(m.owned[0].partitions.size(), 4u) << m.id;
+    for (int32_t p : m.owned[0].partitions) EXPECT_TRUE(seen.insert(p).second) << "partition " << p << " twice";
+  }
+  EXPECT_EQ(seen, (std::set<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+
+  protocol::ConsumerGroupDescribeRequest describe;
+  describe.group_ids = {"g", "nope"};
+  auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->groups.size(), 2u);
+  EXPECT_EQ(d->groups[0].error_code, 0);
+  EXPECT_EQ(d->groups[0].group_state, "Stable");
+  EXPECT_EQ(d->groups[0].assignor_name, "uniform");
+  EXPECT_EQ(d->groups[0].group_epoch, 3);
+  ASSERT_EQ(d->groups[0].members.size(), 3u);
+  for (const auto& m : d->groups[0].members) {
+    EXPECT_EQ(m.subscribed_topic_names, std::vector<std::string>{"t"});
+    ASSERT_EQ(m.assignment.topic_partitions.size(), 1u);
+    EXPECT_EQ(m.assignment.topic_partitions[0].topic_name, "t");
+    EXPECT_EQ(m.assignment.topic_partitions[0].partitions.size(), 4u);
+    EXPECT_EQ(m.target_assignment.topic_partitions[0].partitions, m.assignment.topic_partitions[0].partitions);
+  }
+  EXPECT_EQ(d->groups[1].error_code, err(ErrorCode::kGroupIdNotFound));
+
+  protocol::ListGroupsRequest list;
+  list.types_filter = {"consumer"};
+  auto listed = c.call<protocol::ListGroupsResponse>(list, 5);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->groups.size(), 1u);
+  EXPECT_EQ(listed->groups[0].group_id, "g");
+  EXPECT_EQ(listed->groups[0].group_type, "consumer");
+  EXPECT_EQ(listed->groups[0].group_state, "Stable");
+}
+
+TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnection) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  create_topic(c, "t", 2);
+  Member m{"member-a"};
+  m.beat(c);
+
+  ConsumerGroupHeartbeatRequest r = m.next();
+  r.member_epoch = m.epoch + 7;
+  EXPECT_EQ(heartbeat(c, r).error_code, err(ErrorCode::kFencedMemberEpoch));
+  r = m.next();
+  r.member_id = "nobody";
+  EXPECT_EQ(heartbeat(c, r).error_code, err(ErrorCode::kUnknownMemberId));
+  r = m.next();
+  r.member_epoch = -3;
+  ConsumerGroupHeartbeatResponse resp = heartbeat(c, r);
+  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(resp.error_message, "MemberEpoch is invalid.");
+
+  Member rx{"member-rx"};
+  ConsumerGroupHeartbeatRequest broken = rx.next();
+  broken.subscribed_topic_names.reset();
+  broken.subscribed_topic_regex = "orders(";
+  resp = heartbeat(c, broken);
+  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRegularExpression));
+  ASSERT_TRUE(resp.error_message);
+  EXPECT_NE(resp.error_message->find("orders("), std::string::npos) << *resp.error_message;
+
+  // v0 has no regex and lets the coordinator make the member id; v1 needs the client's.
+  ConsumerGroupHeartbeatRequest anonymous = Member{""}.next();
+  resp = heartbeat(c, anonymous, 1);
+  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(resp.error_message, "MemberId can't be empty.");
+  resp = heartbeat(c, anonymous, 0);
+  EXPECT_EQ(resp.error_code, 0);
+  ASSERT_TRUE(resp.member_id);
+  EXPECT_FALSE(resp.member_id->empty());
+
+  // 50,000 topics that do not exist: joined, nothing to assign, the connection still serves.
+  std::vector<std::string> names;
+  for (int i = 0; i < 50000; ++i) names.push_back("missing-topic-" + std::to_string(i));
+  Member big{"member-big"};
+  big.topics.assign(names.begin(), names.end());
+  resp = heartbeat(c, big.next());
+  EXPECT_EQ(resp.error_code, 0);
+  ASSERT_TRUE(resp.assignment);
+  EXPECT_TRUE(resp.assignment->topic_partitions.empty());
+  m.beat(c);
+
+  // Owned partitions of a topic id the broker does not know are dropped, not an error.
+  ConsumerGroupHeartbeatRequest ghost = m.next();
+  ghost.topic_partitions->push_back({protocol::Uuid{{1, 2, 3}}, {0, 1}});
+  EXPECT_EQ(heartbeat(c, ghost).error_code, 0);
+}
+
+TEST(ConsumerGroupHandlersTest, AHeartbeatWhoseArrayRunsPastTheFrameClosesTheConnection) {
+  InProcessBroker b;
+  // group "g", member "m", epoch 0, null instance and rack, timeout, then a topic-name
+  // array claiming 2^31 entries with none present.
+  const std::vector<std::byte> body = [] {
+    std::vector<int> v{0x02, 'g', 0x02, 'm', 0, 0, 0, 0, 0x00, 0x00, 0, 0, 0x75, 0x30, 0x80, 0x80, 0x80, 0x80, 0x08};
+    std::vector<std::byte> out;
+    for (int x : v) out.push_back(static_cast<std::byte>(x));
+    return out;
+  }();
+  WireClient c(b.port());
+  c.send_raw(WireClient::frame(protocol::ApiKey::kConsumerGroupHeartbeat, 1, 9, body, "hostile"));
+  EXPECT_TRUE(c.closed_by_peer());
+  WireClient again(b.port());  // the broker still serves
+  Member m{"member-a"};
+  m.topics = {};
+  EXPECT_EQ(heartbeat(again, m.next()).error_code, 0);
+}
+
+}  // namespace
+}  // namespace rokka
