@@ -126,6 +126,42 @@ class Scenario:
         self.consume_group({pos: self.sent[pos] for pos in set(self.sent) - before})
 
 
+class Skipped(Exception):
+    """A step that cannot run against this broker: printed as SKIPPED with the reason, never counted as passed."""
+
+
+def library_steps():
+    """With ROKKA_EXPECT_LIBRDKAFKA set, a first step checking the librdkafka loaded is that version."""
+    expected_library = os.environ.get("ROKKA_EXPECT_LIBRDKAFKA")
+    if not expected_library:
+        return []
+
+    def loaded_library():
+        assert confluent_kafka.libversion()[0] == expected_library, \
+            f"loaded librdkafka {confluent_kafka.libversion()[0]}, expected {expected_library}"
+    return [(f"runs on librdkafka {expected_library}", loaded_library)]
+
+
+def run_steps(steps):
+    """Runs (name, function) steps in order, printing PASS, FAIL with the traceback, or SKIPPED with
+    the reason; ends with `N passed, M failed` (`, K skipped`); returns the exit status."""
+    passed = failed = skipped = 0
+    for name, step in steps:
+        try:
+            step()
+            passed += 1
+            print(f"PASS {name}", flush=True)
+        except Skipped as e:
+            skipped += 1
+            print(f"SKIPPED {name}: {e}", flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            print("     " + traceback.format_exc().strip().replace("\n", "\n     "), flush=True)
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed else 0
+
+
 def main(argv):
     if len(argv) < 2:
         here = os.path.dirname(os.path.abspath(__file__))
@@ -134,33 +170,14 @@ def main(argv):
     s = Scenario(argv[1])
     print(f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]}) "
           f"against {s.bootstrap}, topic {s.topic}")
-    steps = []
-    expected_library = os.environ.get("ROKKA_EXPECT_LIBRDKAFKA")
-    if expected_library:
-        def loaded_library():
-            assert confluent_kafka.libversion()[0] == expected_library, \
-                f"loaded librdkafka {confluent_kafka.libversion()[0]}, expected {expected_library}"
-        steps.append((f"runs on librdkafka {expected_library}", loaded_library))
-    steps += [
+    return run_steps(library_steps() + [
         ("metadata request auto-creates the topic", s.metadata_creates_topic),
         ("metadata lists the topic, its partitions and leaders", s.metadata_lists_topic),
         (f"produce {PER_PARTITION} messages per partition: dense offsets from 0", lambda: s.produce(0, PER_PARTITION)),
         ("group consumes everything, bytes and headers identical, commit == high watermark",
          s.group_reads_everything),
         ("a new group member resumes after the committed offsets", s.group_resumes_after_commit),
-    ]
-    passed = failed = 0
-    for name, step in steps:
-        try:
-            step()
-            passed += 1
-            print(f"PASS {name}")
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}")
-            print("     " + traceback.format_exc().strip().replace("\n", "\n     "))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    ])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 # Broker: $ROKKA_BIN, else <repo>/build/rokka, started with a temp data dir and Kafka's defaults
 # (`rokka --override key=value...`; auto-creation on, num.partitions=4 as librdkafka's suite
 # assumes). ROKKA_BIN=mock uses the harness's librdkafka mock cluster instead (built by
-# compat/librdkafka/build.sh), to check the scenarios themselves without Rokka.
+# compat/librdkafka/build.sh), to check the scenarios themselves without Rokka: the one built with
+# librdkafka $ROKKA_MOCK_VERSION (default 2.0.2; 2.14.2's mock serves KIP-848's consumer groups).
 # Exit status: the command's; 2 if the broker did not come up.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ readonly HERE=$(cd "$(dirname "$0")" && pwd)
 readonly BROKER=${ROKKA_BIN:-$HERE/../build/rokka}
 readonly PARTITIONS=4
 
-[ $# -ge 1 ] || { sed -n '2,11p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rokka-broker.XXXXXX")
 broker_pid=
@@ -35,7 +36,7 @@ fail_start() {
 }
 
 start_mock() {
-  local mock=${ROKKA_COMPAT_DIR:-/tmp/rokka-compat}/build-2.0.2/rokka-mock-broker
+  local mock=${ROKKA_COMPAT_DIR:-/tmp/rokka-compat}/build-${ROKKA_MOCK_VERSION:-2.0.2}/rokka-mock-broker
   [ -x "$mock" ] || fail_start "no $mock (run compat/librdkafka/build.sh)"
   "$mock" 1 >"$work/bootstrap" 2>"$work/broker.log" &
   broker_pid=$!

@@ -375,7 +375,7 @@ def runner_env(args):
     env.update(LD_LIBRARY_PATH=":".join([str(build / "src"), str(build / "src-cpp")]
                                         + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else [])),
                TEST_KAFKA_VERSION=args.kafka_version, KAFKA_PATH=str(HERE / "kafka_path"),
-               TEST_CONSUMER_GROUP_PROTOCOL="classic")  # the classic group protocol (KIP-848's is issue 19)
+               TEST_CONSUMER_GROUP_PROTOCOL=args.group_protocol)  # test.c sets group.protocol from it
     return env
 
 
@@ -484,12 +484,17 @@ def main():
     p.add_argument("--subtests", help="SUBTESTS for test-runner: only subtests whose name contains it (by hand)")
     p.add_argument("--security", help="run the selected broker tests in these security scenarios (comma list, "
                    "'plaintext' for none) instead of security.txt's (by hand; security.py lists them)")
+    p.add_argument("--group-protocol", choices=("classic", "consumer"), default="classic",
+                   help="TEST_CONSUMER_GROUP_PROTOCOL: every consumer test.c makes gets this group.protocol "
+                   "(default classic; consumer is KIP-848's, 2.14.2's suite only)")
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
     args.flaky = read_excluded(args.suite_dir / "flaky.txt")  # same format: NAME  reason
     version = args.suite_dir.name
 
+    if args.group_protocol != "classic" and "TEST_CONSUMER_GROUP_PROTOCOL" not in (args.source / "tests" / "test.c").read_text():
+        sys.exit(f"run.py: librdkafka {version}'s test.c has no TEST_CONSUMER_GROUP_PROTOCOL (--group-protocol)")
     suite = parse_suite(args.source / "tests" / "test.c")
     excluded = read_excluded(args.suite_dir / "excluded.txt")
     chosen = select(suite, args.tests, excluded)
@@ -503,8 +508,8 @@ def main():
     prepare_cwd(work, args)
     report = args.report or work / "report.md"
     library = check_library(args)
-    print(f"== librdkafka {version} ({library}): {len(chosen)} tests, broker {args.broker}, work dir {work}",
-          flush=True)
+    print(f"== librdkafka {version} ({library}): {len(chosen)} tests, broker {args.broker}, "
+          f"group.protocol={args.group_protocol}, work dir {work}", flush=True)
 
     sec_map = security.read_security_list(args.suite_dir / "security.txt")
     forced = None
@@ -526,7 +531,8 @@ def main():
         broker.stop()
     results.sort(key=lambda r: (chosen.index(r.test), r.security))
     closing, failed = write_report(report, results, version, f"broker {args.broker}, TEST_KAFKA_VERSION={args.kafka_version}"
-                                   + (", quick mode" if args.quick else ""))
+                                   + (", quick mode" if args.quick else "")
+                                   + (f", group.protocol={args.group_protocol}" if args.group_protocol != "classic" else ""))
     print(f"== report: {report}")
     print(closing)
     for data in work.glob("data-*"):  # broker data: only the logs are worth keeping

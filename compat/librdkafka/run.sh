@@ -14,6 +14,8 @@
 #   --local-only  run only the selected tests that need no broker (says which it drops)
 #   --security S  run the selected broker tests in security scenario(s) S (comma list; 'plaintext'
 #              for none) instead of VERSION/security.txt's; --subtests X sets SUBTESTS=X (by hand)
+#   --group-protocol classic|consumer  TEST_CONSUMER_GROUP_PROTOCOL (default classic; consumer:
+#              KIP-848's group.protocol for every consumer the tests make, 2.14.2 only)
 # Exit status 1 if any selected test failed.
 set -euo pipefail
 
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --broker=*) broker=${1#--broker=}; shift ;;
     --version) version=$2; shift 2 ;;
     --version=*) version=${1#--version=}; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
