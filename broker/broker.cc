@@ -141,6 +141,9 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
   b->services_.dynamic_config = b->dynamic_config_.get();
+  b->group_configs_ = std::make_unique<GroupConfigs>(b->store_->meta(), b->config_);
+  if (auto s = b->group_configs_->load(); !s.ok()) return s;
+  b->services_.group_configs = b->group_configs_.get();
 
   b->services_.fetch_waiters = &b->fetch_waiters_;
   b->store_->set_append_listener(
@@ -157,6 +160,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   });
   b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
   b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_));
+  b->groups_->set_group_timeouts([configs = b->group_configs_.get()](const std::string& group) {
+    return coordinator::ConsumerGroupTimeouts{configs->effective(group, "consumer.session.timeout.ms"),
+                                              configs->effective(group, "consumer.heartbeat.interval.ms")};
+  });
   b->txns_ = std::make_unique<coordinator::TransactionService>(
       *b->groups_, b->store_->meta(), txn_options(b->config_),
       [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },

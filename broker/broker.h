@@ -9,6 +9,7 @@
 #include "broker/client_quotas.h"
 #include "broker/config.h"
 #include "broker/dynamic_config.h"
+#include "broker/group_configs.h"
 #include "broker/fetch_waiters.h"
 #include "broker/log_cleaner.h"
 #include "broker/metrics.h"
@@ -63,6 +64,7 @@ class Broker {
   std::unique_ptr<ClientQuotas> client_quotas_;   // outlives server_: requests look their bounds up
   std::unique_ptr<QuotaManager> quota_manager_;
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
+  std::unique_ptr<GroupConfigs> group_configs_;  // outlives groups_: heartbeats look timeouts up
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts

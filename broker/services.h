@@ -23,6 +23,7 @@ class FetchWaiters;
 class ProducerIds;
 class Authorizer;
 class DynamicBrokerConfig;
+class GroupConfigs;
 class Metrics;
 class ScramCredentials;
 class ClientQuotas;
@@ -40,6 +41,7 @@ struct Services {
   ClientQuotas* client_quotas = nullptr;  // always set by Broker: AlterClientQuotas' quotas
   QuotaManager* quotas = nullptr;         // always set by Broker: the clients' rates against them
   DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
+  GroupConfigs* group_configs = nullptr;          // GROUP resources' configs (consumer groups' timeouts)
   ListenerSecurityTable* listener_security = nullptr;  // set by Server: every listener's TLS and SASL, reloadable
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;

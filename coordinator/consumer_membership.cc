@@ -93,7 +93,7 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
   result.member_epoch = r.member_epoch;
   result.assignment = std::move(r.assignment);
   if (r.member_epoch >= 0) {
-    result.heartbeat_interval_ms = options_.consumer_heartbeat_interval_ms;
+    result.heartbeat_interval_ms = timeouts(args.group_id).heartbeat_interval_ms;
     arm_session(entry, r.member_id);
   } else if (r.member_epoch == ConsumerHeartbeat::kLeaveEpoch) {
     log().info("consumer group member left: group={} member={}", args.group_id, r.member_id);
@@ -155,8 +155,13 @@ void ConsumerMembership::after_change(Entry& entry, DurableCallback done) {
   writer_.write({{encode_consumer_group_key(group.group_id()), std::move(record), false}}, std::move(done));
 }
 
+ConsumerGroupTimeouts ConsumerMembership::timeouts(const std::string& group_id) const {
+  if (group_timeouts_) return group_timeouts_(group_id);
+  return {options_.consumer_session_timeout_ms, options_.consumer_heartbeat_interval_ms};
+}
+
 void ConsumerMembership::arm_session(Entry& entry, const std::string& member_id) {
-  const int64_t deadline = clock_() + options_.consumer_session_timeout_ms;
+  const int64_t deadline = clock_() + timeouts(entry.group->group_id()).session_timeout_ms;
   auto t = entry.session_timers.find(member_id);
   if (t != entry.session_timers.end() && timers_.pending(t->second)) return timers_.reschedule(t->second, deadline);
   entry.session_timers[member_id] =

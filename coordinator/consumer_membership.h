@@ -53,6 +53,14 @@ struct TopicCatalog {
   std::function<std::vector<std::string>(const std::string& regex)> match;
 };
 
+// One group's timeouts: the broker's group.consumer.* values unless the group's own
+// configs (GROUP config resources) override them.
+struct ConsumerGroupTimeouts {
+  int32_t session_timeout_ms = 0;
+  int32_t heartbeat_interval_ms = 0;
+};
+using GroupTimeoutsFn = std::function<ConsumerGroupTimeouts(const std::string& group_id)>;
+
 struct ConsumerGroupHeartbeatArgs {
   std::string group_id;
   int16_t api_version = 0;
@@ -92,6 +100,8 @@ class ConsumerMembership {
   ConsumerMembership& operator=(const ConsumerMembership&) = delete;
 
   void set_catalog(TopicCatalog catalog) { catalog_ = std::move(catalog); }
+  // Unset: every group has the options' timeouts. Runs on the strand.
+  void set_group_timeouts(GroupTimeoutsFn fn) { group_timeouts_ = std::move(fn); }
 
   // ConsumerGroupHeartbeat for a group that is, or is to become, a consumer group (the
   // coordinator has checked no classic group with members holds the id). `done` once the
@@ -147,6 +157,7 @@ class ConsumerMembership {
   // After the group changed: member timers follow the members, the record is written
   // if it changed; `done` once durable (at once if nothing changed).
   void after_change(Entry& entry, DurableCallback done);
+  ConsumerGroupTimeouts timeouts(const std::string& group_id) const;
   void arm_session(Entry& entry, const std::string& member_id);
   void on_session_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
   void on_revocation_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
@@ -157,6 +168,7 @@ class ConsumerMembership {
   DurableWriter& writer_;
   TimerQueue& timers_;
   TopicCatalog catalog_;
+  GroupTimeoutsFn group_timeouts_;
   std::unordered_map<std::string, Entry> groups_;
   uint64_t next_incarnation_ = 1;
   std::mt19937_64 rng_;

@@ -89,6 +89,9 @@ class GroupCoordinator {
   DescribedConsumerGroup consumer_group_describe(const std::string& group_id) const;
   // Where partition counts and regex matches come from; set before serving.
   void set_topic_catalog(TopicCatalog catalog) { consumer_.set_catalog(std::move(catalog)); }
+  // Each consumer group's session timeout and heartbeat interval (its GROUP configs); set
+  // before serving. Unset: the options' values.
+  void set_group_timeouts(GroupTimeoutsFn fn) { consumer_.set_group_timeouts(std::move(fn)); }
 
   // ---- offsets (OffsetBook, with the group's kind deciding who may commit) ----
   void commit_offsets(OffsetCommitArgs args, std::function<void(OffsetCommitResult)> done);

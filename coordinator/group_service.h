@@ -86,6 +86,7 @@ class GroupService {
   }
   // See GroupCoordinator::set_topic_catalog; call before start(). Its functions run on the strand.
   void set_topic_catalog(TopicCatalog catalog) { core_.set_topic_catalog(std::move(catalog)); }
+  void set_group_timeouts(GroupTimeoutsFn fn) { core_.set_group_timeouts(std::move(fn)); }
   // For the TransactionService, which runs on the same strand so that it can call the
   // coordinator's transactional-offset hooks directly. coordinator() only on the strand.
   asio::strand<asio::any_io_executor> strand() const { return host_.strand(); }

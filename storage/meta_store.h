@@ -26,12 +26,13 @@ inline constexpr std::string_view kCluster = "c/";        // broker: the cluster
 inline constexpr std::string_view kDynamicConfig = "d/";  // broker: dynamic broker configs
 inline constexpr std::string_view kScramCredentials = "u/";  // broker: SCRAM credentials per user and mechanism
 inline constexpr std::string_view kClientQuotas = "q/";     // broker: client quotas per entity and key
+inline constexpr std::string_view kGroupConfigs = "gc/";    // broker: GROUP config resources (KIP-848)
 inline constexpr std::string_view kOffsets = "o/";        // coordinator: committed offsets
 inline constexpr std::string_view kGroups = "g/";         // coordinator: group metadata
 inline constexpr std::string_view kConsumerGroups = "k/";  // coordinator: consumer groups (KIP-848)
 inline constexpr std::string_view kTxns = "x/";           // coordinator: transaction metadata
 
-inline constexpr std::array kAll = {kStore, kTopics, kProducerIds, kAcls, kCluster, kDynamicConfig, kScramCredentials, kClientQuotas, kOffsets, kGroups, kConsumerGroups, kTxns};
+inline constexpr std::array kAll = {kStore, kTopics, kProducerIds, kAcls, kCluster, kDynamicConfig, kScramCredentials, kClientQuotas, kGroupConfigs, kOffsets, kGroups, kConsumerGroups, kTxns};
 constexpr bool disjoint() {
   for (size_t i = 0; i < kAll.size(); ++i)
     for (size_t j = 0; j < kAll.size(); ++j)

@@ -1,12 +1,14 @@
 // DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: topic configs are
 // dynamic (stored with the topic); broker configs are static (server.properties) except
 // Kafka's dynamic broker configs, stored by DynamicBrokerConfig per broker or as the
-// cluster-wide default (resource name "").
+// cluster-wide default (resource name ""); group configs (Kafka 4's GROUP resources:
+// a consumer group's timeouts) are stored by GroupConfigs.
 #include <set>
 #include <sstream>
 
 #include "broker/async.h"
 #include "broker/dynamic_config.h"
+#include "broker/group_configs.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
@@ -24,12 +26,14 @@ namespace {
 constexpr int8_t kTopicResource = 2;
 constexpr int8_t kBrokerResource = 4;
 constexpr int8_t kBrokerLoggerResource = 8;
+constexpr int8_t kGroupResource = 32;
 // DescribeConfigs config sources, in Kafka's order of precedence.
 constexpr int8_t kDynamicTopicConfig = 1;
 constexpr int8_t kDynamicBrokerConfig = 2;
 constexpr int8_t kDynamicDefaultBrokerConfig = 3;
 constexpr int8_t kStaticBrokerConfig = 4;
 constexpr int8_t kDefaultConfig = 5;
+constexpr int8_t kGroupConfig = 8;
 
 bool wanted(const std::optional<std::vector<std::string_view>>& keys, std::string_view name) {
   if (!keys) return true;
@@ -53,11 +57,14 @@ std::optional<DynamicScope> broker_scope(const Services& svc, std::string_view n
 }
 
 // A config resource's authorization (op = DESCRIBE_CONFIGS or ALTER_CONFIGS): a topic's
-// own, the cluster's for broker and broker-logger resources. A failure, or ok.
+// or a group's own, the cluster's for broker and broker-logger resources. A failure, or ok.
 TopicError config_access(const RequestContext& ctx, int8_t resource_type, std::string_view name, AclOperation op) {
   if (resource_type == kTopicResource) {
     if (!authorized(ctx, op, ResourceType::kTopic, name))
       return {ErrorCode::kTopicAuthorizationFailed, "not authorized for the topic's configs"};
+  } else if (resource_type == kGroupResource) {
+    if (!authorized_group(ctx, op, name))
+      return {ErrorCode::kGroupAuthorizationFailed, "not authorized for the group's configs"};
   } else if (!authorized_cluster(ctx, op)) {
     return {ErrorCode::kClusterAuthorizationFailed, "not authorized for the cluster's configs"};
   }
@@ -172,6 +179,26 @@ void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest
   }
 }
 
+// A group: every group config, its own value or else the broker's (a default).
+void describe_group(const Services& svc, const protocol::DescribeConfigsRequest& req,
+                    const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, int16_t v,
+                    DescribeResult& out) {
+  const std::map<std::string, std::string> own = svc.group_configs->values(std::string(res.resource_name));
+  for (const GroupConfigKey& k : group_config_keys()) {
+    if (!wanted(res.configuration_keys, k.name)) continue;
+    DescribeEntry e;
+    e.name = std::string(k.name);
+    auto it = own.find(e.name);
+    e.value = it != own.end() ? it->second : std::to_string(svc.config.*(k.broker_default));
+    e.is_default = it == own.end();
+    e.config_source = e.is_default ? kDefaultConfig : kGroupConfig;
+    e.config_type = static_cast<int8_t>(ConfigType::kInt);
+    if (req.include_documentation && v >= 3) e.documentation = std::string(k.doc);
+    if (req.include_synonyms && !e.is_default) e.synonyms.push_back({e.name, e.value, kGroupConfig});
+    out.configs.push_back(std::move(e));
+  }
+}
+
 }  // namespace
 
 boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx) {
@@ -189,6 +216,8 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx
       out.error_message = std::move(denied.message);
     } else if (res.resource_type == kTopicResource) {
       describe_topic(svc, req, res, ctx.version(), out);
+    } else if (res.resource_type == kGroupResource && svc.group_configs != nullptr) {
+      describe_group(svc, req, res, ctx.version(), out);
     } else if (res.resource_type == kBrokerResource) {
       TopicError error;
       if (auto scope = broker_scope(svc, res.resource_name, &error)) {
@@ -260,7 +289,21 @@ void alter_broker(Services& svc, std::string_view name, Changes changes, bool in
   });
 }
 
-// Applies topic config changes (topic registry) and broker config changes (dynamic config).
+// A change to a GROUP resource: Kafka's validation, then (unless validate_only) stored.
+void alter_group(Services& svc, std::string_view name, Changes changes, bool incremental, bool validate_only,
+                 std::function<void(TopicError)> done) {
+  if (name.empty()) return done({ErrorCode::kInvalidRequest, "Group name can't be empty"});
+  const std::string group(name);
+  if (std::string err = svc.group_configs->validate(group, changes, !incremental); !err.empty())
+    return done({ErrorCode::kInvalidConfig, std::move(err)});
+  if (validate_only) return done({});
+  svc.group_configs->alter(group, std::move(changes), !incremental, [done](storage::Status s) {
+    done(s.ok() ? TopicError{} : TopicError{ErrorCode::kKafkaStorageError, s.to_string()});
+  });
+}
+
+// Applies topic config changes (topic registry), broker config changes (dynamic config)
+// and group config changes (group configs).
 template <typename Resource, typename Out>
 boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource>& resources,
                                        std::vector<Changes> changes, std::vector<TopicError> pre, bool incremental,
@@ -273,7 +316,8 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
     if (!pre[i].ok()) {
       o.error_code = code(pre[i].code);
       o.error_message = pre[i].message;
-    } else if (resources[i].resource_type == kTopicResource || resources[i].resource_type == kBrokerResource) {
+    } else if (resources[i].resource_type == kTopicResource || resources[i].resource_type == kBrokerResource ||
+               (resources[i].resource_type == kGroupResource && svc.group_configs != nullptr)) {
       todo.push_back(i);
     } else if (resources[i].resource_type == kBrokerLoggerResource) {
       o.error_code = code(ErrorCode::kInvalidRequest);
@@ -295,6 +339,8 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
     const size_t i = todo[j];
     if (resources[i].resource_type == kTopicResource) {
       svc.topics->alter_configs(resources[i].resource_name, changes[i], incremental, validate_only, done);
+    } else if (resources[i].resource_type == kGroupResource) {
+      alter_group(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
     } else {
       alter_broker(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
     }

@@ -131,6 +131,25 @@ TEST_F(ConsumerMembershipTest, AMemberThatStopsHeartbeatingIsRemovedAfterItsSess
   expect_split({&a, &b}, "t", 6);
 }
 
+// A group's own configs (GROUP resources) set its session timeout and heartbeat interval;
+// other groups keep the broker's.
+TEST_F(ConsumerMembershipTest, AGroupsOwnTimeoutsOverrideTheBrokers) {
+  h.coord().set_group_timeouts([](const std::string& group) {
+    return group == "long" ? ConsumerGroupTimeouts{60000, 8000} : ConsumerGroupTimeouts{45000, 5000};
+  });
+  h.topics["t"] = 2;
+  Consumer a{"a", {"t"}}, b{"b", {"t"}};
+  EXPECT_EQ(beat(a, "long").heartbeat_interval_ms, 8000);
+  EXPECT_EQ(beat(b, "short").heartbeat_interval_ms, 5000);
+  h.advance(50000);
+  h.settle();
+  EXPECT_TRUE(h.coord().find_consumer_group("long")->members().contains("a"));  // 50 of its 60 s
+  EXPECT_FALSE(h.coord().find_consumer_group("short")->members().contains("b"));
+  h.advance(10000);
+  h.settle();
+  EXPECT_FALSE(h.coord().find_consumer_group("long")->members().contains("a"));
+}
+
 TEST_F(ConsumerMembershipTest, AMemberThatDoesNotRevokeWithinItsRebalanceTimeoutIsRemoved) {
   h.topics["t"] = 4;
   Consumer a{"a", {"t"}}, b{"b", {"t"}};
