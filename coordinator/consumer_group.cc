@@ -290,6 +290,7 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
     }
   }
   ConsumerMember& m = members_.at(id);
+  m.classic.reset();  // it speaks the consumer protocol now
   if (hb.rack_id) m.rack_id = hb.rack_id;
   if (!hb.client_id.empty()) m.client_id = hb.client_id;
   if (!hb.client_host.empty()) m.client_host = hb.client_host;
@@ -325,6 +326,111 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
     m.assignment_sent = true;
   }
   return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// Classic members
+
+ConsumerHeartbeatResult ConsumerGroup::classic_join(const ClassicJoin& j, const PartitionCountFn& partitions) {
+  const std::string& id = j.member_id;
+  if (j.instance_id) {
+    const ConsumerMember* held = static_member(*j.instance_id);
+    if (held != nullptr && held->member_id != id) {
+      // A static member that restarted comes without its member id and takes its place;
+      // one naming another member id is a zombie.
+      if (j.member_id_was_given)
+        return failure(GroupError::kFencedInstanceId, "Static member " + id + " with instance id " + *j.instance_id +
+                                                          " was fenced by member " + held->member_id + ".");
+      ConsumerHeartbeat named;
+      named.member_id = id;
+      replace_static_member(named, held->member_id);
+    }
+  }
+  bool bump = false;
+  auto it = members_.find(id);
+  if (it == members_.end()) {
+    if (static_cast<int32_t>(members_.size()) >= max_size_)
+      return failure(GroupError::kGroupMaxSizeReached,
+                     "The consumer group has reached its maximum capacity of " + std::to_string(max_size_) + " members.");
+    ConsumerMember fresh;
+    fresh.member_id = id;
+    it = members_.emplace(id, std::move(fresh)).first;
+    bump = true;
+  }
+  ConsumerMember& m = it->second;
+  if (j.instance_id) m.instance_id = j.instance_id;
+  if (j.subscription.rack_id) m.rack_id = j.subscription.rack_id;
+  if (j.rebalance_timeout_ms >= 0) m.rebalance_timeout_ms = j.rebalance_timeout_ms;
+  m.server_assignor.reset();
+  m.client_id = j.client_id;
+  m.client_host = j.client_host;
+  m.classic = j.metadata;
+  std::vector<std::string> topics = sorted_unique(j.subscription.topics);
+  if (topics != m.subscribed_topics) {
+    m.subscribed_topics = std::move(topics);
+    bump = true;
+  }
+  if (bump) bump_epoch();
+  maybe_assign(partitions);
+  reconcile(m, normalized(j.subscription.owned));
+  ConsumerHeartbeatResult r;
+  r.member_id = id;
+  r.member_epoch = m.member_epoch;
+  r.assignment = m.assigned;
+  m.assignment_sent = true;
+  return r;
+}
+
+GroupError ConsumerGroup::classic_member(const std::string& member_id, const std::optional<std::string>& instance_id,
+                                         const ConsumerMember** out) const {
+  const ConsumerMember* m = nullptr;
+  if (instance_id) {
+    m = static_member(*instance_id);
+    if (m == nullptr) return GroupError::kUnknownMemberId;
+    if (m->member_id != member_id) return GroupError::kFencedInstanceId;
+  } else {
+    auto it = members_.find(member_id);
+    if (it == members_.end()) return GroupError::kUnknownMemberId;
+    m = &it->second;
+  }
+  if (!m->uses_classic()) return GroupError::kUnknownMemberId;
+  *out = m;
+  return GroupError::kNone;
+}
+
+bool ConsumerGroup::classic_must_rejoin(const ConsumerMember& m) const {
+  if (m.member_epoch < group_epoch_ || m.state == ConsumerMember::State::kUnrevokedPartitions) return true;
+  if (m.state != ConsumerMember::State::kUnreleasedPartitions) return false;
+  // Rejoin once every partition it waits for is free.
+  for (const auto& [topic, ps] : target(m.member_id))
+    for (int32_t p : ps) {
+      auto owner = owner_.find({topic, p});
+      if (!contains(m.assigned, topic, p) && owner != owner_.end() && owner->second != m.member_id) return false;
+    }
+  return true;
+}
+
+bool ConsumerGroup::supports_classic_protocols(std::string_view protocol_type,
+                                               const std::vector<Protocol>& protocols) const {
+  if (protocol_type != kConsumerProtocolType || protocols.empty()) return false;
+  for (const Protocol& offered : protocols) {
+    bool everyone = true;
+    for (const auto& [id, m] : members_) {
+      if (!m.classic) continue;
+      everyone = std::any_of(m.classic->protocols.begin(), m.classic->protocols.end(),
+                             [&](const Protocol& p) { return p.name == offered.name; });
+      if (!everyone) break;
+    }
+    if (everyone) return true;
+  }
+  return false;
+}
+
+bool ConsumerGroup::all_classic_except(const std::string& member_id) const {
+  auto it = members_.find(member_id);
+  if (it == members_.end() || it->second.uses_classic()) return false;
+  return std::all_of(members_.begin(), members_.end(),
+                     [&](const auto& entry) { return entry.first == member_id || entry.second.uses_classic(); });
 }
 
 ConsumerGroupSnapshot ConsumerGroup::snapshot() const {

@@ -35,7 +35,9 @@
 #include <vector>
 
 #include "coordinator/consumer_assignor.h"
+#include "coordinator/consumer_protocol.h"
 #include "coordinator/group_error.h"
+#include "coordinator/group_types.h"
 
 namespace rokka::coordinator {
 
@@ -64,6 +66,26 @@ struct ConsumerHeartbeatResult {
   std::optional<TopicPartitionsMap> assignment;  // set when it changed since the member was last told
 };
 
+// A member that speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat) in a consumer
+// group (KIP-848's migration): what its JoinGroup said.
+struct ClassicMemberMetadata {
+  int32_t session_timeout_ms = 0;
+  std::vector<Protocol> protocols;  // its order of preference; the first is the one it is told
+  bool operator==(const ClassicMemberMetadata&) const = default;
+};
+
+// A classic member's JoinGroup to a consumer group, its subscription parsed.
+struct ClassicJoin {
+  std::string member_id;  // made by the caller if the request had none
+  bool member_id_was_given = true;
+  std::optional<std::string> instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t rebalance_timeout_ms = 0;
+  ClassicMemberMetadata metadata;
+  ConsumerSubscription subscription;  // from the first protocol's metadata
+};
+
 struct ConsumerMember {
   enum class State { kStable, kUnrevokedPartitions, kUnreleasedPartitions };
   std::string member_id;
@@ -81,7 +103,9 @@ struct ConsumerMember {
   TopicPartitionsMap assigned;    // what it may own now
   TopicPartitionsMap revoking;    // what it must give up before it moves on
   bool assignment_sent = false;   // whether `assigned` as it is now was in a response
+  std::optional<ClassicMemberMetadata> classic;  // set for a member using the classic protocol
   bool left_static() const { return member_epoch == -2; }
+  bool uses_classic() const { return classic.has_value(); }
 };
 
 // Everything a group keeps across a restart (consumer_group_record.h encodes it).
@@ -121,6 +145,26 @@ class ConsumerGroup {
   // A member leaves (session or rebalance timeout): its partitions are free, the group
   // epoch moves. False if there is no such member.
   bool remove_member(const std::string& member_id);
+
+  // ---- classic members (KIP-848's migration: Kafka's classicGroup*ToConsumerGroup) ----
+  // JoinGroup: the member is created or updated from its subscription and moves toward its
+  // target as a heartbeat would, its owned partitions being the subscription's. Errors:
+  // GROUP_MAX_SIZE_REACHED, FENCED_INSTANCE_ID (another member id holds the instance id
+  // and this one was given). The result carries the member's epoch (its generation) and
+  // its assignment.
+  ConsumerHeartbeatResult classic_join(const ClassicJoin& join, const PartitionCountFn& partitions);
+  // The member a classic request names: UNKNOWN_MEMBER_ID (no such member, or it does not
+  // use the classic protocol), FENCED_INSTANCE_ID; else kNone and *out set.
+  GroupError classic_member(const std::string& member_id, const std::optional<std::string>& instance_id,
+                            const ConsumerMember** out) const;
+  // Whether the member must rejoin (Heartbeat answers REBALANCE_IN_PROGRESS): the group
+  // moved past its epoch, it has partitions to revoke, or what it waits for is free.
+  bool classic_must_rejoin(const ConsumerMember& m) const;
+  // Whether a member of `protocol_type` offering `protocols` may join: the consumer
+  // protocol type, and a protocol name every classic member offers.
+  bool supports_classic_protocols(std::string_view protocol_type, const std::vector<Protocol>& protocols) const;
+  // Whether every member but `member_id` uses the classic protocol, and `member_id` does not.
+  bool all_classic_except(const std::string& member_id) const;
 
   // Regex subscriptions: the caller resolves each regex against the broker's topics and
   // says what it matched; a change moves the group epoch. regexes() lists those in use,

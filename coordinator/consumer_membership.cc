@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "coordinator/group_migration.h"
 #include "coordinator/log.h"
 #include "coordinator/membership.h"
 #include "coordinator/meta_records.h"
@@ -60,7 +61,8 @@ ConsumerMembership::Entry* ConsumerMembership::live(const std::string& group_id,
 // ConsumerGroupHeartbeat
 
 void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
-                                   std::function<void(ConsumerGroupHeartbeatResult)> done) {
+                                   std::function<void(ConsumerGroupHeartbeatResult)> done,
+                                   OffsetBook::Mutations first) {
   ConsumerHeartbeat& hb = args.heartbeat;
   if (args.group_id.empty()) return done(heartbeat_error(GroupError::kInvalidRequest, "GroupId can't be empty."));
   if (ConsumerHeartbeatResult invalid = ConsumerGroup::validate(hb, args.api_version); invalid.error != GroupError::kNone)
@@ -81,6 +83,14 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
     it = groups_.find(create(args.group_id).group->group_id());
   }
   Entry& entry = it->second;
+  if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch && !hb.instance_id &&
+      entry.group->members().contains(hb.member_id) && maybe_downgrade(entry, hb.member_id)) {
+    log().info("consumer group member left: group={} member={}", args.group_id, hb.member_id);
+    ConsumerGroupHeartbeatResult left;
+    left.member_id = hb.member_id;
+    left.member_epoch = ConsumerHeartbeat::kLeaveEpoch;
+    return done(std::move(left));
+  }
   resolve_regexes(entry, hb.subscribed_regex);
   ConsumerHeartbeatResult r = entry.group->heartbeat(hb, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; },
                                                      [this] { return make_member_id(rng_, ""); });
@@ -98,13 +108,16 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
   } else if (r.member_epoch == ConsumerHeartbeat::kLeaveEpoch) {
     log().info("consumer group member left: group={} member={}", args.group_id, r.member_id);
   }
-  after_change(entry, [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
-    if (!status.ok()) {
-      log().warn("consumer group heartbeat not stored: error={}", status.to_string());
-      result = heartbeat_error(GroupError::kStorageError, "The group's state could not be stored.");
-    }
-    done(std::move(result));
-  });
+  after_change(
+      entry,
+      [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
+        if (!status.ok()) {
+          log().warn("consumer group heartbeat not stored: error={}", status.to_string());
+          result = heartbeat_error(GroupError::kStorageError, "The group's state could not be stored.");
+        }
+        done(std::move(result));
+      },
+      std::move(first));
 }
 
 void ConsumerMembership::resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex) {
@@ -118,14 +131,14 @@ void ConsumerMembership::resolve_regexes(Entry& entry, const std::optional<std::
   entry.regexes_resolved_ms = now;
 }
 
-void ConsumerMembership::after_change(Entry& entry, DurableCallback done) {
+void ConsumerMembership::after_change(Entry& entry, DurableCallback done, OffsetBook::Mutations first) {
   const ConsumerGroup& group = *entry.group;
   const auto& members = group.members();
-  for (auto* timers : {&entry.session_timers, &entry.revocation_timers}) {
+  for (auto* timers : {&entry.session_timers, &entry.revocation_timers, &entry.classic_timers}) {
     for (auto t = timers->begin(); t != timers->end();) {
       const auto m = members.find(t->first);
-      const bool keep = m != members.end() &&
-                        (timers == &entry.session_timers || m->second.state == ConsumerMember::State::kUnrevokedPartitions);
+      const bool keep = m != members.end() && (timers != &entry.revocation_timers ||
+                                               m->second.state == ConsumerMember::State::kUnrevokedPartitions);
       if (keep) {
         ++t;
         continue;
@@ -150,9 +163,10 @@ void ConsumerMembership::after_change(Entry& entry, DurableCallback done) {
     entry.empty_since_ms = clock_();
   }
   std::string record = encode_consumer_group_value(group.snapshot());
-  if (record == entry.stored) return done(storage::Status());
+  if (record == entry.stored && first.empty()) return done(storage::Status());
   entry.stored = record;
-  writer_.write({{encode_consumer_group_key(group.group_id()), std::move(record), false}}, std::move(done));
+  first.push_back({encode_consumer_group_key(group.group_id()), std::move(record), false});
+  writer_.write(std::move(first), std::move(done));
 }
 
 ConsumerGroupTimeouts ConsumerMembership::timeouts(const std::string& group_id) const {
@@ -161,7 +175,12 @@ ConsumerGroupTimeouts ConsumerMembership::timeouts(const std::string& group_id) 
 }
 
 void ConsumerMembership::arm_session(Entry& entry, const std::string& member_id) {
-  const int64_t deadline = clock_() + timeouts(entry.group->group_id()).session_timeout_ms;
+  // A classic member has the session its JoinGroup asked for.
+  const auto m = entry.group->members().find(member_id);
+  const int32_t session = m != entry.group->members().end() && m->second.classic
+                              ? m->second.classic->session_timeout_ms
+                              : timeouts(entry.group->group_id()).session_timeout_ms;
+  const int64_t deadline = clock_() + session;
   auto t = entry.session_timers.find(member_id);
   if (t != entry.session_timers.end() && timers_.pending(t->second)) return timers_.reschedule(t->second, deadline);
   entry.session_timers[member_id] =
@@ -189,12 +208,203 @@ void ConsumerMembership::on_revocation_timeout(const std::string& group_id, uint
 }
 
 void ConsumerMembership::drop_member(Entry& entry, const std::string& member_id, std::string_view reason) {
-  if (!entry.group->remove_member(member_id)) return;
+  if (!entry.group->members().contains(member_id)) return;
+  if (maybe_downgrade(entry, member_id)) {
+    log().info("consumer group member removed: member={} reason={}", member_id, reason);
+    return;  // the entry is gone
+  }
+  entry.group->remove_member(member_id);
   log().info("consumer group member removed: group={} member={} reason={} group_epoch={}", entry.group->group_id(),
              member_id, reason, entry.group->group_epoch());
   after_change(entry, [group_id = entry.group->group_id()](storage::Status status) {
     if (!status.ok()) log().warn("consumer group change not stored: group={} error={}", group_id, status.to_string());
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// Classic members of a consumer group
+
+void ConsumerMembership::classic_join(JoinGroupArgs args, JoinCallback done) {
+  auto it = groups_.find(args.group_id);
+  Entry& entry = it->second;
+  ConsumerGroup& group = *entry.group;
+  const bool unknown = args.member_id.empty();
+  const std::string member_id = unknown ? make_member_id(rng_, args.client_id + "-") : args.member_id;
+  if (args.session_timeout_ms < options_.min_session_timeout_ms ||
+      args.session_timeout_ms > options_.max_session_timeout_ms)
+    return done(join_error(member_id, GroupError::kInvalidSessionTimeout));
+  if (!group.members().contains(member_id) && static_cast<int32_t>(group.members().size()) >= options_.consumer_max_size)
+    return done(join_error(member_id, GroupError::kGroupMaxSizeReached));
+  if (!group.supports_classic_protocols(args.protocol_type, args.protocols)) {
+    log().info("JoinGroup refused: group={} member={} protocols not supported by the group's classic members",
+               args.group_id, member_id);
+    return done(join_error(member_id, GroupError::kInconsistentGroupProtocol));
+  }
+  // KIP-394: a dynamic member first gets its id, and joins with it.
+  if (unknown && !args.group_instance_id && args.api_version >= 4)
+    return done(join_error(member_id, GroupError::kMemberIdRequired));
+  std::optional<ConsumerSubscription> subscription = parse_subscription(args.protocols.front().metadata);
+  if (!subscription) {
+    log().info("JoinGroup refused: group={} member={} subscription is not the consumer protocol's", args.group_id,
+               member_id);
+    return done(join_error(member_id, GroupError::kInconsistentGroupProtocol));
+  }
+  ClassicJoin join;
+  join.member_id = member_id;
+  join.member_id_was_given = !unknown;
+  join.instance_id = args.group_instance_id;
+  join.client_id = args.client_id;
+  join.client_host = args.client_host;
+  join.rebalance_timeout_ms = args.rebalance_timeout_ms >= 0 ? args.rebalance_timeout_ms : args.session_timeout_ms;
+  join.metadata = ClassicMemberMetadata{args.session_timeout_ms, args.protocols};
+  join.subscription = std::move(*subscription);
+  resolve_regexes(entry, std::nullopt);
+  ConsumerHeartbeatResult r = group.classic_join(
+      join, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; });
+  if (r.error != GroupError::kNone) return done(join_error(member_id, r.error));
+  JoinGroupResult result;
+  result.generation_id = r.member_epoch;
+  result.protocol_type = std::string(kConsumerProtocolType);
+  result.protocol_name = args.protocols.front().name;
+  result.member_id = member_id;  // no leader, no member list: the broker assigns
+  cancel_classic_timer(entry, member_id);
+  arm_session(entry, member_id);
+  arm_classic_timer(entry, group.members().at(member_id), false, "the classic member failed to sync within its rebalance timeout");
+  after_change(entry, [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
+    if (!status.ok()) {
+      log().warn("consumer group join not stored: error={}", status.to_string());
+      return done(join_error(result.member_id, GroupError::kStorageError));
+    }
+    done(std::move(result));
+  });
+}
+
+void ConsumerMembership::classic_sync(SyncGroupArgs args, SyncCallback done) {
+  auto it = groups_.find(args.group_id);
+  if (it == groups_.end()) return done(sync_error(GroupError::kUnknownMemberId));
+  Entry& entry = it->second;
+  const ConsumerGroup& group = *entry.group;
+  const ConsumerMember* m = nullptr;
+  if (GroupError e = group.classic_member(args.member_id, args.group_instance_id, &m); e != GroupError::kNone)
+    return done(sync_error(e));
+  if (args.generation_id != m->member_epoch) return done(sync_error(GroupError::kIllegalGeneration));
+  const Protocol& chosen = m->classic->protocols.front();
+  if ((args.protocol_type && *args.protocol_type != kConsumerProtocolType) ||
+      (args.protocol_name && *args.protocol_name != chosen.name))
+    return done(sync_error(GroupError::kInconsistentGroupProtocol));
+  if (group.group_epoch() > m->member_epoch && m->state != ConsumerMember::State::kUnrevokedPartitions) {
+    arm_classic_timer(entry, *m, true, "the classic member failed to join within its rebalance timeout");
+    return done(sync_error(GroupError::kRebalanceInProgress));
+  }
+  cancel_classic_timer(entry, m->member_id);
+  arm_session(entry, m->member_id);
+  SyncGroupResult result;
+  result.protocol_type = args.protocol_type;
+  result.protocol_name = args.protocol_name;
+  result.assignment = encode_assignment(m->assigned, subscription_version(chosen.metadata).value_or(0));
+  done(std::move(result));
+}
+
+GroupError ConsumerMembership::classic_heartbeat(const HeartbeatArgs& args) {
+  auto it = groups_.find(args.group_id);
+  if (it == groups_.end()) return GroupError::kUnknownMemberId;
+  Entry& entry = it->second;
+  const ConsumerMember* m = nullptr;
+  if (GroupError e = entry.group->classic_member(args.member_id, args.group_instance_id, &m); e != GroupError::kNone)
+    return e;
+  if (args.generation_id != m->member_epoch) return GroupError::kIllegalGeneration;
+  arm_session(entry, m->member_id);
+  if (!entry.group->classic_must_rejoin(*m)) return GroupError::kNone;
+  arm_classic_timer(entry, *m, true, "the classic member failed to join within its rebalance timeout");
+  return GroupError::kRebalanceInProgress;
+}
+
+LeaveGroupResult ConsumerMembership::classic_leave(const LeaveGroupArgs& args) {
+  LeaveGroupResult result;
+  auto it = groups_.find(args.group_id);
+  if (it == groups_.end()) return error_result<LeaveGroupResult>(GroupError::kUnknownMemberId);
+  Entry& entry = it->second;
+  bool removed = false;
+  for (const MemberIdentity& who : args.members) {
+    LeaveMemberResult& r = result.members.emplace_back();
+    r.member_id = who.member_id;
+    r.group_instance_id = who.group_instance_id;
+    const ConsumerMember* m = nullptr;
+    if (who.group_instance_id) {
+      m = entry.group->static_member(*who.group_instance_id);
+      // An admin may remove a static member by its instance id alone.
+      if (m == nullptr) r.error = GroupError::kUnknownMemberId;
+      else if (!who.member_id.empty() && who.member_id != m->member_id) r.error = GroupError::kFencedInstanceId;
+      else if (!m->uses_classic()) r.error = GroupError::kUnknownMemberId;
+    } else {
+      r.error = entry.group->classic_member(who.member_id, std::nullopt, &m);
+    }
+    if (r.error != GroupError::kNone) continue;
+    const std::string id = m->member_id;
+    r.member_id = id;
+    log().info("classic member left consumer group: group={} member={} reason={}", args.group_id, id,
+               who.reason.value_or("not provided"));
+    cancel_classic_timer(entry, id);
+    entry.group->remove_member(id);
+    removed = true;
+  }
+  if (removed) {
+    after_change(entry, [group_id = args.group_id](storage::Status status) {
+      if (!status.ok()) log().warn("consumer group change not stored: group={} error={}", group_id, status.to_string());
+    });
+  }
+  return result;
+}
+
+void ConsumerMembership::arm_classic_timer(Entry& entry, const ConsumerMember& m, bool if_absent,
+                                           std::string_view reason) {
+  auto t = entry.classic_timers.find(m.member_id);
+  if (t != entry.classic_timers.end()) {
+    if (if_absent && timers_.pending(t->second)) return;
+    timers_.cancel(t->second);
+  }
+  entry.classic_timers[m.member_id] = timers_.schedule(
+      clock_() + std::max(0, m.rebalance_timeout_ms),
+      [this, group_id = entry.group->group_id(), incarnation = entry.incarnation, member_id = m.member_id,
+       why = std::string(reason)] {
+        Entry* live_entry = live(group_id, incarnation);
+        if (live_entry == nullptr) return;
+        live_entry->classic_timers.erase(member_id);
+        drop_member(*live_entry, member_id, why);
+      });
+}
+
+void ConsumerMembership::cancel_classic_timer(Entry& entry, const std::string& member_id) {
+  auto t = entry.classic_timers.find(member_id);
+  if (t == entry.classic_timers.end()) return;
+  timers_.cancel(t->second);
+  entry.classic_timers.erase(t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Migration
+
+void ConsumerMembership::adopt(ConsumerGroupSnapshot converted) {
+  const std::string group_id = converted.group_id;
+  Entry& entry = create(group_id);
+  entry.group->restore(std::move(converted));
+  // entry.stored stays empty: the heartbeat that caused the upgrade writes the record.
+  for (const auto& [id, m] : entry.group->members()) arm_session(entry, id);
+}
+
+bool ConsumerMembership::maybe_downgrade(Entry& entry, const std::string& leaving) {
+  const ConsumerGroup& group = *entry.group;
+  if (!downgrade_ || !options_.consumer_migration_downgrade || !group.all_classic_except(leaving) ||
+      group.members().size() <= 1 || group.members().size() - 1 > static_cast<size_t>(options_.max_group_size))
+    return false;
+  const std::string group_id = group.group_id();
+  StoredGroup classic = classic_group_from_consumer(group, leaving, clock_());
+  log().info("consumer group becomes classic: group={} leaving={} members={} generation={}", group_id, leaving,
+             classic.members.size(), classic.generation_id);
+  OffsetBook::Mutations batch;
+  remove(group_id, batch);
+  downgrade_(std::move(classic), std::move(batch));
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -209,6 +419,8 @@ GroupError ConsumerMembership::check_commit(const std::string& group_id, int32_t
   if (member_epoch < 0 && members.empty()) return GroupError::kNone;  // an admin's or an assign()-only commit
   auto m = members.find(member_id);
   if (m == members.end()) return GroupError::kUnknownMemberId;
+  if (m->second.uses_classic())  // a classic consumer commits with its generation, any version
+    return member_epoch == m->second.member_epoch ? GroupError::kNone : GroupError::kIllegalGeneration;
   if (!transactional && api_version < 9) return GroupError::kUnsupportedVersion;
   if (member_epoch > m->second.member_epoch) return GroupError::kFencedMemberEpoch;
   if (member_epoch < m->second.member_epoch) return GroupError::kStaleMemberEpoch;
@@ -302,7 +514,7 @@ void ConsumerMembership::restore(ConsumerGroupSnapshot stored) {
 void ConsumerMembership::remove(const std::string& group_id, OffsetBook::Mutations& out) {
   auto it = groups_.find(group_id);
   if (it == groups_.end()) return;
-  for (auto* timers : {&it->second.session_timers, &it->second.revocation_timers})
+  for (auto* timers : {&it->second.session_timers, &it->second.revocation_timers, &it->second.classic_timers})
     for (auto& [id, timer] : *timers) timers_.cancel(timer);
   if (!it->second.stored.empty()) out.push_back({encode_consumer_group_key(group_id), "", true});
   groups_.erase(it);

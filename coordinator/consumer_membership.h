@@ -16,6 +16,17 @@
 // a member was told survives kill -9. At start-up every member gets one session to come
 // back; its next heartbeat carries on at its epoch (no rebalance).
 //
+// Classic members (KIP-848's migration): a consumer group may hold members that speak the
+// classic protocol, as after an online upgrade; their JoinGroup, SyncGroup, Heartbeat and
+// LeaveGroup are served here as Kafka's classicGroup*ToConsumerGroup do. A JoinGroup moves
+// the member toward its target and answers its epoch as the generation (no leader, no
+// member list); SyncGroup answers its assignment in the consumer protocol; Heartbeat
+// answers REBALANCE_IN_PROGRESS while the member must rejoin to move on. Their session is
+// the one their JoinGroup asked for; one told to rejoin, or that joined, has its rebalance
+// timeout to send the next JoinGroup or SyncGroup, else it is removed. When the last
+// consumer-protocol member leaves and classic members remain, the group is handed back to
+// the classic protocol (set_downgrade), as group.consumer.migration.policy allows.
+//
 // Topics come from the injected TopicCatalog: partition counts for the assignor, and the
 // topics a regex subscription matches, resolved when a regex first appears and again at
 // most every consumer_regex_refresh_ms on a heartbeat.
@@ -38,7 +49,9 @@
 #include "coordinator/consumer_group.h"
 #include "coordinator/coordinator_options.h"
 #include "coordinator/durable_writer.h"
+#include "coordinator/group.h"
 #include "coordinator/group_types.h"
+#include "coordinator/meta_records.h"
 #include "coordinator/offset_book.h"
 #include "coordinator/timer_queue.h"
 
@@ -106,7 +119,27 @@ class ConsumerMembership {
   // ConsumerGroupHeartbeat for a group that is, or is to become, a consumer group (the
   // coordinator has checked no classic group with members holds the id). `done` once the
   // group's record is durable, or at once when nothing it keeps changed.
-  void heartbeat(ConsumerGroupHeartbeatArgs args, std::function<void(ConsumerGroupHeartbeatResult)> done);
+  // `first`: mutations written in the same batch as the group's record (an upgrade's
+  // tombstone of the classic group's record).
+  void heartbeat(ConsumerGroupHeartbeatArgs args, std::function<void(ConsumerGroupHeartbeatResult)> done,
+                 OffsetBook::Mutations first = {});
+
+  // ---- classic members of a consumer group (see above) ----
+  // REQUIRES (join): the group exists and has members. The others answer for any group of
+  // this kind (UNKNOWN_MEMBER_ID for a member it does not hold).
+  void classic_join(JoinGroupArgs args, JoinCallback done);
+  void classic_sync(SyncGroupArgs args, SyncCallback done);
+  GroupError classic_heartbeat(const HeartbeatArgs& args);
+  LeaveGroupResult classic_leave(const LeaveGroupArgs& args);
+
+  // ---- migration (group_migration.h) ----
+  // An upgraded classic group: it becomes a consumer group here; its record is written by
+  // the heartbeat that caused the upgrade. Its members get their classic sessions.
+  void adopt(ConsumerGroupSnapshot converted);
+  // Called with the classic group to make, and the mutations that drop this group's
+  // record, when a consumer group is to become classic again. Unset: never.
+  using DowngradeFn = std::function<void(StoredGroup classic, OffsetBook::Mutations batch)>;
+  void set_downgrade(DowngradeFn fn) { downgrade_ = std::move(fn); }
 
   const ConsumerGroup* find(std::string_view group_id) const;
   bool contains(std::string_view group_id) const { return find(group_id) != nullptr; }
@@ -146,6 +179,7 @@ class ConsumerMembership {
     uint64_t incarnation = 0;
     std::map<std::string, TimerQueue::Id> session_timers;     // member -> its session
     std::map<std::string, TimerQueue::Id> revocation_timers;  // member -> its deadline to revoke
+    std::map<std::string, TimerQueue::Id> classic_timers;     // classic member -> its deadline to join or sync
     std::string stored;                                       // the record as last written
     int64_t empty_since_ms = -1;
     int64_t regexes_resolved_ms = -1;
@@ -156,12 +190,19 @@ class ConsumerMembership {
   void resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex);
   // After the group changed: member timers follow the members, the record is written
   // if it changed; `done` once durable (at once if nothing changed).
-  void after_change(Entry& entry, DurableCallback done);
+  void after_change(Entry& entry, DurableCallback done, OffsetBook::Mutations first = {});
   ConsumerGroupTimeouts timeouts(const std::string& group_id) const;
   void arm_session(Entry& entry, const std::string& member_id);
   void on_session_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
   void on_revocation_timeout(const std::string& group_id, uint64_t incarnation, const std::string& member_id);
   void drop_member(Entry& entry, const std::string& member_id, std::string_view reason);
+  // A classic member's deadline to send its next JoinGroup (`if_absent`: unless one runs)
+  // or SyncGroup; cancel_classic_timer when it did.
+  void arm_classic_timer(Entry& entry, const ConsumerMember& m, bool if_absent, std::string_view reason);
+  void cancel_classic_timer(Entry& entry, const std::string& member_id);
+  // If `leaving` is the last consumer-protocol member and the policy allows, the group
+  // becomes classic (downgrade_ is called, the entry is gone): true. Else false.
+  bool maybe_downgrade(Entry& entry, const std::string& leaving);
 
   const CoordinatorOptions& options_;
   const Clock& clock_;
@@ -169,6 +210,7 @@ class ConsumerMembership {
   TimerQueue& timers_;
   TopicCatalog catalog_;
   GroupTimeoutsFn group_timeouts_;
+  DowngradeFn downgrade_;
   std::unordered_map<std::string, Entry> groups_;
   uint64_t next_incarnation_ = 1;
   std::mt19937_64 rng_;

@@ -27,6 +27,11 @@ struct CoordinatorOptions {
   // How often a regex subscription is matched against the topics again (Kafka: at most
   // every 10 s, on a heartbeat); a new regex is matched at once.
   int32_t consumer_regex_refresh_ms = 10000;
+  // group.consumer.migration.policy: whether a classic group with members becomes a
+  // consumer group when a consumer-protocol member joins (upgrade), and a consumer group
+  // whose last consumer-protocol member leaves becomes classic again (downgrade).
+  bool consumer_migration_upgrade = true;
+  bool consumer_migration_downgrade = true;
 };
 
 }  // namespace rokka::coordinator

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "coordinator/group_migration.h"
 #include "coordinator/log.h"
 
 namespace rokka::coordinator {
@@ -18,7 +19,11 @@ GroupCoordinator::GroupCoordinator(CoordinatorOptions options, storage::MetaStor
       writer_(meta, std::move(post)),
       offsets_(options_, writer_),
       membership_(options_, clock_, writer_, timers_, groups_),
-      consumer_(options_, clock_, writer_, timers_) {}
+      consumer_(options_, clock_, writer_, timers_) {
+  consumer_.set_downgrade([this](StoredGroup classic, OffsetBook::Mutations batch) {
+    membership_.adopt(classic, std::move(batch));
+  });
+}
 
 GroupError GroupCoordinator::check_group_status(const std::string& group_id, bool require_id) const {
   if (require_id && group_id.empty()) return GroupError::kInvalidGroupId;
@@ -87,10 +92,8 @@ void GroupCoordinator::join_group(JoinGroupArgs args, JoinCallback done) {
     return done(join_error(args.member_id, e));
   }
   if (const ConsumerGroup* consumer = consumer_.find(args.group_id)) {
-    if (!consumer->members().empty()) {
-      log().info("JoinGroup refused: group={} is a consumer group (KIP-848) with members", args.group_id);
-      return done(join_error(args.member_id, GroupError::kGroupIdNotFound));
-    }
+    // A consumer group with members hosts the classic member; an empty one becomes classic.
+    if (!consumer->members().empty()) return consumer_.classic_join(std::move(args), std::move(done));
     drop_for_kind_change(args.group_id, true);
   }
   membership_.join_group(std::move(args), std::move(done));
@@ -101,6 +104,7 @@ void GroupCoordinator::sync_group(SyncGroupArgs args, SyncCallback done) {
     // While loading, any rebalance in progress is lost: send the member back to JoinGroup.
     return done(sync_error(e == GroupError::kCoordinatorLoadInProgress ? GroupError::kRebalanceInProgress : e));
   }
+  if (consumer_.contains(args.group_id)) return consumer_.classic_sync(std::move(args), std::move(done));
   membership_.sync_group(std::move(args), std::move(done));
 }
 
@@ -108,6 +112,7 @@ GroupError GroupCoordinator::heartbeat(const HeartbeatArgs& args) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     return e == GroupError::kCoordinatorLoadInProgress ? GroupError::kNone : e;
   }
+  if (consumer_.contains(args.group_id)) return consumer_.classic_heartbeat(args);
   return membership_.heartbeat(args);
 }
 
@@ -115,6 +120,7 @@ LeaveGroupResult GroupCoordinator::leave_group(const LeaveGroupArgs& args) {
   if (GroupError e = check_group_status(args.group_id, true); e != GroupError::kNone) {
     return error_result<LeaveGroupResult>(e);
   }
+  if (consumer_.contains(args.group_id)) return consumer_.classic_leave(args);
   return membership_.leave_group(args);
 }
 
@@ -130,10 +136,29 @@ void GroupCoordinator::consumer_group_heartbeat(ConsumerGroupHeartbeatArgs args,
   }
   if (Group* classic = groups_.find(args.group_id)) {
     if (!classic->is(GroupState::kEmpty)) {
-      ConsumerGroupHeartbeatResult r;
-      r.error = GroupError::kGroupIdNotFound;
-      r.message = "Group " + args.group_id + " is not a consumer group.";
-      return done(std::move(r));
+      auto not_found = [&](std::string message) {
+        ConsumerGroupHeartbeatResult r;
+        r.error = GroupError::kGroupIdNotFound;
+        r.message = std::move(message);
+        done(std::move(r));
+      };
+      // KIP-848's online upgrade: a consumer-protocol member joining a classic group of
+      // consumers turns it into a consumer group that keeps its members as classic ones.
+      if (args.heartbeat.member_epoch != ConsumerHeartbeat::kJoinEpoch || !options_.consumer_migration_upgrade ||
+          !classic->is_consumer_group() || classic->size() > static_cast<size_t>(options_.consumer_max_size))
+        return not_found("Group " + args.group_id + " is not a consumer group.");
+      std::optional<ConsumerGroupSnapshot> converted = consumer_group_from_classic(*classic);
+      if (!converted)
+        return not_found("Cannot upgrade the classic group " + args.group_id +
+                         " to consumer group because the embedded consumer protocol is malformed.");
+      log().info("classic group becomes a consumer group: group={} members={} generation={}", args.group_id,
+                 classic->size(), classic->generation_id());
+      // Parked JoinGroups and SyncGroups rejoin into the consumer group.
+      classic->fail_all_parked_requests(GroupError::kRebalanceInProgress);
+      OffsetBook::Mutations batch;
+      drop_group(*classic, batch);
+      consumer_.adopt(std::move(*converted));
+      return consumer_.heartbeat(std::move(args), std::move(done), std::move(batch));
     }
     if (args.heartbeat.member_epoch == ConsumerHeartbeat::kJoinEpoch) drop_for_kind_change(args.group_id, false);
   }

@@ -752,6 +752,15 @@ void Membership::restore(const StoredGroup& stored) {
   }
 }
 
+void Membership::adopt(const StoredGroup& converted, OffsetBook::Mutations batch) {
+  restore(converted);
+  batch.push_back({encode_group_key(converted.group_id), encode_group_value(converted), false});
+  writer_.write(std::move(batch), [group_id = converted.group_id](storage::Status status) {
+    if (!status.ok()) log().warn("downgraded group not stored: group={} error={}", group_id, status.to_string());
+  });
+  if (Group* group = groups_.find(converted.group_id)) maybe_prepare_rebalance(*group, "group downgraded from the consumer protocol");
+}
+
 void Membership::remove(Group& group, OffsetBook::Mutations& out) {
   group.transition_to(GroupState::kDead, clock_());
   out.push_back({encode_group_key(group.group_id()), std::string(), true});

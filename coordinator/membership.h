@@ -78,6 +78,10 @@ class Membership {
   // ---- start-up, removal, shutdown ----
   // Makes a group from its stored record; its members get one session to come back.
   void restore(const StoredGroup& stored);
+  // A consumer group handed back to the classic protocol (group_migration.h): made as if
+  // restored, its record written (with `batch`, the consumer group's removal, in one
+  // write), and a rebalance started so its members rejoin as classic members.
+  void adopt(const StoredGroup& converted, OffsetBook::Mutations batch);
   // The group becomes Dead: its timers are cancelled and its record's tombstone is
   // appended to `out`. The caller erases it from the GroupMap.
   void remove(Group& group, OffsetBook::Mutations& out);

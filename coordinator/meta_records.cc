@@ -1,5 +1,7 @@
 #include "coordinator/meta_records.h"
 
+#include <algorithm>
+
 #include "coordinator/byte_codec.h"
 
 namespace rokka::coordinator {
@@ -178,9 +180,12 @@ std::optional<std::string> decode_consumer_group_key(std::string_view key) {
   return std::string(key.substr(kConsumerGroupKeyPrefix.size()));
 }
 
+// The k/ record's versions: 0 as first written; 1 adds the classic members at the end.
+constexpr uint8_t kConsumerGroupRecordVersion = 1;
+
 std::string encode_consumer_group_value(const ConsumerGroupSnapshot& group) {
   ByteWriter out;
-  out.u8(kRecordVersion);
+  out.u8(kConsumerGroupRecordVersion);
   out.i32(group.group_epoch);
   out.i32(group.assignment_epoch);
   out.u32(static_cast<uint32_t>(group.topics_seen.size()));
@@ -215,6 +220,20 @@ std::string encode_consumer_group_value(const ConsumerGroupSnapshot& group) {
     out.str(member_id);
     write_partitions(out, partitions);
   }
+  // Version 1: the classic members (KIP-848's migration).
+  size_t classic = 0;
+  for (const ConsumerMember& m : group.members) classic += m.classic ? 1 : 0;
+  out.u32(static_cast<uint32_t>(classic));
+  for (const ConsumerMember& m : group.members) {
+    if (!m.classic) continue;
+    out.str(m.member_id);
+    out.i32(m.classic->session_timeout_ms);
+    out.u32(static_cast<uint32_t>(m.classic->protocols.size()));
+    for (const Protocol& p : m.classic->protocols) {
+      out.str(p.name);
+      out.str(p.metadata);
+    }
+  }
   return std::move(out).take();
 }
 
@@ -223,7 +242,8 @@ std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_vie
   // a count, two flags, two partition counts.
   constexpr size_t kMinConsumerMemberBytes = 4 + 3 * 4 + 1 + 2 + 2 * 4 + 4 + 2 + 2 * 4;
   ByteReader in(value);
-  if (in.u8() != kRecordVersion) return std::nullopt;
+  const uint8_t version = in.u8();
+  if (version > kConsumerGroupRecordVersion) return std::nullopt;
   ConsumerGroupSnapshot out;
   out.group_id = std::string(group_id);
   out.group_epoch = in.i32();
@@ -263,6 +283,24 @@ std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_vie
   for (uint32_t i = 0; i < n; ++i) {
     std::string member_id(in.str());
     if (!read_partitions(in, out.target[std::move(member_id)])) return std::nullopt;
+  }
+  if (version == 0) return in.at_end() ? std::optional<ConsumerGroupSnapshot>(std::move(out)) : std::nullopt;
+  // Classic members: id, session timeout, protocols (each two strings).
+  if (!read_count(in, 4 + 4 + 4, n)) return std::nullopt;
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string_view member_id = in.str();
+    auto m = std::find_if(out.members.begin(), out.members.end(),
+                          [&](const ConsumerMember& x) { return x.member_id == member_id; });
+    if (m == out.members.end() || m->classic) return std::nullopt;
+    ClassicMemberMetadata& classic = m->classic.emplace();
+    classic.session_timeout_ms = in.i32();
+    uint32_t protocols = 0;
+    if (!read_count(in, 8, protocols)) return std::nullopt;
+    for (uint32_t j = 0; j < protocols; ++j) {
+      Protocol& p = classic.protocols.emplace_back();
+      p.name = std::string(in.str());
+      p.metadata = std::string(in.str());
+    }
   }
   if (!in.at_end()) return std::nullopt;
   return out;

@@ -287,18 +287,29 @@ TEST_F(ConsumerMembershipTest, ARegexSubscriptionPicksUpATopicCreatedLater) {
 
 TEST_F(ConsumerMembershipTest, OneGroupIdNamesOneKindOfGroup) {
   h.topics["t"] = 2;
-  // A classic group with members: not a consumer group.
-  const auto classic = h.form_group("classic", 1);
+  // A classic group with members of another protocol type: not a consumer group (one of
+  // consumers would be upgraded: group_migration_test.cc).
+  JoinGroupArgs connect = h.join_args("classic");
+  connect.protocol_type = "connect";
+  auto worker = h.join(connect);
+  h.advance(7000);
+  ASSERT_TRUE(worker->has_value());
   Consumer a{"a", {"t"}};
   ConsumerGroupHeartbeatResult r = beat(a, "classic");
   EXPECT_EQ(r.error, GroupError::kGroupIdNotFound);
   EXPECT_EQ(r.message, "Group classic is not a consumer group.");
-  // A consumer group with members: JoinGroup is refused.
+  EXPECT_NE(h.coord().find_group("classic"), nullptr);
+  // A consumer group with members hosts a classic member: no leader, the broker assigns.
   Consumer b{"b", {"t"}};
   rounds({&b}, 1, "modern");
   auto joined = h.join(h.join_args("modern"));
+  h.settle();
   ASSERT_TRUE(joined->has_value());
-  EXPECT_EQ((*joined)->error, GroupError::kGroupIdNotFound);
+  EXPECT_EQ((*joined)->error, GroupError::kNone);
+  EXPECT_EQ((*joined)->leader, "");
+  EXPECT_TRUE(h.coord().find_consumer_group("modern")->members().at((*joined)->member_id).uses_classic());
+  EXPECT_EQ(h.leave("modern", {{(*joined)->member_id, std::nullopt, std::nullopt}}).members.at(0).error,
+            GroupError::kNone);
   // A group known only by its offsets becomes a consumer group and keeps them.
   auto committed = h.commit("simple", -1, "", "t", 1, 7);
   h.settle();
@@ -335,7 +346,6 @@ TEST_F(ConsumerMembershipTest, OneGroupIdNamesOneKindOfGroup) {
   h.restart();
   EXPECT_EQ(h.coord().find_consumer_group("modern"), nullptr);
   EXPECT_NE(h.coord().find_consumer_group("simple"), nullptr);
-  (void)classic;
 }
 
 TEST_F(ConsumerMembershipTest, HeartbeatsAreValidatedWithKafkasMessages) {

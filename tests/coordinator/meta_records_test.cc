@@ -129,10 +129,10 @@ void expect_same(const ConsumerGroupSnapshot& x, const ConsumerGroupSnapshot& y)
     const ConsumerMember& n = y.members[i];
     EXPECT_EQ(std::tie(m.member_id, m.member_epoch, m.previous_member_epoch, m.state, m.instance_id, m.rack_id,
                        m.client_id, m.client_host, m.rebalance_timeout_ms, m.subscribed_topics, m.subscribed_regex,
-                       m.server_assignor, m.assigned, m.revoking),
+                       m.server_assignor, m.assigned, m.revoking, m.classic),
               std::tie(n.member_id, n.member_epoch, n.previous_member_epoch, n.state, n.instance_id, n.rack_id,
                        n.client_id, n.client_host, n.rebalance_timeout_ms, n.subscribed_topics, n.subscribed_regex,
-                       n.server_assignor, n.assigned, n.revoking));
+                       n.server_assignor, n.assigned, n.revoking, n.classic));
   }
 }
 
@@ -163,6 +163,27 @@ TEST(MetaRecordsTest, ConsumerGroupRecordTruncationsLiesAndTrailingBytesAreRejec
   ASSERT_EQ(bad_state[state_at], 1);
   bad_state[state_at] = 9;
   EXPECT_FALSE(decode_consumer_group_value("g", bad_state));
+}
+
+TEST(MetaRecordsTest, ConsumerGroupRecordKeepsClassicMembersAndReadsVersionZero) {
+  ConsumerGroupSnapshot g = sample_consumer_group();
+  g.members.at(0).classic = ClassicMemberMetadata{30000, {{"range", "sub-a"}, {"cooperative-sticky", "sub-b"}}};
+  const std::string v = encode_consumer_group_value(g);
+  auto back = decode_consumer_group_value("orders", v);
+  ASSERT_TRUE(back);
+  expect_same(*back, g);
+  ASSERT_TRUE(back->members.at(0).classic);
+  EXPECT_EQ(*back->members.at(0).classic, *g.members.at(0).classic);
+  EXPECT_FALSE(back->members.at(1).classic);
+  for (size_t n = 0; n < v.size(); ++n) EXPECT_FALSE(decode_consumer_group_value("g", v.substr(0, n))) << n;
+  // A version-0 record (before classic members existed) ends after the targets.
+  const std::string plain = encode_consumer_group_value(sample_consumer_group());
+  std::string v0 = plain.substr(0, plain.size() - 4);  // without the classic count (0)
+  v0[0] = 0;
+  auto old = decode_consumer_group_value("orders", v0);
+  ASSERT_TRUE(old);
+  expect_same(*old, sample_consumer_group());
+  EXPECT_FALSE(decode_consumer_group_value("orders", std::string(1, '\2') + plain.substr(1))) << "a future version";
 }
 
 TEST(ConsumerProtocolTest, ReadsTheSubscribedTopics) {
