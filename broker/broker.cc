@@ -82,6 +82,10 @@ coordinator::CoordinatorOptions Broker::coordinator_options(const BrokerConfig& 
   o.consumer_session_timeout_ms = c.group_consumer_session_timeout_ms;
   o.consumer_max_size = c.group_consumer_max_size;
   o.consumer_assignors = consumer_assignor_names(c);
+  o.consumer_migration_upgrade =
+      c.group_consumer_migration_policy == "upgrade" || c.group_consumer_migration_policy == "bidirectional";
+  o.consumer_migration_downgrade =
+      c.group_consumer_migration_policy == "downgrade" || c.group_consumer_migration_policy == "bidirectional";
   return o;
 }
 

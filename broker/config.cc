@@ -330,6 +330,12 @@ const std::vector<Entry>& table() {
       text("group.consumer.assignors", &BrokerConfig::group_consumer_assignors, "uniform,range",
            "The server-side assignors a consumer group may ask for (group.remote.assignor), by Kafka's short names "
            "uniform and range or their class names; the first is the default."),
+      choice("group.consumer.migration.policy", &BrokerConfig::group_consumer_migration_policy,
+             {"disabled", "upgrade", "downgrade", "bidirectional"}, "bidirectional",
+             "Online migration between the group protocols: upgrade turns a classic group of consumers into a "
+             "consumer group when a member with group.protocol=consumer joins (the classic members stay, through "
+             "JoinGroup/SyncGroup/Heartbeat); downgrade turns a consumer group whose last such member left back "
+             "into a classic group; bidirectional allows both, disabled neither."),
       integer("offsets.retention.minutes", &BrokerConfig::offsets_retention_minutes, 1, kI32, "10080",
               "Committed offsets of an empty group are deleted after this long."),
       integer("offsets.retention.check.interval.ms", &BrokerConfig::offsets_retention_check_interval_ms, 1, kI64,

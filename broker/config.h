@@ -82,6 +82,7 @@ struct BrokerConfig {
   int32_t group_consumer_max_session_timeout_ms = 0;
   int32_t group_consumer_max_size = 0;
   std::string group_consumer_assignors;
+  std::string group_consumer_migration_policy;
   int32_t offsets_retention_minutes = 0;
   int64_t offsets_retention_check_interval_ms = 0;
   int32_t offset_metadata_max_bytes = 0;

@@ -13,11 +13,12 @@ start it again on the same port and data dir. ROKKA_BIN=mock runs 2.14.2's mock 
 process through ctypes (rd_kafka_mock_*): compat/with_broker.sh's rokka-mock-broker cannot be
 asked for a 12-partition topic (the mock has no CreateTopics and auto-creates 4 partitions).
 Steps the broker cannot run print `SKIPPED name: reason` and are not counted: under the mock, the
-kill -9 (its state is in memory) and stickiness (its assignor is a plain range); everywhere unless
-ROKKA_KIP848_MIXED=1, the rolling classic -> consumer switch (mixed groups: issue 19).
+kill -9 (its state is in memory), stickiness (its assignor is a plain range) and the rolling
+switches (it has no mixed groups).
 Scenarios: three members split 12 partitions 4 each (uniform assignor); one leaves and only its
 partitions move; committed offsets survive kill -9 and the group resumes at them; a regex
-subscription picks up a topic created afterwards; a rolling switch from classic members; a static
+subscription picks up a topic created afterwards; a rolling switch from classic members to
+consumer-protocol ones and back (KIP-848's online upgrade and downgrade); a static
 member closes and its successor gets the same partitions. Every step asserts what a user sees.
 Ends with `N passed, M failed` (`, K skipped`); exit 1 on failure.
 """
@@ -361,23 +362,35 @@ class Scenario:
     def rolling_switch(self):
         """Three classic members, replaced one at a time by consumer-protocol members, new records
         produced at each step: no record lost, none read twice below a commit."""
-        if os.environ.get("ROKKA_KIP848_MIXED") != "1":
-            raise Skipped("mixed classic/consumer groups not built yet (issue 19)")
-        topic, group, ledger, rounds = self.name("roll"), self.name("roll_group"), Ledger(), PER_PARTITION // 4
+        self.rolling(from_protocol="classic", to_protocol="consumer")
+
+    def rolling_switch_back(self):
+        """The way back: three consumer-protocol members replaced one at a time by classic ones
+        (classic members joining a consumer group, then the group handed back to the classic
+        protocol when the last consumer-protocol member leaves): no record lost, none read twice
+        below a commit."""
+        self.rolling(from_protocol="consumer", to_protocol="classic")
+
+    def rolling(self, from_protocol, to_protocol):
+        if isinstance(self.broker, InProcessMock):
+            raise Skipped("librdkafka's mock cluster has no mixed groups")
+        topic, group = self.name(f"roll_{to_protocol}"), self.name(f"roll_{to_protocol}_group")
+        ledger, rounds = Ledger(), PER_PARTITION // 4
         self.create_topic(topic, 6)
-        members = [Member(self, f"classic{i}", group, [topic], protocol="classic", ledger=ledger) for i in range(3)]
+        members = [Member(self, f"{from_protocol}{i}", group, [topic], protocol=from_protocol, ledger=ledger)
+                   for i in range(3)]
         try:
             self.produce(ledger, topic, 6, rounds)
             settle(members, lambda: ledger.all_read() and all(m.partitions() for m in members),
-                   "three classic members read every record")
+                   f"three {from_protocol} members read every record")
             for i in range(3):
                 members[i].close()
-                members[i] = Member(self, f"consumer{i}", group, [topic], ledger=ledger)
+                members[i] = Member(self, f"{to_protocol}{i}", group, [topic], protocol=to_protocol, ledger=ledger)
                 self.produce(ledger, topic, 6, rounds)
                 settle(members, lambda: members[i].partitions() and ledger.all_read(),
-                       f"consumer{i} in classic{i}'s place, every record read")
+                       f"{to_protocol}{i} in {from_protocol}{i}'s place, every record read")
             settle(members, lambda: split_evenly(members, {(topic, p) for p in range(6)}, 2),
-                   "three consumer-protocol members, 2 partitions each")
+                   f"three {to_protocol}-protocol members, 2 partitions each")
             ledger.check()
         finally:
             self.close_all(members)
@@ -436,7 +449,7 @@ def main(argv):
     else:
         steps += [(f.__name__, f) for f in (
             s.three_members_split, s.member_leaves, s.leave_moves_only_its_partitions, s.commits_survive_kill9,
-            s.regex_subscription, s.rolling_switch, s.static_member_returns)]
+            s.regex_subscription, s.rolling_switch, s.rolling_switch_back, s.static_member_returns)]
     rc = run_steps(steps)
     if isinstance(broker, OwnBroker):
         broker.stop()
