@@ -274,6 +274,42 @@ TEST_F(ConsumeQueueTest, StateRestoresIntoAQueueThatAnswersTheSame) {
   EXPECT_TRUE(copy.units_consistent(*ix_, {pos_}, all));
 }
 
+// The checkpoint's digest vouches for the units at open (no entry header read below the
+// re-verify window): it must follow every change a writer makes, and catch a changed unit.
+TEST_F(ConsumeQueueTest, TheDigestFollowsEveryChangeAndCatchesADamagedUnit) {
+  const auto none = [](const QueueUnit&) { return false; };  // the log is never asked below {pos_}
+  auto restored_holds = [&] {
+    ConsumeQueue copy;
+    copy.restore(q_.state());
+    return copy.units_consistent(*ix_, {pos_}, none, LogPosition{pos_});
+  };
+  std::vector<int64_t> positions;
+  for (int i = 0; i < 10; ++i) {
+    positions.push_back(pos_);
+    put(q_);
+  }
+  EXPECT_TRUE(restored_holds());
+  EXPECT_TRUE(q_.drop_before(*ix_, {positions[5]}));  // retention, across a chunk boundary
+  EXPECT_TRUE(restored_holds());
+  q_.truncate_after(*ix_, {positions[8]});  // a cut
+  EXPECT_TRUE(restored_holds());
+  const QueueUnit moved{{positions[6]}, 100, 0, 6, 100};
+  ASSERT_TRUE(q_.replace_range(*ix_, 6, 7, std::vector<QueueUnit>{moved}).ok());  // compaction
+  EXPECT_TRUE(restored_holds());
+  put(q_);
+  EXPECT_TRUE(restored_holds());
+  const ConsumeQueue::State st = q_.state();
+  std::byte* first = ix_->unit_for_write(st.dir.chunks[0], static_cast<uint32_t>(st.first_unit % kChunkUnits));
+  format::put_le32(first + 8, 99);  // its size: still a plausible unit, inside the log
+  EXPECT_FALSE(restored_holds());
+  // Without a digest (a version 1-2 checkpoint) every unit is checked against the log.
+  ConsumeQueue old;
+  ConsumeQueue::State s = q_.state();
+  s.digest = std::nullopt;
+  old.restore(s);
+  EXPECT_FALSE(old.units_consistent(*ix_, {pos_}, none, LogPosition{pos_}));
+}
+
 TEST_F(ConsumeQueueTest, UnitsConsistentFailsForADamagedUnitOrOneBeyondTheLog) {
   for (int i = 0; i < 5; ++i) put(q_, 2);
   const auto all = [](const QueueUnit&) { return true; };
