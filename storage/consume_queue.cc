@@ -297,7 +297,11 @@ void ConsumeQueue::restore(const State& s) {
 
 bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,
                                     const std::function<bool(const QueueUnit&)>& holds, LogPosition entries_from) {
-  if (w_first_unit_ == w_unit_end_) return !digest_known_ || digest_ == 0;
+  if (w_first_unit_ == w_unit_end_) {
+    if (digest_known_) return digest_ == 0;
+    digest_known_ = true;  // an empty queue's digest: 0
+    return true;
+  }
   int64_t expected_base = first_base_;
   int64_t max_ts = INT64_MIN;
   uint64_t digest = 0;

@@ -298,16 +298,22 @@ TEST_F(ConsumeQueueTest, TheDigestFollowsEveryChangeAndCatchesADamagedUnit) {
   EXPECT_TRUE(restored_holds());
   put(q_);
   EXPECT_TRUE(restored_holds());
+  // Without a digest (a version 1-2 checkpoint) every unit is checked against the log,
+  // and the digest of the units read is taken over.
+  ConsumeQueue::State without = q_.state();
+  without.digest = std::nullopt;
+  ConsumeQueue old;
+  old.restore(without);
+  EXPECT_FALSE(old.units_consistent(*ix_, {pos_}, none, LogPosition{pos_}));
+  ConsumeQueue upgraded;
+  upgraded.restore(without);
+  EXPECT_TRUE(upgraded.units_consistent(*ix_, {pos_}, [](const QueueUnit&) { return true; }, LogPosition{pos_}));
+  EXPECT_EQ(upgraded.state().digest, q_.state().digest);
+
   const ConsumeQueue::State st = q_.state();
   std::byte* first = ix_->unit_for_write(st.dir.chunks[0], static_cast<uint32_t>(st.first_unit % kChunkUnits));
   format::put_le32(first + 8, 99);  // its size: still a plausible unit, inside the log
   EXPECT_FALSE(restored_holds());
-  // Without a digest (a version 1-2 checkpoint) every unit is checked against the log.
-  ConsumeQueue old;
-  ConsumeQueue::State s = q_.state();
-  s.digest = std::nullopt;
-  old.restore(s);
-  EXPECT_FALSE(old.units_consistent(*ix_, {pos_}, none, LogPosition{pos_}));
 }
 
 TEST_F(ConsumeQueueTest, UnitsConsistentFailsForADamagedUnitOrOneBeyondTheLog) {
