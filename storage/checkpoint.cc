@@ -29,6 +29,8 @@ void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& 
   body_.i64(q.dir.first_chunk_ordinal);
   body_.u32(static_cast<uint32_t>(q.dir.chunks.size()));
   for (uint32_t c : q.dir.chunks) body_.u32(c);
+  body_.u8(q.digest ? 1 : 0);
+  body_.u64(q.digest.value_or(0));
   if (producers) {
     producers->encode(body_);
   } else {
@@ -86,6 +88,12 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
     q.first_base = d.i64();
     q.dir.first_chunk_ordinal = d.i64();
     for (uint32_t c = d.count(4); c > 0 && d.ok(); --c) q.dir.chunks.push_back(d.u32());
+    q.digest = std::nullopt;
+    if (version >= 3) {
+      const bool known = d.u8() == 1;
+      const uint64_t digest = d.u64();
+      if (known) q.digest = digest;
+    }
     if (!p.producers.decode(d)) return Status::corruption("checkpoint producer state");
     if (version >= 2) {
       auto txns = std::make_unique<TxnIndex>();

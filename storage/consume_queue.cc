@@ -16,6 +16,21 @@ ConsumeQueue::Units ConsumeQueue::units() const {
   }
 }
 
+uint64_t ConsumeQueue::unit_digest(int64_t ordinal, const QueueUnit& u) {
+  auto mix = [](uint64_t x) {  // splitmix64's finalizer
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  uint64_t h = mix(static_cast<uint64_t>(ordinal) + 0x9e3779b97f4a7c15ULL);
+  h = mix(h ^ static_cast<uint64_t>(u.pos.value));
+  h = mix(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(u.size)) << 32 | static_cast<uint32_t>(u.last_offset_delta)));
+  h = mix(h ^ static_cast<uint64_t>(u.base_offset));
+  return mix(h ^ static_cast<uint64_t>(u.max_timestamp));
+}
+
 QueueUnit ConsumeQueue::unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const {
   const int64_t cu = ix.chunk_units();
   const auto idx = static_cast<size_t>(ordinal / cu - dir.first_chunk_ordinal);
@@ -81,6 +96,7 @@ Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
   u.max_timestamp = running_max_ts_;
   const auto idx = static_cast<size_t>(chunk_ordinal - dir->first_chunk_ordinal);
   format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+  digest_ += unit_digest(ordinal, u);
   if (w_unit_end_ == w_first_unit_) first_base_ = u.base_offset;  // rebuild: the log says where offsets start
   ++w_unit_end_;
   w_next_offset_ = u.next_offset();
@@ -191,6 +207,7 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
     dir->chunks.push_back(*chunk);
   }
   int64_t running = -1;
+  uint64_t digest = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const int64_t ordinal = w_first_unit_ + static_cast<int64_t>(i);
     running = std::max(running, all[i].max_timestamp);
@@ -198,6 +215,7 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
     u.max_timestamp = running;
     const auto idx = static_cast<size_t>(ordinal / cu - dir->first_chunk_ordinal);
     format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+    digest += unit_digest(ordinal, u);
   }
   auto old = dir_.load(std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_relaxed);  // odd: readers retry
@@ -207,6 +225,7 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
   generation_.fetch_add(1, std::memory_order_release);  // even again
   w_unit_end_ = end;
   running_max_ts_ = running;
+  digest_ = digest;
   if (old) ix.release(old->chunks);
   return {};
 }
@@ -214,6 +233,7 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
 void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
   const int64_t new_end = first_unit_at_or_after(ix, end);
   if (new_end == w_unit_end_) return;
+  for (int64_t i = new_end; i < w_unit_end_; ++i) digest_ -= unit_digest(i, writer_unit(ix, i));
   if (new_end > w_first_unit_) {
     const QueueUnit last = writer_unit(ix, new_end - 1);
     w_next_offset_ = last.next_offset();
@@ -233,6 +253,7 @@ void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
 bool ConsumeQueue::drop_before(IndexFiles& ix, LogPosition begin) {
   const int64_t new_first = first_unit_at_or_after(ix, begin);
   if (new_first == w_first_unit_) return false;
+  for (int64_t i = w_first_unit_; i < new_first; ++i) digest_ -= unit_digest(i, writer_unit(ix, i));
   if (new_first < w_unit_end_) first_base_ = writer_unit(ix, new_first).base_offset;
   w_first_unit_ = new_first;
   first_unit_.store(new_first, std::memory_order_release);
@@ -244,6 +265,7 @@ bool ConsumeQueue::drop_before(IndexFiles& ix, LogPosition begin) {
 void ConsumeQueue::release_all(IndexFiles& ix) {
   keep_chunks(ix, INT64_MAX, INT64_MAX);
   dir_.store(nullptr, std::memory_order_release);
+  digest_ = 0;
 }
 
 ConsumeQueue::State ConsumeQueue::state() const {
@@ -254,6 +276,7 @@ ConsumeQueue::State ConsumeQueue::state() const {
   s.unit_end = w_unit_end_;
   s.running_max_ts = running_max_ts_;
   s.first_base = first_base_;
+  s.digest = digest_known_ ? std::optional<uint64_t>(digest_) : std::nullopt;
   if (auto dir = dir_.load(std::memory_order_relaxed)) s.dir = *dir;
   return s;
 }
@@ -265,27 +288,40 @@ void ConsumeQueue::restore(const State& s) {
   w_unit_end_ = s.unit_end;
   running_max_ts_ = s.running_max_ts;
   first_base_ = s.first_base;
+  digest_ = s.digest.value_or(0);
+  digest_known_ = s.digest.has_value();
   first_unit_.store(s.first_unit, std::memory_order_release);
   dir_.store(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<ChunkDir>(s.dir),
              std::memory_order_release);
 }
 
 bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,
-                                    const std::function<bool(const QueueUnit&)>& holds) const {
-  if (w_first_unit_ == w_unit_end_) return true;
+                                    const std::function<bool(const QueueUnit&)>& holds, LogPosition entries_from) {
+  if (w_first_unit_ == w_unit_end_) {
+    if (digest_known_) return digest_ == 0;
+    digest_known_ = true;  // an empty queue's digest: 0
+    return true;
+  }
   int64_t expected_base = first_base_;
   int64_t max_ts = INT64_MIN;
+  uint64_t digest = 0;
   for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) {
     const QueueUnit u = writer_unit(ix, i);
     // Compaction (replace_range) leaves offset gaps and units out of log order.
     if (u.base_offset < expected_base || u.last_offset_delta < 0 || u.size < format::batch::kHeaderSize ||
         u.pos.value < 0 || u.max_timestamp < max_ts)
       return false;
-    if (u.pos.value + format::kEntryHeaderSize + u.size > log_end.value || !holds(u)) return false;
+    if (u.pos.value + format::kEntryHeaderSize + u.size > log_end.value) return false;
+    if ((!digest_known_ || u.pos >= entries_from) && !holds(u)) return false;
+    digest += unit_digest(i, u);
     expected_base = u.next_offset();
     max_ts = u.max_timestamp;
   }
-  return expected_base == w_next_offset_ && max_ts == running_max_ts_;
+  if (expected_base != w_next_offset_ || max_ts != running_max_ts_) return false;
+  if (digest_known_) return digest == digest_;
+  digest_ = digest;
+  digest_known_ = true;
+  return true;
 }
 
 void ConsumeQueue::reset_to(int64_t next) {

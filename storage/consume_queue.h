@@ -90,11 +90,17 @@ class ConsumeQueue {
   bool drop_before(IndexFiles& ix, LogPosition begin);
   void release_all(IndexFiles& ix);  // deleted partition
 
-  // Checkpoint state.
+  // Checkpoint state. `digest`: units_digest() of the units [first_unit, unit_end) as
+  // stored; nullopt when not known (a version 1-2 checkpoint).
   struct State {
     int64_t floor = 0, next_offset = 0, first_unit = 0, unit_end = 0, running_max_ts = -1, first_base = 0;
     ChunkDir dir;
+    std::optional<uint64_t> digest = 0;
   };
+  // The digest of one unit as stored at `ordinal`; a queue's digest is the sum (mod 2^64)
+  // over its units, kept up to date by every writer call, so a checkpoint can vouch for
+  // the units without anyone reading the log.
+  static uint64_t unit_digest(int64_t ordinal, const QueueUnit& u);
   State state() const;
   void restore(const State& s);  // followed by publish()
   // After restore(): whether the units read back from the index files form this
@@ -102,9 +108,12 @@ class ConsumeQueue {
   // gaps and units out of log order --, entries all before `log_end`, running max timestamps ending at the
   // restored one). False means the index files were damaged: rebuild from the log.
   // `holds` says whether the log has the entry a unit names (CommitLog::holds_entry).
-  // Reads every unit (32 bytes per stored batch) and every entry header.
-  bool units_consistent(const IndexFiles& ix, LogPosition log_end,
-                        const std::function<bool(const QueueUnit&)>& holds) const;
+  // Reads every unit (32 bytes per stored batch). With a restored digest, the units must
+  // sum to it and `holds` is asked only for units at or after `entries_from` (the log
+  // recovery re-verifies); without one, for every unit (every entry header is read), and
+  // the digest of what was read is adopted.
+  bool units_consistent(const IndexFiles& ix, LogPosition log_end, const std::function<bool(const QueueUnit&)>& holds,
+                        LogPosition entries_from = LogPosition{0});
   // An empty queue whose next offset is `next` (rebuild: the first put may jump).
   void reset_to(int64_t next);
 
@@ -136,6 +145,8 @@ class ConsumeQueue {
   int64_t first_base_ = 0;  // base offset of unit w_first_unit_ when the queue is not empty
   int64_t running_max_ts_ = -1;
   int64_t floor_ = 0;
+  uint64_t digest_ = 0;  // sum of unit_digest over [w_first_unit_, w_unit_end_)
+  bool digest_known_ = true;
 };
 
 }  // namespace rokka::storage

@@ -186,6 +186,21 @@ void Mapping::populate(size_t offset, size_t len) const {
 #endif
 }
 
+void Mapping::prefetch(size_t offset, size_t len) const {
+  if (offset >= size_) return;
+  len = std::min(len, size_ - offset);
+  constexpr size_t kPage = 4096;
+  const size_t begin = offset / kPage * kPage;
+  // The kernel reads ahead at most its readahead window per call (force_page_cache_ra):
+  // one call per window's worth queues the whole range, in order, without waiting.
+  constexpr size_t kStep = 8u << 20;
+  for (size_t at = begin; at < offset + len; at += kStep)
+    ::madvise(data_ + at, std::min(kStep, offset + len - at), MADV_WILLNEED);
+#ifdef MADV_POPULATE_READ
+  ::madvise(data_ + begin, offset + len - begin, MADV_POPULATE_READ);
+#endif
+}
+
 void Mapping::release(size_t offset, size_t len) const {
   constexpr size_t kPage = 4096;  // whole pages inside the range only
   const size_t begin = (offset + kPage - 1) / kPage * kPage;

@@ -28,6 +28,10 @@ class Mapping {
   // Pre-faults [offset, offset+len) writable in one call (MADV_POPULATE_WRITE), far
   // cheaper than one page fault per page on this VM. Best effort.
   void populate(size_t offset, size_t len) const;
+  // Reads [offset, offset+len) ahead in large requests (MADV_WILLNEED, whatever the
+  // mapping's MADV_RANDOM says) and maps it readable in one call (MADV_POPULATE_READ):
+  // for a range about to be read whole in an order of its own. Best effort.
+  void prefetch(size_t offset, size_t len) const;
   // Unmaps the pages of [offset, offset+len) from this process (MADV_DONTNEED), so the
   // page cache may drop them; the next read maps them again (from disk if dropped).
   void release(size_t offset, size_t len) const;

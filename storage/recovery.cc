@@ -38,6 +38,8 @@ class Recovery {
   Result<bool> open_index(std::optional<Checkpoint>& cp);
   bool restore_checkpoint(Checkpoint& cp);
   LogPosition reverify_start(LogPosition checkpoint_pos) const;
+  LogPosition segment_start_of(LogPosition pos) const;
+  LogPosition reverify_floor(LogPosition checkpoint_pos) const;  // reverify_start before alignment
   Status replay_log(LogPosition from, bool rebuild);
   void settle();  // after the replay: units, floors, publish, segment ages
 
@@ -125,6 +127,10 @@ bool Recovery::restore_checkpoint(Checkpoint& cp) {
   for (const auto& pc : cp.partitions) {
     if (!dir_consistent(pc.queue, options_.index_chunk_units, cp.next_chunk)) return false;
   }
+  // Units the checkpoint's digest vouches for are not checked against the log's entry
+  // headers below the stretch replay_log() re-verifies (reading one header per stored
+  // batch made a start cost a read of the whole log); reads check each entry's header.
+  const LogPosition entries_from = reverify_floor(cp.log_end);
   for (auto& pc : cp.partitions) {
     Partition* p = partitions_.get(pc.id);
     if (!p) {  // deleted since: its chunks are free again
@@ -133,7 +139,7 @@ bool Recovery::restore_checkpoint(Checkpoint& cp) {
     }
     p->queue.restore(pc.queue);
     auto holds = [&](const QueueUnit& u) { return log.holds_entry(u.pos, u.size, pc.id, u.base_offset); };
-    if (!p->queue.units_consistent(index, cp.log_end, holds)) {
+    if (!p->queue.units_consistent(index, cp.log_end, holds, entries_from)) {
       log_warn("index units of partition {} do not match the checkpoint", pc.id);
       return false;
     }
@@ -153,11 +159,22 @@ bool Recovery::restore_checkpoint(Checkpoint& cp) {
 // damaged bytes there is cut at the first bad entry, and the units that point past
 // the cut are dropped. Entries already indexed are skipped. The window is the
 // checkpoint's segment up to recovery_verify_bytes; it starts at an entry boundary,
-// the first indexed entry inside it (every unit was checked against the log).
-LogPosition Recovery::reverify_start(LogPosition from) const {
+// the first indexed entry inside it (every unit there was checked against the log).
+LogPosition Recovery::segment_start_of(LogPosition from) const {
   LogPosition segment_start = from;
   for (const auto& seg : out_.log->segments())
     if (seg.start < from && from <= seg.end) segment_start = seg.start;
+  return segment_start;
+}
+
+LogPosition Recovery::reverify_floor(LogPosition from) const {
+  const LogPosition segment_start = segment_start_of(from);
+  if (from.value - segment_start.value <= options_.recovery_verify_bytes) return segment_start;
+  return LogPosition{from.value - options_.recovery_verify_bytes};
+}
+
+LogPosition Recovery::reverify_start(LogPosition from) const {
+  const LogPosition segment_start = segment_start_of(from);
   if (from.value - segment_start.value <= options_.recovery_verify_bytes) return segment_start;
   const LogPosition target{from.value - options_.recovery_verify_bytes};
   LogPosition start = from;

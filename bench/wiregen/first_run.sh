@@ -5,6 +5,10 @@
 # broker's CPU (utime + stime from /proc/PID/stat, as bench/ab.sh reads it) appended.
 #
 #   bench/wiregen/first_run.sh [DURATION] [SCALES...]   SCALES as TOPICSxPARTITIONS (default 1x64 100x100 1000x100)
+#
+# The mock keeps every partition in memory: it is given up (one JSON line with "skipped" and why)
+# when it is not ready within MOCK_READY_TIMEOUT_S (default 300) or its RSS passes MOCK_RSS_LIMIT_MB
+# (default 8000) while creating its topics or during the run, so it cannot take a shared machine down.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -51,9 +55,25 @@ for scale in "${SCALES[@]}"; do
   # The mock, topics created through its own API.
   "$BUILD/bench/mock_cluster" --topics "w:$topics:$parts" >"$WORK/mock-$scale.log" 2>&1 &
   PID=$!
-  until grep -qs "^ready$" "$WORK/mock-$scale.log"; do kill -0 "$PID"; sleep 0.2; done
-  BOOT=$(sed -n 's/^bootstrap=//p' "$WORK/mock-$scale.log")
-  measure mock "$topics" "$topics" "$parts"
-  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+  skipped=
+  deadline=$(($(date +%s) + ${MOCK_READY_TIMEOUT_S:-300}))
+  until grep -qs "^ready$" "$WORK/mock-$scale.log"; do
+    kill -0 "$PID" 2>/dev/null || { skipped="mock_cluster exited while creating its topics"; break; }
+    [ "$(date +%s)" -lt "$deadline" ] || { skipped="not ready within ${MOCK_READY_TIMEOUT_S:-300} s"; break; }
+    rss=$(awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$PID/status" 2>/dev/null || echo 0)
+    [ "$rss" -lt "${MOCK_RSS_LIMIT_MB:-8000}" ] || { skipped="RSS $rss MB while creating its topics"; break; }
+    sleep 0.2
+  done
+  if [ -z "$skipped" ]; then
+    BOOT=$(sed -n 's/^bootstrap=//p' "$WORK/mock-$scale.log")
+    ( while kill -0 "$PID" 2>/dev/null; do
+        rss=$(awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$PID/status" 2>/dev/null || echo 0)
+        [ "$rss" -lt "${MOCK_RSS_LIMIT_MB:-8000}" ] || { echo "# mock RSS $rss MB: killed" >&2; kill -9 "$PID"; }
+        sleep 0.5
+      done ) &
+    measure mock "$topics" "$topics" "$parts" || skipped="the run failed (RSS limit?)"
+  fi
+  [ -z "$skipped" ] || python3 -c 'import json, sys; print(json.dumps({"broker": "mock", "topics": int(sys.argv[1]), "partitions": int(sys.argv[1]) * int(sys.argv[2]), "skipped": sys.argv[3]}))' "$topics" "$parts" "$skipped"
+  kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; PID=
 done
 rm -rf "$WORK"

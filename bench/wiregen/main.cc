@@ -1,8 +1,9 @@
 // wiregen: a load generator that speaks the Kafka protocol itself, through protocol/'s codecs,
 // so that its own cost per record does not grow with the partition count (librdkafka's does:
 // issue 22). Modes: create-topics (CreateTopics in chunks), produce (pipelined ProduceRequests,
-// one RecordBatch per partition with data, open or closed loop) and consume (Fetch over many
-// partitions per request, checking offsets are dense and batch CRCs). One JSON line on stdout,
+// one RecordBatch per partition with data, open or closed loop), consume (Fetch over many
+// partitions per request, checking offsets are dense and batch CRCs) and metadata (the time and
+// size of a Metadata request for all topics, and of one per topic). One JSON line on stdout,
 // with loadgen's keys (bench/loadgen/json_line.h, run_stats.h). Run with --help for the options.
 // Exit status: 0 clean run, 1 run finished with errors, 2 bad command line, 3 could not start.
 #include <poll.h>
@@ -44,7 +45,7 @@ namespace {
 
 using protocol::ApiKey;
 
-constexpr const char* kUsage = R"(usage: wiregen --mode create-topics|produce|consume [options]
+constexpr const char* kUsage = R"(usage: wiregen --mode create-topics|produce|consume|metadata [options]
 
   --bootstrap HOST:PORT      a broker to start from (default 127.0.0.1:9092)
   --topic PREFIX             topics PREFIX-0 .. PREFIX-(T-1) (default wiregen)
@@ -68,6 +69,9 @@ produce:
                              record's due time; 0 (default): closed loop, as fast as acks return
   --duration-s S             how long to produce (default 10)
   --count N                  produce exactly N records instead (over the whole run)
+  --each-partition N         produce exactly N full batches to every partition instead (the
+                             count is N x partitions x records-per-batch; each cycle over the
+                             shuffled partitions gives every partition one batch)
   --counts-out FILE          write "topic partition records" per partition acked
 consume:
   --from-offset O            every partition from offset O (default 0); reads until each
@@ -78,10 +82,15 @@ consume:
   --expect-counts FILE       a produce run's --counts-out: each partition must hold exactly that
                              many records from --from-offset (mismatches are errors)
   --duration-s S / --count N stop earlier after S seconds or N records
+metadata:
+  --repeat N                 Metadata requests for all topics (null topic list), one at a time
+                             (default 3): time and response bytes of each
+  --per-topic-requests N     then N requests naming one topic each, topics picked at random
+                             among --topic's --topics (default 1000): latency percentiles
   --help
 )";
 
-enum class Mode { kCreateTopics, kProduce, kConsume };
+enum class Mode { kCreateTopics, kProduce, kConsume, kMetadata };
 
 struct Options {
   Mode mode = Mode::kProduce;
@@ -101,10 +110,13 @@ struct Options {
   double rate = 0;
   double duration_s = 10;
   int64_t count = 0;
+  int64_t each_partition = 0;
   std::string counts_out;
   int64_t from_offset = 0;
   int fetch_partitions = 1000;
   std::string expect_counts;
+  int repeat = 3;
+  int per_topic_requests = 1000;
 };
 
 bool parse_int(std::string_view text, int64_t* out) {
@@ -145,6 +157,7 @@ int parse_options(int argc, char** argv, Options* o) {
       if (v == "create-topics") o->mode = Mode::kCreateTopics;
       else if (v == "produce") o->mode = Mode::kProduce;
       else if (v == "consume") o->mode = Mode::kConsume;
+      else if (v == "metadata") o->mode = Mode::kMetadata;
       else return bad("unknown mode " + v);
     } else if (arg == "--bootstrap") {
       o->bootstrap = v;
@@ -186,6 +199,15 @@ int parse_options(int argc, char** argv, Options* o) {
     } else if (arg == "--count") {
       if (!integer(1, INT64_MAX)) return 2;
       o->count = n;
+    } else if (arg == "--each-partition") {
+      if (!integer(1, 1'000'000)) return 2;
+      o->each_partition = n;
+    } else if (arg == "--repeat") {
+      if (!integer(1, 1'000'000)) return 2;
+      o->repeat = static_cast<int>(n);
+    } else if (arg == "--per-topic-requests") {
+      if (!integer(0, 100'000'000)) return 2;
+      o->per_topic_requests = static_cast<int>(n);
     } else if (arg == "--counts-out") {
       o->counts_out = v;
     } else if (arg == "--from-offset") {
@@ -705,7 +727,9 @@ int run_produce(const Options& o, const Layout& layout, const Versions& v, JsonL
   for (size_t i = 0; i < parts.size(); ++i) {
     const double share = static_cast<double>(parts[i].slots.size()) / static_cast<double>(layout.partitions);
     int64_t count = 0;
-    if (o.count > 0) {
+    if (o.each_partition > 0) {
+      count = o.each_partition * static_cast<int64_t>(parts[i].slots.size()) * o.records_per_batch;
+    } else if (o.count > 0) {
       count = i + 1 == parts.size() ? count_left : static_cast<int64_t>(static_cast<double>(o.count) * share);
       count_left -= count;
     }
@@ -729,10 +753,13 @@ int run_produce(const Options& o, const Layout& layout, const Versions& v, JsonL
     unsent += w->unsent_due();
     requests += w->requests();
   }
+  uint64_t written = 0;
+  for (const auto& w : workers) written += static_cast<uint64_t>(std::count_if(w->acked().begin(), w->acked().end(), [](int64_t n) { return n > 0; }));
   add_throughput(json, stats, t0);
   json.add("requests", requests)
       .add("records_per_request", requests ? static_cast<double>(stats.msgs) / static_cast<double>(requests) : 0.0)
-      .add("unsent_due", unsent);
+      .add("unsent_due", unsent)
+      .add("partitions_written", written);
   add_latency(json, "latency", stats.latency);
   json.add("errors", stats.errors).add("first_error", stats.first_error);
   if (!o.counts_out.empty()) {
@@ -958,6 +985,84 @@ int run_consume(const Options& o, const Layout& layout, const Versions& v, JsonL
   return stats.errors > 0 ? 1 : 0;
 }
 
+// ---- metadata ----
+
+// All topics (a null topic list) --repeat times, then --per-topic-requests requests for one
+// random topic each. Every response must decode and name no topic with an error.
+int run_metadata(const Options& o, Connection& c, const Versions& v, JsonLine& json) {
+  RunStats stats;
+  if (v.metadata < 0) {
+    stats.add_error("the broker offers no Metadata v1-12");
+    json.add("errors", stats.errors).add("first_error", stats.first_error);
+    return 1;
+  }
+  const int timeout_ms = static_cast<int>(o.timeout_s * 1000);
+  std::vector<double> all_ms;
+  uint64_t all_bytes = 0, all_topics = 0, all_partitions = 0;
+  for (int i = 0; i < o.repeat && stats.errors == 0; ++i) {
+    protocol::MetadataRequest req;  // topics: null = all
+    req.allow_auto_topic_creation = false;
+    std::vector<std::byte> frame;
+    const uint64_t t0 = monotonic_ns();
+    auto resp = c.call<protocol::MetadataResponse>(req, v.metadata, timeout_ms, &frame);
+    const uint64_t t1 = monotonic_ns();
+    if (!resp) {
+      stats.add_error("Metadata (all topics): " + c.error());
+      break;
+    }
+    all_ms.push_back(to_ms(t1 - t0));
+    all_bytes = frame.size() + 4;
+    all_topics = resp->topics.size();
+    all_partitions = 0;
+    for (const auto& t : resp->topics) {
+      all_partitions += t.partitions.size();
+      if (t.error_code != 0) stats.add_error("Metadata (all topics): " + t.name.value_or("") + ": " + error_text(t.error_code));
+    }
+  }
+  std::sort(all_ms.begin(), all_ms.end());
+  json.add("all_topics_requests", static_cast<uint64_t>(all_ms.size()))
+      .add("all_topics_response_bytes", all_bytes)
+      .add("all_topics_topics", all_topics)
+      .add("all_topics_partitions", all_partitions)
+      .add("all_topics_min_ms", all_ms.empty() ? 0.0 : all_ms.front())
+      .add("all_topics_median_ms", all_ms.empty() ? 0.0 : all_ms[all_ms.size() / 2])
+      .add("all_topics_max_ms", all_ms.empty() ? 0.0 : all_ms.back());
+  const std::vector<std::string> names = topic_names(o);
+  std::mt19937_64 rng(std::random_device{}());
+  LatencyHistogram per_topic;
+  uint64_t per_topic_bytes = 0;
+  const uint64_t p0 = monotonic_ns();
+  for (int i = 0; i < o.per_topic_requests && stats.errors == 0; ++i) {
+    const std::string& name = names[rng() % names.size()];
+    protocol::MetadataRequest req;
+    req.topics.emplace();
+    req.topics->push_back({{}, name});
+    req.allow_auto_topic_creation = false;
+    std::vector<std::byte> frame;
+    const uint64_t t0 = monotonic_ns();
+    auto resp = c.call<protocol::MetadataResponse>(req, v.metadata, timeout_ms, &frame);
+    const uint64_t t1 = monotonic_ns();
+    if (!resp) {
+      stats.add_error("Metadata (" + name + "): " + c.error());
+      break;
+    }
+    per_topic.record(t1 - t0);
+    per_topic_bytes += frame.size() + 4;
+    if (resp->topics.size() != 1 || resp->topics[0].error_code != 0 || resp->topics[0].name.value_or("") != name) {
+      stats.add_error("Metadata (" + name + "): not answered for that topic" +
+                      (resp->topics.size() == 1 ? " (" + error_text(resp->topics[0].error_code) + ")" : ""));
+    }
+  }
+  const double per_topic_s = static_cast<double>(monotonic_ns() - p0) / 1e9;
+  json.add("per_topic_requests", per_topic.count())
+      .add("per_topic_response_bytes_avg",
+           per_topic.count() ? static_cast<double>(per_topic_bytes) / static_cast<double>(per_topic.count()) : 0.0)
+      .add("per_topic_requests_per_s", per_topic_s > 0 ? static_cast<double>(per_topic.count()) / per_topic_s : 0.0);
+  add_latency(json, "per_topic", per_topic);
+  json.add("errors", stats.errors).add("first_error", stats.first_error);
+  return stats.errors > 0 ? 1 : 0;
+}
+
 int finish(JsonLine& json, int status) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -1001,6 +1106,10 @@ int main_(int argc, char** argv) {
     json.add("errors", stats.errors).add("first_error", stats.first_error);
     return finish(json, stats.errors ? 1 : 0);
   }
+  if (o.mode == Mode::kMetadata) {
+    json.add("repeat", o.repeat);
+    return finish(json, run_metadata(o, boot, v, json));
+  }
   Layout layout;
   if (!load_layout(boot, o, v, &layout, &error)) return setup_failed(error);
   boot.close();
@@ -1015,7 +1124,8 @@ int main_(int argc, char** argv) {
         .add("connections_per_broker", o.connections_per_broker)
         .add("rate_target", o.rate)
         .add("count_target", o.count)
-        .add("duration_target_s", o.count > 0 ? 0.0 : o.duration_s);
+        .add("each_partition", o.each_partition)
+        .add("duration_target_s", o.count > 0 || o.each_partition > 0 ? 0.0 : o.duration_s);
     status = run_produce(o, layout, v, json);
   } else {
     json.add("from_offset", o.from_offset).add("fetch_partitions", o.fetch_partitions);

@@ -1,7 +1,10 @@
 #include "protocol/messages/produce.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
+#include <tuple>
+#include <unordered_map>
 
 #include "broker/async.h"
 #include "broker/error_mapping.h"
@@ -140,6 +143,54 @@ Refusal validate_batch(const protocol::RecordBatchView& batch, const TopicSettin
   return {};
 }
 
+// Kafka's broker gathers a request's partitions into maps keyed by topic-partition
+// (KafkaApis.handleProduceRequest), so a partition named twice is appended once, with the
+// batch of its last mention, and answered once; the response holds one entry per topic
+// name. `skip` marks the earlier mentions (in request order, flattened over the topics),
+// `topic_entry` maps each request topic to its response entry, `entry_partitions` counts
+// what each entry will hold.
+struct AnswerPlan {
+  std::vector<char> skip;
+  std::vector<size_t> topic_entry;
+  std::vector<std::string_view> entry_names;
+  std::vector<size_t> entry_partitions;
+};
+
+AnswerPlan plan_answers(const ProduceRequest& req) {
+  AnswerPlan plan;
+  struct Mention {
+    std::string_view topic;
+    int32_t partition;
+    size_t at;  // flattened position
+  };
+  std::vector<Mention> mentions;
+  std::unordered_map<std::string_view, size_t> entry_of;
+  for (const auto& t : req.topic_data) {
+    auto [it, fresh] = entry_of.try_emplace(t.name, plan.entry_names.size());
+    if (fresh) {
+      plan.entry_names.push_back(t.name);
+      plan.entry_partitions.push_back(0);
+    }
+    plan.topic_entry.push_back(it->second);
+    for (const auto& p : t.partition_data) mentions.push_back({t.name, p.index, mentions.size()});
+  }
+  plan.skip.assign(mentions.size(), 0);
+  std::sort(mentions.begin(), mentions.end(), [](const Mention& a, const Mention& b) {
+    return std::tie(a.topic, a.partition, a.at) < std::tie(b.topic, b.partition, b.at);
+  });
+  for (size_t i = 0; i + 1 < mentions.size(); ++i) {
+    if (mentions[i].topic == mentions[i + 1].topic && mentions[i].partition == mentions[i + 1].partition)
+      plan.skip[mentions[i].at] = 1;  // a later mention of the same partition wins
+  }
+  size_t at = 0;
+  for (size_t ti = 0; ti < req.topic_data.size(); ++ti) {
+    for (size_t pi = 0; pi < req.topic_data[ti].partition_data.size(); ++pi, ++at) {
+      if (!plan.skip[at]) ++plan.entry_partitions[plan.topic_entry[ti]];
+    }
+  }
+  return plan;
+}
+
 }  // namespace
 
 // GCC 12 reports asio's coroutine frame allocation of this handler as mismatched
@@ -177,14 +228,20 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
 
-  resp.responses.reserve(req.topic_data.size());
-  for (const auto& t : req.topic_data) {
-    auto& out_topic = resp.responses.emplace_back();
-    out_topic.name = std::string(t.name);
-    out_topic.partition_responses.reserve(t.partition_data.size());
+  const AnswerPlan plan = plan_answers(req);
+  resp.responses.resize(plan.entry_names.size());
+  for (size_t e = 0; e < plan.entry_names.size(); ++e) {
+    resp.responses[e].name = std::string(plan.entry_names[e]);
+    resp.responses[e].partition_responses.reserve(plan.entry_partitions[e]);  // no reallocation: append_outs
+  }
+  size_t mention = 0;
+  for (size_t ti = 0; ti < req.topic_data.size(); ++ti) {
+    const auto& t = req.topic_data[ti];
+    auto& out_topic = resp.responses[plan.topic_entry[ti]];
     const TopicPtr topic = svc.topics->find(t.name);
     const bool topic_denied = !authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, t.name);
     for (const auto& p : t.partition_data) {
+      if (plan.skip[mention++]) continue;
       auto& out = out_topic.partition_responses.emplace_back();
       out.index = p.index;
       out.base_offset = -1;

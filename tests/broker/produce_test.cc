@@ -206,6 +206,39 @@ TEST_F(ProduceErrors, OneBadPartitionDoesNotFailTheOthers) {
             protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
 }
 
+// Kafka's broker keys a request's partitions by topic-partition (a map in
+// KafkaApis.handleProduceRequest): a partition named twice gets the batch of its last
+// mention appended, once, and one answer; a topic named twice one response entry.
+TEST_F(ProduceErrors, PartitionNamedTwiceAppendsItsLastBatchOnceAndAnswersOnce) {
+  auto two = testutil::make_batch({.records = 2});
+  auto three = testutil::make_batch({.records = 3});
+  protocol::ProduceRequest req = one_batch("p", two);
+  req.topic_data[0].partition_data.push_back({0, {}});
+  req.topic_data[0].partition_data[1].records.data = protocol::Bytes(three);
+  c_.send(req, 9, 2);
+  auto r = c_.receive<protocol::ProduceResponse>(9, 2);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->responses.size(), 1u);
+  ASSERT_EQ(r->responses[0].partition_responses.size(), 1u);
+  EXPECT_EQ(r->responses[0].partition_responses[0].index, 0);
+  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].partition_responses[0].base_offset, 0);
+  // Only the three-record batch was stored: the next batch starts at offset 3.
+  EXPECT_EQ(produce(c_, one_batch("p", two), 9, 3).base_offset, 3);
+
+  // The same topic twice, naming the partition in each entry: one entry, one answer.
+  protocol::ProduceRequest twice = one_batch("p", three);
+  twice.topic_data.push_back(twice.topic_data[0]);
+  twice.topic_data[1].partition_data[0].records.data = protocol::Bytes(two);
+  c_.send(twice, 9, 4);
+  r = c_.receive<protocol::ProduceResponse>(9, 4);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->responses.size(), 1u);
+  ASSERT_EQ(r->responses[0].partition_responses.size(), 1u);
+  EXPECT_EQ(r->responses[0].partition_responses[0].base_offset, 5);
+  EXPECT_EQ(produce(c_, one_batch("p", two), 9, 5).base_offset, 7);  // the two-record batch, once
+}
+
 TEST_F(ProduceErrors, AcksZeroSendsNothingAndClosesOnError) {
   auto batch = testutil::make_batch({});
   c_.send(one_batch("p", batch, 0), 9, 2);

@@ -274,6 +274,48 @@ TEST_F(ConsumeQueueTest, StateRestoresIntoAQueueThatAnswersTheSame) {
   EXPECT_TRUE(copy.units_consistent(*ix_, {pos_}, all));
 }
 
+// The checkpoint's digest vouches for the units at open (no entry header read below the
+// re-verify window): it must follow every change a writer makes, and catch a changed unit.
+TEST_F(ConsumeQueueTest, TheDigestFollowsEveryChangeAndCatchesADamagedUnit) {
+  const auto none = [](const QueueUnit&) { return false; };  // the log is never asked below {pos_}
+  auto restored_holds = [&] {
+    ConsumeQueue copy;
+    copy.restore(q_.state());
+    return copy.units_consistent(*ix_, {pos_}, none, LogPosition{pos_});
+  };
+  std::vector<int64_t> positions;
+  for (int i = 0; i < 10; ++i) {
+    positions.push_back(pos_);
+    put(q_);
+  }
+  EXPECT_TRUE(restored_holds());
+  EXPECT_TRUE(q_.drop_before(*ix_, {positions[5]}));  // retention, across a chunk boundary
+  EXPECT_TRUE(restored_holds());
+  q_.truncate_after(*ix_, {positions[8]});  // a cut
+  EXPECT_TRUE(restored_holds());
+  const QueueUnit moved{{positions[6]}, 100, 0, 6, 100};
+  ASSERT_TRUE(q_.replace_range(*ix_, 6, 7, std::vector<QueueUnit>{moved}).ok());  // compaction
+  EXPECT_TRUE(restored_holds());
+  put(q_);
+  EXPECT_TRUE(restored_holds());
+  // Without a digest (a version 1-2 checkpoint) every unit is checked against the log,
+  // and the digest of the units read is taken over.
+  ConsumeQueue::State without = q_.state();
+  without.digest = std::nullopt;
+  ConsumeQueue old;
+  old.restore(without);
+  EXPECT_FALSE(old.units_consistent(*ix_, {pos_}, none, LogPosition{pos_}));
+  ConsumeQueue upgraded;
+  upgraded.restore(without);
+  EXPECT_TRUE(upgraded.units_consistent(*ix_, {pos_}, [](const QueueUnit&) { return true; }, LogPosition{pos_}));
+  EXPECT_EQ(upgraded.state().digest, q_.state().digest);
+
+  const ConsumeQueue::State st = q_.state();
+  std::byte* first = ix_->unit_for_write(st.dir.chunks[0], static_cast<uint32_t>(st.first_unit % kChunkUnits));
+  format::put_le32(first + 8, 99);  // its size: still a plausible unit, inside the log
+  EXPECT_FALSE(restored_holds());
+}
+
 TEST_F(ConsumeQueueTest, UnitsConsistentFailsForADamagedUnitOrOneBeyondTheLog) {
   for (int i = 0; i < 5; ++i) put(q_, 2);
   const auto all = [](const QueueUnit&) { return true; };
