@@ -2,6 +2,7 @@
 // joins and leaves, and a random run of honest clients in which no partition is ever
 // owned by two consumers at once and every group settles with all partitions owned.
 #include "coordinator/consumer_group.h"
+#include "tests/coordinator/partition_count.h"
 
 #include <gtest/gtest.h>
 
@@ -10,13 +11,9 @@
 namespace rokka::coordinator {
 namespace {
 
-using State = ConsumerMember::State;
+using test::count;
 
-size_t count(const TopicPartitionsMap& m) {
-  size_t n = 0;
-  for (const auto& [t, ps] : m) n += ps.size();
-  return n;
-}
+using State = ConsumerMember::State;
 
 // A consumer as librdkafka is one: it owns what it was last told, says so in each
 // heartbeat, and joins with an empty TopicPartitions.

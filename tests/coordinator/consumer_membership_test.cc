@@ -7,15 +7,10 @@
 #include <set>
 
 #include "tests/coordinator/coordinator_harness.h"
+#include "tests/coordinator/partition_count.h"
 
 namespace rokka::coordinator::test {
 namespace {
-
-size_t count(const TopicPartitionsMap& m) {
-  size_t n = 0;
-  for (const auto& [t, ps] : m) n += ps.size();
-  return n;
-}
 
 // A consumer as librdkafka 2.14 is one (v1: it makes its own member id).
 struct Consumer {

@@ -9,6 +9,7 @@
 
 #include "coordinator/consumer_protocol.h"
 #include "tests/coordinator/coordinator_harness.h"
+#include "tests/coordinator/partition_count.h"
 
 namespace rokka::coordinator::test {
 namespace {
@@ -34,12 +35,6 @@ std::string subscription_v1(const std::vector<std::string>& topics, const TopicP
     for (int32_t p : ps) be(static_cast<uint32_t>(p), 4);
   }
   return out;
-}
-
-size_t count(const TopicPartitionsMap& m) {
-  size_t n = 0;
-  for (const auto& [t, ps] : m) n += ps.size();
-  return n;
 }
 
 // A classic consumer (cooperative: it reports what it owns when it rejoins).
