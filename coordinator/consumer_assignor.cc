@@ -91,11 +91,14 @@ class UniformBuilder {
       for (int32_t p = 0; p < pb_.partitions[ti]; ++p)
         if (owner_[ti][p] < 0) give(static_cast<int>(ti), p, by_load_[ti].begin()->second);
     // Balance: a member holding two more than a subscriber of one of its topics gives
-    // it one. Each move lowers the sum of squared counts, so this ends.
+    // it one, its highest partition first, so it keeps its lowest (Kafka's uniform
+    // assignor, all subscribing to the same topics, keeps the first partitions of each
+    // member's assignment up to its share). Each move lowers the sum of squared
+    // counts, so this ends.
     for (bool moved = true; moved;) {
       moved = false;
-      for (size_t ti = 0; ti < pb_.topics.size(); ++ti) {
-        for (int32_t p = 0; p < pb_.partitions[ti]; ++p) {
+      for (size_t ti = pb_.topics.size(); ti-- > 0;) {
+        for (int32_t p = pb_.partitions[ti]; p-- > 0;) {
           const int from = owner_[ti][p];
           const auto [load, to] = *by_load_[ti].begin();
           if (load + 2 > count_[from]) continue;

@@ -7,7 +7,8 @@
 //   uniform  every member of the group gets as many partitions as the others, within
 //            one, among those of the topics it subscribes to: no member could take a
 //            partition it subscribes to from one holding two more. Sticky: a member
-//            keeps what it owns unless the balance needs it elsewhere.
+//            keeps what it owns unless the balance needs it elsewhere, and then
+//            gives up its highest partitions first (as Kafka's does).
 //   range    per topic, its subscribers sorted by member id split the partitions
 //            into counts that differ by at most one (the first ones get the extra),
 //            in partition order: with equal partition counts the same partition

@@ -103,6 +103,31 @@ TEST(ConsumerAssignorTest, UniformMovesOnlyTheLeaversPartitionsAndTheFewestOnAJo
   for (const auto& [id, tps] : after_join) EXPECT_EQ(total(tps), 3u) << id;
 }
 
+// Members joining one at a time: each time the members over their share give up their
+// highest partitions and keep their lowest, as Kafka's uniform assignor does when all
+// subscribe to the same topics (librdkafka 2.14.2's 0113 x_incremental_rebalances
+// checks exactly these assignments).
+TEST(ConsumerAssignorTest, UniformKeepsTheLowestPartitionsWhenMembersJoinOneByOne) {
+  const TopicPartitionCounts topics{{"t", 6}};
+  using Ps = std::vector<int32_t>;
+  std::vector<AssignorMember> members{member("c0", {"t"})};
+  GroupAssignment a = assign_uniform(members, topics);
+  EXPECT_EQ(a.at("c0").at("t"), (Ps{0, 1, 2, 3, 4, 5}));
+
+  members = carried(members, a);
+  members.push_back(member("c1", {"t"}));
+  a = assign_uniform(members, topics);
+  EXPECT_EQ(a.at("c0").at("t"), (Ps{0, 1, 2}));
+  EXPECT_EQ(a.at("c1").at("t"), (Ps{3, 4, 5}));
+
+  members = carried(members, a);
+  members.push_back(member("c2", {"t"}));
+  a = assign_uniform(members, topics);
+  EXPECT_EQ(a.at("c0").at("t"), (Ps{0, 1}));
+  EXPECT_EQ(a.at("c1").at("t"), (Ps{3, 4}));
+  EXPECT_EQ(a.at("c2").at("t"), (Ps{2, 5}));
+}
+
 TEST(ConsumerAssignorTest, UniformBalancesDifferentSubscriptionsAmongThoseWhoCanTakeThem) {
   // a reads only t1; b reads t1 and t2: the balance gives a all of t1, b all of t2.
   const TopicPartitionCounts topics{{"t1", 6}, {"t2", 6}};
