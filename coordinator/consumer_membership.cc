@@ -91,7 +91,7 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
     left.member_epoch = ConsumerHeartbeat::kLeaveEpoch;
     return done(std::move(left));
   }
-  resolve_regexes(entry, hb.subscribed_regex);
+  resolve_regexes(entry, hb.subscribed_regex, args.may_describe);
   ConsumerHeartbeatResult r = entry.group->heartbeat(hb, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; },
                                                      [this] { return make_member_id(rng_, ""); });
   if (r.error != GroupError::kNone) {
@@ -120,14 +120,19 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
       std::move(first));
 }
 
-void ConsumerMembership::resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex) {
+void ConsumerMembership::resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex,
+                                         const std::function<bool(const std::string&)>& may_describe) {
   if (!catalog_.match) return;
   ConsumerGroup& group = *entry.group;
-  if (new_regex && !new_regex->empty() && !group.has_regex(*new_regex))
-    group.set_regex_topics(*new_regex, catalog_.match(*new_regex));
+  auto resolve = [&](const std::string& regex) {
+    std::vector<std::string> topics = catalog_.match(regex);
+    if (may_describe) std::erase_if(topics, [&](const std::string& t) { return !may_describe(t); });
+    group.set_regex_topics(regex, std::move(topics));
+  };
+  if (new_regex && !new_regex->empty() && !group.has_regex(*new_regex)) resolve(*new_regex);
   const int64_t now = clock_();
   if (entry.regexes_resolved_ms >= 0 && now - entry.regexes_resolved_ms < options_.consumer_regex_refresh_ms) return;
-  for (const std::string& regex : group.regexes()) group.set_regex_topics(regex, catalog_.match(regex));
+  for (const std::string& regex : group.regexes()) resolve(regex);
   entry.regexes_resolved_ms = now;
 }
 
@@ -258,7 +263,6 @@ void ConsumerMembership::classic_join(JoinGroupArgs args, JoinCallback done) {
   join.rebalance_timeout_ms = args.rebalance_timeout_ms >= 0 ? args.rebalance_timeout_ms : args.session_timeout_ms;
   join.metadata = ClassicMemberMetadata{args.session_timeout_ms, args.protocols};
   join.subscription = std::move(*subscription);
-  resolve_regexes(entry, std::nullopt);
   ConsumerHeartbeatResult r = group.classic_join(
       join, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; });
   if (r.error != GroupError::kNone) return done(join_error(member_id, r.error));

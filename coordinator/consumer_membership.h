@@ -78,6 +78,9 @@ struct ConsumerGroupHeartbeatArgs {
   std::string group_id;
   int16_t api_version = 0;
   ConsumerHeartbeat heartbeat;
+  // Whether the member may describe a topic (the broker's ACLs): a regex resolved on
+  // this heartbeat matches only those, as in Kafka 4 (KAFKA-18813). Unset: every topic.
+  std::function<bool(const std::string& topic)> may_describe;
 };
 
 struct ConsumerGroupHeartbeatResult {
@@ -187,7 +190,8 @@ class ConsumerMembership {
 
   Entry& create(const std::string& group_id);
   Entry* live(const std::string& group_id, uint64_t incarnation);
-  void resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex);
+  void resolve_regexes(Entry& entry, const std::optional<std::string>& new_regex,
+                       const std::function<bool(const std::string&)>& may_describe);
   // After the group changed: member timers follow the members, the record is written
   // if it changed; `done` once durable (at once if nothing changed).
   void after_change(Entry& entry, DurableCallback done, OffsetBook::Mutations first = {});

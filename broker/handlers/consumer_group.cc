@@ -73,6 +73,12 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
                      "SubscribedTopicRegex `" + std::string(*req.subscribed_topic_regex) + "` is not a valid regular expression: " + why + ".");
     hb.subscribed_regex = std::string(*req.subscribed_topic_regex);
   }
+  if (const Authorizer* a = svc.authorizer; a != nullptr) {
+    // Runs on the coordinator's strand while this request waits for its answer.
+    args.may_describe = [a, principal = std::string(ctx.principal), host = std::string(acl_host(ctx))](const std::string& t) {
+      return a->check(principal, host, AclOperation::kDescribe, ResourceType::kTopic, t, false);
+    };
+  }
   if (req.server_assignor) hb.server_assignor = std::string(*req.server_assignor);
   if (req.topic_partitions) {
     coordinator::TopicPartitionsMap owned;
@@ -121,6 +127,21 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
       continue;
     }
     const coordinator::DescribedConsumerGroup& g = described[next++];
+    // Kafka 4 (KAFKA-18813): a group is described only to a caller who may describe every
+    // topic its members are assigned or targeted.
+    const bool topics_visible = std::ranges::all_of(g.members, [&](const coordinator::DescribedConsumerMember& dm) {
+      auto visible = [&](const coordinator::TopicPartitionsMap& m) {
+        return std::ranges::all_of(m, [&](const auto& tp) {
+          return authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, tp.first, false);
+        });
+      };
+      return visible(dm.member.assigned) && visible(dm.target);
+    });
+    if (!topics_visible) {
+      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_message = "The group has topics the client is not authorized to describe.";
+      continue;
+    }
     out.error_code = code(to_kafka(g.error));
     if (!g.message.empty()) out.error_message = g.message;
     out.group_state = g.state;

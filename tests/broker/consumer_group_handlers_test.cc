@@ -8,6 +8,7 @@
 
 #include "protocol/error_code.h"
 #include "protocol/messages/consumer_group.h"
+#include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/list_groups.h"
 #include "tests/testutil/broker_fixture.h"
@@ -54,10 +55,11 @@ struct Member {
   int32_t epoch = 0;
   std::vector<protocol::ConsumerGroupTopicPartitions> owned;
   std::vector<std::string_view> topics{"t"};
+  std::string_view group = "g";
 
   ConsumerGroupHeartbeatRequest next() const {
     ConsumerGroupHeartbeatRequest r;
-    r.group_id = "g";
+    r.group_id = group;
     r.member_id = id;
     r.member_epoch = epoch;
     if (epoch == 0) {
@@ -119,6 +121,63 @@ TEST(ConsumerGroupHandlersTest, ThreeMembersSplitTwelvePartitionsByTopicIdAndAre
   EXPECT_EQ(listed->groups[0].group_id, "g");
   EXPECT_EQ(listed->groups[0].group_type, "consumer");
   EXPECT_EQ(listed->groups[0].group_state, "Stable");
+}
+
+// Kafka 4 (KAFKA-18813): a regex subscription matches only topics the member may describe,
+// and a group is described only to a caller who may describe all of its topics.
+TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNorDescribed) {
+  InProcessBroker b(testutil::kAuthorizerAllowingUncovered);
+  WireClient c(b.port());
+  const protocol::Uuid open_id = create_topic(c, "rx-open", 2);
+  create_topic(c, "rx-secret", 2);
+  create_topic(c, "shared", 2);
+  auto deny_describe = [&](std::string_view topic) {
+    protocol::CreateAclsRequest acls;
+    acls.creations = {{2, topic, 3, "User:ANONYMOUS", "*", 8, 2}};  // topic, literal, DESCRIBE, DENY
+    auto created = c.call<protocol::CreateAclsResponse>(acls, 1);
+    ASSERT_TRUE(created);
+    ASSERT_EQ(created->results.at(0).error_code, 0);
+  };
+  deny_describe("rx-secret");
+
+  ConsumerGroupHeartbeatRequest join;
+  join.group_id = "g";
+  join.member_id = "regex-member";
+  join.member_epoch = 0;
+  join.rebalance_timeout_ms = 30000;
+  join.subscribed_topic_regex = "rx-.*";
+  join.topic_partitions = std::vector<protocol::ConsumerGroupTopicPartitions>{};
+  ConsumerGroupHeartbeatResponse resp = heartbeat(c, join);
+  ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+  ASSERT_TRUE(resp.assignment);
+  ASSERT_EQ(resp.assignment->topic_partitions.size(), 1u) << "rx-secret matched though it may not be described";
+  EXPECT_EQ(resp.assignment->topic_partitions[0].topic_id, open_id);
+  EXPECT_EQ(resp.assignment->topic_partitions[0].partitions, (std::vector<int32_t>{0, 1}));
+
+  // A second group holds `shared`; once `shared` may not be described, that group is not
+  // shown, while the first still is.
+  Member m{"shared-member"};
+  m.topics = {"shared"};
+  m.group = "g-shared";
+  m.beat(c);
+  m.beat(c);
+  ASSERT_EQ(m.owned.size(), 1u);
+  protocol::ConsumerGroupDescribeRequest describe;
+  describe.group_ids = {"g", "g-shared"};
+  auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->groups.size(), 2u);
+  EXPECT_EQ(d->groups[1].error_code, 0) << "before the ACL";
+  deny_describe("shared");
+  d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->groups.size(), 2u);
+  EXPECT_EQ(d->groups[0].error_code, 0) << "group g's topics are all visible";
+  ASSERT_EQ(d->groups[0].members.size(), 1u);
+  EXPECT_EQ(d->groups[0].members[0].assignment.topic_partitions.at(0).topic_name, "rx-open");
+  EXPECT_EQ(d->groups[1].group_id, "g-shared");
+  EXPECT_EQ(d->groups[1].error_code, err(ErrorCode::kTopicAuthorizationFailed));
+  EXPECT_TRUE(d->groups[1].members.empty());
 }
 
 TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnection) {
