@@ -59,7 +59,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kDescribeTransactions, 0, 0, &handle_describe_transactions},
     {ApiKey::kListTransactions, 0, 2, &handle_list_transactions},
     {ApiKey::kConsumerGroupHeartbeat, 0, 1, &handle_consumer_group_heartbeat},
-    {ApiKey::kConsumerGroupDescribe, 0, 0, &handle_consumer_group_describe},
+    {ApiKey::kConsumerGroupDescribe, 0, 1, &handle_consumer_group_describe},
     {ApiKey::kDescribeTopicPartitions, 0, 0, &handle_describe_topic_partitions},
 };
 

@@ -117,7 +117,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<DescribeClientQuotasRequest, DescribeClientQuotasResponse, 0, 1>,
     ApiCodec<AlterClientQuotasRequest, AlterClientQuotasResponse, 0, 1>,
     ApiCodec<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, 1>,
-    ApiCodec<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, 0>>;
+    ApiCodec<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, 1>>;
 
 // Calls f(codec) with a value of each ApiCodec type, in table order.
 template <class F>

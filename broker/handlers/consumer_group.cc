@@ -161,6 +161,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
       om.subscribed_topic_regex = m.subscribed_regex;
       om.assignment = to_assignment(m.assigned);
       om.target_assignment = to_assignment(dm.target);
+      om.member_type = m.classic ? 0 : 1;
     }
     if (req.include_authorized_operations)
       out.authorized_operations = authorized_operations(ctx, kAllGroupOperations, ResourceType::kGroup, id);

@@ -124,6 +124,7 @@ struct ConsumerGroupDescribeResponse {
     std::optional<std::string> subscribed_topic_regex;
     Assignment assignment;         // what it owns now
     Assignment target_assignment;  // what the assignor gave it
+    int8_t member_type = -1;       // v1+ (KIP-1099): 0 classic protocol, 1 consumer protocol, -1 unknown
   };
   struct DescribedGroup {
     int16_t error_code = 0;
@@ -170,6 +171,7 @@ struct ConsumerGroupDescribeResponse {
         s.nstr(member.subscribed_topic_regex);
         assignment(member.assignment);
         assignment(member.target_assignment);
+        if (s.version >= 1) s.i8(member.member_type);
         s.tags();
       });
       s.i32(g.authorized_operations);

@@ -10,6 +10,7 @@
 #include "protocol/messages/consumer_group.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_topics.h"
+#include "protocol/messages/join_group.h"
 #include "protocol/messages/list_groups.h"
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wait.h"
@@ -178,6 +179,50 @@ TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNo
   EXPECT_EQ(d->groups[1].group_id, "g-shared");
   EXPECT_EQ(d->groups[1].error_code, err(ErrorCode::kTopicAuthorizationFailed));
   EXPECT_TRUE(d->groups[1].members.empty());
+}
+
+// ConsumerGroupDescribe v1 (KIP-1099) says which protocol each member speaks: a classic
+// member that joined the consumer group with JoinGroup is 0, a consumer-protocol one 1.
+TEST(ConsumerGroupHandlersTest, DescribeV1SaysWhichProtocolEachMemberSpeaks) {
+  InProcessBroker b;
+  WireClient c(b.port());
+  create_topic(c, "t", 4);
+  Member m{"member-a"};
+  m.beat(c);
+
+  // The consumer protocol's Subscription v0, by hand: version, topics ["t"], null user data.
+  const std::vector<std::byte> subscription = {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0}, std::byte{0},
+                                               std::byte{1}, std::byte{0}, std::byte{1}, std::byte{'t'},
+                                               std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
+  protocol::JoinGroupRequest join;
+  join.group_id = "g";
+  join.session_timeout_ms = 30000;
+  join.rebalance_timeout_ms = 30000;
+  join.protocol_type = "consumer";
+  join.protocols = {{"range", subscription}};
+  auto joined = c.call<protocol::JoinGroupResponse>(join, 5);
+  ASSERT_TRUE(joined);
+  ASSERT_EQ(joined->error_code, err(ErrorCode::kMemberIdRequired));
+  const std::string classic_id = joined->member_id;
+  join.member_id = classic_id;
+  joined = c.call<protocol::JoinGroupResponse>(join, 5);
+  ASSERT_TRUE(joined);
+  ASSERT_EQ(joined->error_code, 0);
+
+  protocol::ConsumerGroupDescribeRequest describe;
+  describe.group_ids = {"g"};
+  auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 1);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->groups.size(), 1u);
+  ASSERT_EQ(d->groups[0].error_code, 0);
+  std::map<std::string, int8_t> types;
+  for (const auto& member : d->groups[0].members) types[member.member_id] = member.member_type;
+  EXPECT_EQ(types, (std::map<std::string, int8_t>{{"member-a", 1}, {classic_id, 0}}));
+
+  d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);  // v0 has no such field
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->groups.at(0).members.size(), 2u);
+  for (const auto& member : d->groups[0].members) EXPECT_EQ(member.member_type, -1);
 }
 
 TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnection) {

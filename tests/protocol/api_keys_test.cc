@@ -162,6 +162,7 @@ int later_than_snapshot(ApiKey key) {
     case ApiKey::kDescribeGroups: return 6;   // KIP-1043, Kafka 4.0
     case ApiKey::kDescribeCluster: return 2;  // KIP-1073, Kafka 4.0
     case ApiKey::kListTransactions: return 2;  // KIP-1152, Kafka 4.1
+    case ApiKey::kConsumerGroupDescribe: return 1;  // KIP-1099, Kafka 4.0
     default: return -1;
   }
 }

@@ -51,7 +51,7 @@ API_RANGES = {
     'ListPartitionReassignments': (0, 0),
     'DescribeUserScramCredentials': (0, 0), 'AlterUserScramCredentials': (0, 0),
     'DescribeTopicPartitions': (0, 0), 'DescribeClientQuotas': (0, 1), 'AlterClientQuotas': (0, 1),
-    'ConsumerGroupHeartbeat': (0, 1), 'ConsumerGroupDescribe': (0, 0),
+    'ConsumerGroupHeartbeat': (0, 1), 'ConsumerGroupDescribe': (0, 1),
 }
 
 # Embedded data structures: an int16 version, then the body (no header, never flexible).
@@ -78,6 +78,10 @@ LATER_VERSIONS = {
     'ListTransactionsRequest': (2, [('', 'DurationFilter', {'name': 'TransactionalIdPattern', 'type': 'string',
                                                             'versions': '2+', 'nullableVersions': '2+'})]),
     'ListTransactionsResponse': (2, []),
+    # KIP-1099: v1 says which protocol each member speaks; the request is unchanged.
+    'ConsumerGroupDescribeRequest': (1, []),
+    'ConsumerGroupDescribeResponse': (1, [('Groups.Members', 'TargetAssignment', {'name': 'MemberType', 'type': 'int8',
+                                                                                  'versions': '1+', 'default': '-1'})]),
 }
 
 # Tagged fields our codec knows, by message (top-level field names). The `full` and
