@@ -129,7 +129,14 @@ void ConsumerMembership::resolve_regexes(Entry& entry, const std::optional<std::
     if (may_describe) std::erase_if(topics, [&](const std::string& t) { return !may_describe(t); });
     group.set_regex_topics(regex, std::move(topics));
   };
-  if (new_regex && !new_regex->empty() && !group.has_regex(*new_regex)) resolve(*new_regex);
+  if (new_regex && !new_regex->empty() && !group.has_regex(*new_regex)) {
+    // Kafka resolves a regex the group does not know yet asynchronously: the heartbeat
+    // that brings it is answered with the member's named topics only, and the matches
+    // come with a later heartbeat. Here the group's next heartbeat matches it.
+    group.set_regex_topics(*new_regex, {});
+    entry.regexes_resolved_ms = -1;
+    return;
+  }
   const int64_t now = clock_();
   if (entry.regexes_resolved_ms >= 0 && now - entry.regexes_resolved_ms < options_.consumer_regex_refresh_ms) return;
   for (const std::string& regex : group.regexes()) resolve(regex);

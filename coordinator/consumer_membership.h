@@ -28,7 +28,9 @@
 // the classic protocol (set_downgrade), as group.consumer.migration.policy allows.
 //
 // Topics come from the injected TopicCatalog: partition counts for the assignor, and the
-// topics a regex subscription matches, resolved when a regex first appears and again at
+// topics a regex subscription matches (only those the member may describe), resolved on
+// the group's next heartbeat after a regex first appears (the one bringing it gets the
+// member's named topics only, as Kafka's asynchronous resolution answers) and again at
 // most every consumer_regex_refresh_ms on a heartbeat.
 //
 // Single-threaded like GroupCoordinator, which calls it only while serving.

@@ -150,6 +150,13 @@ TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNo
   join.topic_partitions = std::vector<protocol::ConsumerGroupTopicPartitions>{};
   ConsumerGroupHeartbeatResponse resp = heartbeat(c, join);
   ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+  // A regex new to the group is matched on its next heartbeat (Kafka's is asynchronous).
+  ConsumerGroupHeartbeatRequest next;
+  next.group_id = "g";
+  next.member_id = "regex-member";
+  next.member_epoch = resp.member_epoch;
+  resp = heartbeat(c, next);
+  ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
   ASSERT_TRUE(resp.assignment);
   ASSERT_EQ(resp.assignment->topic_partitions.size(), 1u) << "rx-secret matched though it may not be described";
   EXPECT_EQ(resp.assignment->topic_partitions[0].topic_id, open_id);

@@ -280,6 +280,19 @@ TEST_F(ConsumerMembershipTest, ARegexSubscriptionPicksUpATopicCreatedLater) {
   EXPECT_EQ(a.owned, (TopicPartitionsMap{{"orders.eu", {0, 1}}, {"orders.us", {0}}}));
 }
 
+// As in Kafka, whose resolution is asynchronous: the heartbeat that brings a regex new to
+// the group is answered with the member's named topics; the matches come on the next.
+TEST_F(ConsumerMembershipTest, ANewRegexIsMatchedOnTheGroupsNextHeartbeat) {
+  h.topics["orders.eu"] = 2;
+  Consumer a{"a", {}};
+  a.regex = "orders.*";
+  ConsumerGroupHeartbeatResult joined = beat(a);
+  ASSERT_EQ(joined.error, GroupError::kNone);
+  EXPECT_TRUE(a.owned.empty()) << "matched on the heartbeat that brought the regex";
+  rounds({&a}, 1);
+  EXPECT_EQ(a.owned, (TopicPartitionsMap{{"orders.eu", {0, 1}}}));
+}
+
 TEST_F(ConsumerMembershipTest, OneGroupIdNamesOneKindOfGroup) {
   h.topics["t"] = 2;
   // A classic group with members of another protocol type: not a consumer group (one of
