@@ -4,11 +4,12 @@
 #include <mutex>
 
 #include "protocol/codec.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {
 
-constexpr std::string_view kPrefix = "a/";
+constexpr std::string_view kPrefix = storage::meta_prefix::kAcls;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

@@ -7,11 +7,13 @@
 #include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
 #include "broker/txn_markers.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {
 
-constexpr const char* kClusterIdKey = "c/cluster_id";
+constexpr std::string_view kClusterIdKey = "c/cluster_id";
+static_assert(kClusterIdKey.starts_with(storage::meta_prefix::kCluster));
 
 // Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars).
 std::string new_cluster_id() {
@@ -194,7 +196,7 @@ storage::Status Broker::load_cluster_id() {
   if (!services_.cluster_id.empty()) return {};
   services_.cluster_id = new_cluster_id();
   std::promise<storage::Status> written;
-  store_->meta().write({{kClusterIdKey, services_.cluster_id, false}},
+  store_->meta().write({{std::string(kClusterIdKey), services_.cluster_id, false}},
                        [&written](storage::Status s) { written.set_value(std::move(s)); });
   auto s = written.get_future().get();
   if (s.ok()) broker_log().info("new cluster: cluster_id={}", services_.cluster_id);

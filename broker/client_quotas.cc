@@ -9,6 +9,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "protocol/codec.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {

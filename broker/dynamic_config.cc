@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "broker/config.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {
 
-constexpr std::string_view kPrefix = "d/";
+constexpr std::string_view kPrefix = storage::meta_prefix::kDynamicConfig;
 constexpr std::string_view kListenerPrefix = "listener.name.";
 
 // Kafka's dynamic broker configs updatable for the whole cluster (or one broker):

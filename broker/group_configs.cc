@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "coordinator/byte_codec.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {

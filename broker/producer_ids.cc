@@ -2,9 +2,12 @@
 
 #include <charconv>
 
+#include "storage/meta_keys.h"
+
 namespace rokka::broker {
 namespace {
-constexpr const char* kKey = "p/next_block";
+constexpr std::string_view kKey = "p/next_block";
+static_assert(kKey.starts_with(storage::meta_prefix::kProducerIds));
 }
 
 storage::Status ProducerIds::load() {
@@ -35,7 +38,7 @@ void ProducerIds::allocate(std::function<void(storage::Result<int64_t>)> done) {
 
 // Makes ids below `end` durable, then serves whoever waited.
 void ProducerIds::reserve_block(int64_t end) {
-  meta_.write({{kKey, std::to_string(end), false}}, [this, end](storage::Status s) {
+  meta_.write({{std::string(kKey), std::to_string(end), false}}, [this, end](storage::Status s) {
     std::vector<std::pair<std::function<void(storage::Result<int64_t>)>, int64_t>> ready;
     bool again = false;
     {

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "storage/meta_keys.h"
+
 namespace rokka::broker {
 namespace {
 

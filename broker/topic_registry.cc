@@ -7,12 +7,13 @@
 #include <random>
 
 #include "broker/logging.h"
+#include "storage/meta_keys.h"
 
 namespace rokka::broker {
 namespace {
 
 using protocol::ErrorCode;
-constexpr std::string_view kPrefix = "t/";
+constexpr std::string_view kPrefix = storage::meta_prefix::kTopics;
 constexpr int8_t kRecordVersion = 1;
 
 // Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored

@@ -36,12 +36,13 @@
 
 #include "coordinator/committed_offset.h"
 #include "coordinator/consumer_group.h"
+#include "storage/meta_keys.h"
 #include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 
-inline constexpr std::string_view kOffsetKeyPrefix = "o/";
-inline constexpr std::string_view kGroupKeyPrefix = "g/";
+inline constexpr std::string_view kOffsetKeyPrefix = storage::meta_prefix::kOffsets;
+inline constexpr std::string_view kGroupKeyPrefix = storage::meta_prefix::kGroups;
 inline constexpr std::string_view kConsumerGroupKeyPrefix = storage::meta_prefix::kConsumerGroups;
 
 struct OffsetKey {

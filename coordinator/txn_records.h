@@ -21,11 +21,12 @@
 #include <vector>
 
 #include "coordinator/txn_types.h"
+#include "storage/meta_keys.h"
 #include "storage/meta_store.h"
 
 namespace rokka::coordinator {
 
-inline constexpr std::string_view kTxnKeyPrefix = "x/";
+inline constexpr std::string_view kTxnKeyPrefix = storage::meta_prefix::kTxns;
 
 std::string encode_txn_key(std::string_view transactional_id);
 std::optional<std::string> decode_txn_key(std::string_view key);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "storage/meta_keys.h"
 #include "storage/meta_store.h"
 #include "storage/types.h"
 
