@@ -5,7 +5,8 @@
 #   2. compat/kcat.sh and compat/confluent_kafka_check.py against a fresh build/rokka: Debian's
 #      kcat and python3-confluent-kafka, on 2.14.2 with LD_LIBRARY_PATH=its build's src/ (each
 #      scenario checks first that the library it loaded is 2.14.2)
-#   3. on 2.14.2 only, compat/kip848_check.py: KIP-848's consumer group protocol (group.protocol=consumer)
+#   3. on 2.14.2 only, compat/kip848_check.py: KIP-848's consumer group protocol (group.protocol=consumer),
+#      then the suite's tests in compat/librdkafka/2.14.2/expected-pass-consumer.txt in that protocol
 # While build/rokka is still the placeholder that prints "broker not built yet", every step that
 # needs a broker is SKIPPED with a loud message (never counted as passed); the rest still runs.
 # Ends with `compat: N passed, M failed` summed over the steps; exit 1 if anything failed.
@@ -71,6 +72,9 @@ for version in 2.0.2 2.14.2; do
     if [ "$version" = 2.14.2 ]; then  # 2.0.2 has no group.protocol=consumer
       step "KIP-848 consumer group scenario on librdkafka $version" "${library[@]}" /usr/bin/python3 \
         "$HERE/kip848_check.py"
+      step "librdkafka $version suite, consumer group protocol: $version/expected-pass-consumer.txt" \
+        "$HERE/librdkafka/run.sh" --version "$version" --group-protocol consumer --security plaintext \
+        --tests "$HERE/librdkafka/$version/expected-pass-consumer.txt" --timeout 300
     fi
   fi
   banner "librdkafka $version done in $((SECONDS - version_start))s"
