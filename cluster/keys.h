@@ -15,6 +15,8 @@
 //   <root>/moving/<topic>/<partition>  a partition move in flight (later)
 //   <root>/deleting/<topic-id>[/<g>]   topic deletion across brokers (later)
 //   <root>/producer_id_block           ProducerIdBlockRecord: the next free block (CAS, blocks of 1000)
+//   <root>/coordinators                CoordinatorsRecord: the broker of each coordinator shard
+//                                      (cluster/placement.h); created once, create_revision == 0 guard
 //   <root>/config/brokers/<id>         dynamic broker configs; <root>/config/brokers/default for all
 //   <root>/acls/<type>/<pattern>/<name>  ACL list of one resource (the name may contain '/')
 //   <root>/scram/<mechanism>/<user>    SCRAM credential (the user may contain '/')
@@ -58,6 +60,7 @@ class Keys {
   std::string moving_prefix() const { return root_ + "/moving/"; }
   std::string deleting_prefix() const { return root_ + "/deleting/"; }
   std::string producer_id_block() const { return root_ + "/producer_id_block"; }
+  std::string coordinators() const { return root_ + "/coordinators"; }
   std::string broker_configs_prefix() const { return root_ + "/config/brokers/"; }
   std::string broker_config(int32_t id) const { return broker_configs_prefix() + std::to_string(id); }
   std::string broker_config_default() const { return broker_configs_prefix() + "default"; }

@@ -1,0 +1,64 @@
+// Placement: which broker leads each partition of a topic (cluster mode, one copy per
+// partition), as stored in the topic record's "placement" and in <root>/coordinators.
+//
+//   {"ranges":[{"first":0,"start":1,"brokers":[1,2,3]},{"first":6,"start":0,"brokers":[2]}]}
+//
+// Partition p belongs to the last range whose `first` <= p, and is led by
+// brokers[(start + p - first) % brokers.size()]: a topic created over the live brokers is one
+// range (round-robin from a start that varies by topic), CreatePartitions appends a range over
+// the brokers live then, and an explicit assignment is one range per partition. The text stays
+// small for a million partitions (etcd caps a value at 1.5 MiB) and never needs rewriting
+// when partitions are added.
+//
+// Written by any broker (or an operator with etcdctl): decoding bounds every count and id,
+// and a placement that does not cover the topic's partitions is kMalformed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace rokka::cluster {
+
+struct PlacementRange {
+  int32_t first = 0;             // the range's first partition
+  int32_t start = 0;             // index into brokers of `first`'s leader
+  std::vector<int32_t> brokers;  // non-empty, each >= 0
+  bool operator==(const PlacementRange&) const = default;
+};
+
+struct Placement {
+  std::vector<PlacementRange> ranges;  // `first` strictly increasing from 0
+  bool operator==(const Placement&) const = default;
+
+  // Round-robin over `brokers` (sorted, non-empty) from brokers[start % size] for
+  // partitions [first, ...): appended as one range.
+  void add_round_robin(int32_t first, std::vector<int32_t> brokers, int32_t start);
+  // Each partition's leader, for `partitions` partitions (the ranges must cover them).
+  std::vector<int32_t> leaders(int32_t partitions) const;
+};
+
+inline constexpr size_t kMaxPlacementBrokers = 65536;  // per range
+
+std::string encode_placement(const Placement& p);
+// `partitions` is the topic's count: the ranges must start at 0 and lie below it.
+storage::Result<Placement> decode_placement(std::string_view json, int32_t partitions);
+
+// <root>/coordinators: {"shards":50,"placement":<Placement>}: the broker coordinating each
+// shard of the group and transactional-id space (a group's shard is its id's Java hash mod
+// shards, as Kafka's partition of __consumer_offsets).
+struct CoordinatorsRecord {
+  int32_t shards = 0;  // 1 .. 1000
+  Placement placement;
+};
+std::string encode_coordinators(const CoordinatorsRecord& rec);
+storage::Result<CoordinatorsRecord> decode_coordinators(std::string_view json);
+
+// Kafka's coordinator shard of a group or transactional id: abs(String.hashCode) % shards,
+// over the id's bytes (the same as Java's for ASCII ids).
+int32_t coordinator_shard(std::string_view key, int32_t shards);
+
+}  // namespace rokka::cluster

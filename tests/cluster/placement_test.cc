@@ -1,0 +1,81 @@
+// cluster/placement.h: which broker leads each partition, and the coordinator shards. The
+// values come from etcd, where any broker or an operator may have written them: hostile input.
+#include "cluster/placement.h"
+
+#include <gtest/gtest.h>
+
+namespace rokka::cluster {
+namespace {
+
+TEST(PlacementTest, RoundRobinRangesGiveEachPartitionItsBroker) {
+  Placement p;
+  p.add_round_robin(0, {1, 2, 3}, 4);  // starts at brokers[4 % 3] = 2
+  p.add_round_robin(5, {2, 3}, 0);     // partitions added later, over two brokers
+  p.ranges.push_back({7, 0, {9}});     // one explicitly assigned partition
+  EXPECT_EQ(p.leaders(8), (std::vector<int32_t>{2, 3, 1, 2, 3, 2, 3, 9}));
+  auto back = decode_placement(encode_placement(p), 8);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, p);
+  // A start that is negative after arithmetic still lands on a broker.
+  Placement q;
+  q.add_round_robin(0, {1, 2}, -3);
+  EXPECT_EQ(q.leaders(2), (std::vector<int32_t>{2, 1}));
+}
+
+TEST(PlacementTest, HostilePlacementsAreRefused) {
+  const char* bad[] = {
+      "null",
+      "[]",
+      R"({})",
+      R"({"ranges":[]})",
+      R"({"ranges":[{"first":1,"start":0,"brokers":[1]}]})",                                     // not from 0
+      R"({"ranges":[{"first":0,"start":0,"brokers":[1]},{"first":0,"start":0,"brokers":[2]}]})",  // not increasing
+      R"({"ranges":[{"first":0,"start":0,"brokers":[1]},{"first":3,"start":0,"brokers":[2]}]})",  // past the end
+      R"({"ranges":[{"first":0,"start":0,"brokers":[]}]})",
+      R"({"ranges":[{"first":0,"start":0,"brokers":[-1]}]})",
+      R"({"ranges":[{"first":0,"start":-1,"brokers":[1]}]})",
+      R"({"ranges":[{"first":0,"start":0,"brokers":["1"]}]})",
+      R"({"ranges":[{"first":0,"start":0,"brokers":[1.5]}]})",
+      R"({"ranges":[{"first":0,"start":0,"brokers":[99999999999]}]})",
+      R"({"ranges":[{"first":0,"start":0}]})",
+      R"({"ranges":[7]})",
+      R"({"ranges":[{"first":0,"start":0,"brokers":[1]},{"first":1,"start":0,"brokers":[1]},)"
+      R"({"first":2,"start":0,"brokers":[1]},{"first":3,"start":0,"brokers":[1]}]})",  // more ranges than partitions
+      R"({"ranges":[{"first":0,"start":0,"brokers":[1]})",                            // truncated
+  };
+  for (const char* text : bad) EXPECT_FALSE(decode_placement(text, 3).ok()) << text;
+  EXPECT_FALSE(decode_placement(R"({"ranges":[{"first":0,"start":0,"brokers":[1]}]})", 0).ok());
+  // A broker list over the cap is refused before it is kept.
+  std::string many = R"({"ranges":[{"first":0,"start":0,"brokers":[)";
+  for (size_t i = 0; i <= kMaxPlacementBrokers; ++i) many += (i ? ",1" : "1");
+  many += "]}]}";
+  EXPECT_FALSE(decode_placement(many, 1).ok());
+}
+
+TEST(PlacementTest, CoordinatorsRecordRoundTripsAndIsChecked) {
+  CoordinatorsRecord rec;
+  rec.shards = 50;
+  rec.placement.add_round_robin(0, {1, 2, 3}, 0);
+  auto back = decode_coordinators(encode_coordinators(rec));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->shards, 50);
+  EXPECT_EQ(back->placement, rec.placement);
+  EXPECT_FALSE(decode_coordinators(R"({"shards":0,"placement":{"ranges":[{"first":0,"start":0,"brokers":[1]}]}})").ok());
+  EXPECT_FALSE(decode_coordinators(R"({"shards":5000,"placement":{"ranges":[{"first":0,"start":0,"brokers":[1]}]}})").ok());
+  EXPECT_FALSE(decode_coordinators(R"({"shards":50})").ok());
+  EXPECT_FALSE(decode_coordinators(R"({"shards":2,"placement":{"ranges":[{"first":5,"start":0,"brokers":[1]}]}})").ok());
+}
+
+// Kafka's partitionFor: Utils.abs(key.hashCode()) % 50. The hashes are Java's String.hashCode
+// (s[0]*31^(n-1) + ... + s[n-1], 32-bit), worked out by hand for these ASCII keys.
+TEST(PlacementTest, CoordinatorShardIsKafkasPartitionForAGroup) {
+  EXPECT_EQ(coordinator_shard("g", 50), 103 % 50);
+  EXPECT_EQ(coordinator_shard("my-group", 50), 1906497762 % 50);  // hashCode -1906497762
+  EXPECT_EQ(coordinator_shard("test-group", 50), 627841412 % 50);
+  // "polygenelubricants".hashCode() is Integer.MIN_VALUE, which Kafka's Utils.abs maps to 0.
+  EXPECT_EQ(coordinator_shard("polygenelubricants", 50), 0);
+  EXPECT_EQ(coordinator_shard("", 50), 0);
+}
+
+}  // namespace
+}  // namespace rokka::cluster
