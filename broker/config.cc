@@ -362,6 +362,17 @@ const std::vector<Entry>& table() {
            "Each listener name's security protocol, NAME:PROTOCOL pairs. The TLS and SASL keys (ssl.*, "
            "sasl.enabled.mechanisms, <mechanism>.sasl.jaas.config, connections.max.reauth.ms, each also as "
            "listener.name.<name>.<key>) are Kafka's: see docs/security.md."),
+      // Cluster mode
+      optional_text("rokka.cluster.etcd.endpoints", &BrokerConfig::cluster_etcd_endpoints,
+                    "Cluster mode: the etcd members' client URLs, http://host:port separated by commas. Brokers "
+                    "that name the same etcd and rokka.cluster.root form one cluster: metadata, topics and their "
+                    "placement live in etcd, each partition on one broker. Empty: a single broker (docs/cluster.md)."),
+      text("rokka.cluster.root", &BrokerConfig::cluster_root, "/rokka",
+           "Cluster mode: the etcd key prefix of this cluster (several clusters may share one etcd)."),
+      integer("rokka.cluster.session.timeout.ms", &BrokerConfig::cluster_session_timeout_ms, 2000, 3600000, "6000",
+              "Cluster mode: the broker's etcd lease. A broker that cannot renew it stops leading a quarter of it "
+              "before it ends; a dead broker leaves the cluster's metadata when it ends (whole seconds)."),
+      optional_text("broker.rack", &BrokerConfig::broker_rack, "This broker's rack, reported in Metadata."),
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),

@@ -102,6 +102,12 @@ struct BrokerConfig {
   // logged (they hold passwords and keys); DescribeConfigs masks the secrets.
   std::map<std::string, std::string, std::less<>> security_settings;
 
+  // Cluster mode (docs/cluster.md): empty endpoints = a single broker, as without these keys.
+  std::string cluster_etcd_endpoints;  // rokka.cluster.etcd.endpoints: http://host:port[,...]
+  std::string cluster_root;            // rokka.cluster.root: every key of the cluster is under it
+  int64_t cluster_session_timeout_ms = 0;  // rokka.cluster.session.timeout.ms: the broker's etcd lease
+  std::string broker_rack;             // broker.rack: reported in Metadata (empty = none)
+
   std::string log_level;  // rokka.log.level
   std::vector<Listener> http_listeners;  // rokka.http.listeners (name "http"); empty = none
   int64_t metrics_max_topic_series = 0;  // rokka.metrics.max.topic.series
