@@ -378,7 +378,7 @@ TopicError TopicRegistry::check_partition_limit(int32_t partitions) const {
 }
 
 void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
-                           bool validate_only, TopicCallback done) {
+                           bool validate_only, TopicCallback done, std::vector<int32_t> assignment) {
   if (TopicError e = validate_name(name); !e.ok()) return done(e, nullptr);
   if (partitions < 1) return done(error(ErrorCode::kInvalidPartitions, "partition count must be at least 1"), nullptr);
   if (TopicError e = check_partition_limit(partitions); !e.ok()) return done(e, nullptr);
@@ -402,7 +402,7 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
       return done({}, nullptr);
     }
     creating_.insert(name);
-    by_folded_.emplace(folded(name), name);  // a concurrent create of a colliding name is refused too
+    if (!authority_) by_folded_.emplace(folded(name), name);  // a concurrent create of a colliding name is refused too
   }
   auto finish = [this, name, done](TopicError e, TopicPtr t) {
     {
@@ -412,26 +412,57 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
     }
     done(std::move(e), std::move(t));
   };
+  if (authority_) {
+    // The authority answers once this registry has applied its decision.
+    return authority_->create(name, partitions, std::move(configs), std::move(assignment),
+                              [this, name, finish](TopicError e) {
+                                if (!e.ok()) return finish(std::move(e), nullptr);
+                                TopicPtr t = find(name);
+                                if (!t) return finish(error(ErrorCode::kUnknownTopicOrPartition,
+                                                            "topic '" + name + "' was deleted as it was created"),
+                                                      nullptr);
+                                finish({}, std::move(t));
+                              });
+  }
+  create_local(std::move(name), random_uuid(), partitions, std::move(configs), settings, {},
+               [this, finish](TopicError e, std::optional<Topic> t) {
+                 if (!t) return finish(std::move(e), nullptr);
+                 finish({}, find(t->name));
+               });
+}
+
+void TopicRegistry::create_local(std::string name, protocol::Uuid id, int32_t partitions,
+                                 std::map<std::string, std::string> configs, TopicSettings settings,
+                                 std::vector<int32_t> leaders,
+                                 std::function<void(TopicError, std::optional<Topic>)> done) {
   store_.create_partitions(
       static_cast<uint32_t>(partitions),
-      [this, name, configs = std::move(configs), settings, finish](storage::Result<std::vector<storage::PartitionId>> ids) {
-        if (!ids.ok()) return finish(error(ErrorCode::kKafkaStorageError, ids.status().to_string()), nullptr);
+      [this, name, id, configs = std::move(configs), settings, leaders = std::move(leaders),
+       done](storage::Result<std::vector<storage::PartitionId>> ids) {
+        if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()), std::nullopt);
         Topic t;
         t.name = name;
-        t.id = random_uuid();
+        t.id = id;
         t.partitions = std::move(ids).value();
         t.configs = configs;
         t.settings = settings;
-        persist(t, [this, t, finish](TopicError e) mutable {
-          if (!e.ok()) return finish(e, nullptr);
+        t.leaders = leaders;
+        persist(t, [this, t, done](TopicError e) mutable {
+          if (!e.ok()) return done(e, std::nullopt);
           broker_log().info("created topic: name={} partitions={}", t.name, t.partitions.size());
           publish(t);
-          finish({}, find(t.name));
+          done({}, std::move(t));
         });
       });
 }
 
 void TopicRegistry::remove(std::string_view name, DoneCallback done) {
+  if (!find(name)) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  if (authority_) return authority_->remove(std::string(name), std::move(done));
+  apply_remove(name, std::move(done));
+}
+
+void TopicRegistry::apply_remove(std::string_view name, DoneCallback done) {
   TopicPtr t = find(name);
   if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
   {
@@ -450,7 +481,8 @@ void TopicRegistry::remove(std::string_view name, DoneCallback done) {
   });
 }
 
-void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done) {
+void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
+                                   std::vector<int32_t> assignment) {
   TopicPtr t = find(name);
   if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
   const auto have = static_cast<int32_t>(t->partitions.size());
@@ -459,17 +491,64 @@ void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, boo
                                                          " partitions; the count can only grow"));
   if (TopicError e = check_partition_limit(new_total); !e.ok()) return done(e);
   if (validate_only) return done({});
+  if (authority_) return authority_->add_partitions(t->name, new_total, std::move(assignment), std::move(done));
+  apply_grow(name, new_total, {}, std::move(done));
+}
+
+void TopicRegistry::apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders,
+                               DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  const auto have = static_cast<int32_t>(t->partitions.size());
+  if (new_total <= have) return done({});
   store_.create_partitions(static_cast<uint32_t>(new_total - have),
-                           [this, t, done](storage::Result<std::vector<storage::PartitionId>> ids) {
+                           [this, t, leaders = std::move(leaders), done](storage::Result<std::vector<storage::PartitionId>> ids) {
                              if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()));
                              Topic updated = *t;
                              for (auto id : *ids) updated.partitions.push_back(id);
+                             updated.leaders = leaders;
                              persist(updated, [this, updated, done](TopicError e) {
                                if (e.ok()) publish(updated);
                                done(e);
                              });
                            });
 }
+
+void TopicRegistry::apply_create(std::string name, protocol::Uuid id, int32_t partitions,
+                                 std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
+                                 DoneCallback done) {
+  TopicSettings settings;
+  if (TopicError e = validate_configs(configs, &settings); !e.ok()) {
+    // Another broker accepted it (an older or newer version, or an operator's etcdctl): serve
+    // the topic with the broker defaults rather than not at all.
+    broker_log().warn("topic configs from the cluster not applied: topic={} error={}", name, e.message);
+    settings = TopicSettings{};
+    (void)validate_configs({}, &settings);
+  }
+  create_local(std::move(name), id, partitions, std::move(configs), settings, std::move(leaders),
+               [done](TopicError e, std::optional<Topic>) { done(std::move(e)); });
+}
+
+void TopicRegistry::apply_update(std::string_view name, std::map<std::string, std::string> configs,
+                                 std::vector<int32_t> leaders, DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  Topic updated = *t;
+  updated.leaders = std::move(leaders);
+  if (updated.configs == configs) {
+    publish(std::move(updated));
+    return done({});
+  }
+  updated.configs = std::move(configs);
+  if (TopicError e = validate_configs(updated.configs, &updated.settings); !e.ok())
+    broker_log().warn("topic configs from the cluster not applied: topic={} error={}", updated.name, e.message);
+  persist(updated, [this, updated, done](TopicError e) {
+    if (e.ok()) publish(updated);
+    done(e);
+  });
+}
+
+protocol::Uuid TopicRegistry::new_topic_id() { return random_uuid(); }
 
 void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
                                   bool incremental, bool validate_only, DoneCallback done) {
@@ -487,6 +566,7 @@ void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, s
   }
   if (TopicError e = validate_configs(updated.configs, &updated.settings); !e.ok()) return done(e);
   if (validate_only) return done({});
+  if (authority_) return authority_->set_configs(updated.name, updated.configs, std::move(done));
   persist(updated, [this, updated, done](TopicError e) {
     if (e.ok()) publish(updated);
     done(e);

@@ -52,6 +52,9 @@ struct Topic {
   std::map<std::string, std::string> configs;    // set explicitly on this topic
   TopicSettings settings;
   bool internal = false;
+  // Cluster mode: the broker leading each partition (index = partition), from the topic's
+  // placement in etcd; not stored locally. Empty on a single broker, which leads them all.
+  std::vector<int32_t> leaders;
 };
 using TopicPtr = std::shared_ptr<const Topic>;
 
@@ -74,6 +77,24 @@ struct TopicConfigKey {
 };
 const TopicConfigKey* find_topic_config_key(std::string_view name);
 std::span<const TopicConfigKey> topic_config_keys();
+
+// Where topic changes are decided in cluster mode (broker/cluster_link.h): in etcd, whose
+// topic records every broker's registry then follows (TopicRegistry::apply_*). The registry
+// checks a change first (name, partition limit, configs), then hands it over. Callbacks may
+// run on any thread.
+class TopicAuthority {
+ public:
+  virtual ~TopicAuthority() = default;
+  // `assignment`: each partition's broker, or empty to spread them over the live brokers.
+  virtual void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
+                      std::vector<int32_t> assignment, std::function<void(TopicError)> done) = 0;
+  virtual void remove(std::string name, std::function<void(TopicError)> done) = 0;
+  // `assignment`: the new partitions' brokers, or empty.
+  virtual void add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
+                              std::function<void(TopicError)> done) = 0;
+  virtual void set_configs(std::string name, std::map<std::string, std::string> configs,
+                           std::function<void(TopicError)> done) = 0;
+};
 
 class TopicRegistry {
  public:
@@ -99,10 +120,12 @@ class TopicRegistry {
   using DoneCallback = std::function<void(TopicError)>;
 
   // Creates a topic with `partitions` partitions. validate_only checks without creating.
+  // `assignment` (cluster mode): each partition's broker; empty = spread over the live brokers.
   void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs, bool validate_only,
-              TopicCallback done);
+              TopicCallback done, std::vector<int32_t> assignment = {});
   void remove(std::string_view name, DoneCallback done);
-  void add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done);
+  void add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
+                      std::vector<int32_t> assignment = {});
   // Replaces (incremental=false) or merges (true; empty value = delete) the topic's configs.
   void alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
                      bool incremental, bool validate_only, DoneCallback done);
@@ -116,12 +139,32 @@ class TopicRegistry {
   // True while a create of `name` is in flight (auto-create answers LEADER_NOT_AVAILABLE).
   bool creating(std::string_view name) const;
 
+  // Cluster mode: changes go to `authority` (set before serving; it outlives the registry's use).
+  void set_authority(TopicAuthority* authority) { authority_ = authority; }
+  bool follows_cluster() const { return authority_ != nullptr; }
+  static protocol::Uuid new_topic_id();
+
+  // Cluster mode: what the authority decided, applied to this broker (broker/cluster_link.cc,
+  // one at a time). Local partitions are created, grown and deleted here; every broker holds
+  // every topic's partitions, and only their leader writes to them.
+  void apply_create(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
+                    std::vector<int32_t> leaders, DoneCallback done);
+  void apply_remove(std::string_view name, DoneCallback done);
+  void apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders, DoneCallback done);
+  // New configs (persisted only when they changed) and leaders.
+  void apply_update(std::string_view name, std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
+                    DoneCallback done);
+
  private:
   // INVALID_PARTITIONS when a topic would have more than rokka.max.partitions.per.topic.
   TopicError check_partition_limit(int32_t partitions) const;
   std::string encode(const Topic& t) const;
   std::optional<Topic> decode(std::string_view name, std::string_view value) const;
   void publish(Topic t);                       // insert or replace, under the lock
+  // New partitions in the store, the record persisted, the topic published.
+  void create_local(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
+                    TopicSettings settings, std::vector<int32_t> leaders,
+                    std::function<void(TopicError, std::optional<Topic>)> done);
   void persist(const Topic& t, DoneCallback done);
 
   storage::Store& store_;
@@ -134,6 +177,7 @@ class TopicRegistry {
   // Kafka refuses a name that collides with another this way (constant-time check).
   std::unordered_map<std::string, std::string> by_folded_;
   RemovalListener removal_listener_;
+  TopicAuthority* authority_ = nullptr;
 };
 
 }  // namespace rokka::broker
