@@ -127,6 +127,8 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
 
   b->producer_ids_ = std::make_unique<ProducerIds>(b->store_->meta());
   if (auto s = b->producer_ids_->load(); !s.ok()) return s;
+  if (b->cluster_)  // no id is ever given out by two brokers
+    b->producer_ids_->set_block_source([link = b->cluster_.get()](auto done) { link->reserve_producer_ids(done); });
   b->services_.producer_ids = b->producer_ids_.get();
 
   b->authorizer_ = std::make_unique<Authorizer>(b->store_->meta(), authorizer_options(b->config_));
@@ -190,15 +192,37 @@ LogCleanerOptions Broker::cleaner_options(const BrokerConfig& c) {
   return o;
 }
 
-storage::Status Broker::load_cluster_id() {
+std::string Broker::local_cluster_id() {
   for (auto& [key, value] : store_->meta().scan(kClusterIdKey))
-    if (key == kClusterIdKey) services_.cluster_id = value;
-  if (!services_.cluster_id.empty()) return {};
-  services_.cluster_id = new_cluster_id();
+    if (key == kClusterIdKey) return value;
+  return {};
+}
+
+storage::Status Broker::save_cluster_id() {
   std::promise<storage::Status> written;
   store_->meta().write({{std::string(kClusterIdKey), services_.cluster_id, false}},
                        [&written](storage::Status s) { written.set_value(std::move(s)); });
-  auto s = written.get_future().get();
+  return written.get_future().get();
+}
+
+// A single broker's cluster id is its own (made at its first start); in cluster mode it is
+// etcd's, and this broker's data must belong to that cluster.
+storage::Status Broker::load_cluster_id() {
+  const std::string local = local_cluster_id();
+  if (!config_.cluster_etcd_endpoints.empty()) {
+    auto link = ClusterLink::connect(config_);
+    if (!link.ok()) return link.status();
+    cluster_ = std::move(link).value();
+    auto id = cluster_->agree_cluster_id(local);
+    if (!id.ok()) return id.status();
+    services_.cluster_id = std::move(id).value();
+    services_.cluster = cluster_.get();
+    return local.empty() ? save_cluster_id() : storage::Status{};
+  }
+  services_.cluster_id = local;
+  if (!services_.cluster_id.empty()) return {};
+  services_.cluster_id = new_cluster_id();
+  auto s = save_cluster_id();
   if (s.ok()) broker_log().info("new cluster: cluster_id={}", services_.cluster_id);
   return s;
 }
@@ -209,6 +233,9 @@ storage::Status Broker::start() {
   if (config_.advertised_listeners.empty()) {
     const auto ports = server_->ports();  // a listener on port 0 got a free port
     for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
+  }
+  if (cluster_) {  // registered, and the topics as etcd has them, before the first request
+    if (auto s = cluster_->join(services_.advertised, *topics_); !s.ok()) return s;
   }
   groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
   txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
@@ -227,10 +254,12 @@ storage::Status Broker::stop() {
   broker_log().info("shutting down");
   if (services_.metrics) services_.metrics->detach();
   fetch_waiters_.notify_all();
+  // A broker whose open() failed part way has only some of its parts.
   if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
-  groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
-  server_->stop();
-  cleaner_->stop();  // a rewrite in progress completes first
+  if (groups_) groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
+  if (server_) server_->stop();
+  if (cluster_) cluster_->stop();  // leaves the cluster at once (the lease is revoked)
+  if (cleaner_) cleaner_->stop();  // a rewrite in progress completes first
   auto s = store_->close();
   if (s.ok()) {
     broker_log().info("shut down cleanly");

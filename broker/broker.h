@@ -7,6 +7,7 @@
 
 #include "broker/authorizer.h"
 #include "broker/client_quotas.h"
+#include "broker/cluster_link.h"
 #include "broker/config.h"
 #include "broker/dynamic_config.h"
 #include "broker/group_configs.h"
@@ -53,11 +54,14 @@ class Broker {
  private:
   explicit Broker(const BrokerConfig& config);
   storage::Status load_cluster_id();
+  std::string local_cluster_id();
+  storage::Status save_cluster_id();
 
   BrokerConfig config_;
   Services services_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TopicRegistry> topics_;
+  std::unique_ptr<ClusterLink> cluster_;  // cluster mode only; applies etcd's topics to topics_: destroyed first
   std::unique_ptr<ProducerIds> producer_ids_;
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<ScramCredentials> scram_;  // outlives server_: connections look credentials up

@@ -7,7 +7,7 @@ namespace rokka::broker {
 void setup_logging(std::string_view level) {
   auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   const auto lvl = spdlog::level::from_str(std::string(level));
-  for (const char* name : {"net", "protocol", "storage", "coordinator", "broker"}) {
+  for (const char* name : {"net", "protocol", "storage", "coordinator", "broker", "cluster"}) {
     if (spdlog::get(name)) continue;
     auto l = std::make_shared<spdlog::logger>(name, sink);
     l->set_level(lvl);

@@ -29,6 +29,7 @@ class ScramCredentials;
 class ClientQuotas;
 class QuotaManager;
 class ListenerSecurityTable;
+class ClusterLink;
 
 struct Services {
   const BrokerConfig& config;
@@ -46,6 +47,7 @@ struct Services {
   coordinator::GroupService* groups = nullptr;
   coordinator::TransactionService* txns = nullptr;
   Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)
+  ClusterLink* cluster = nullptr;  // cluster mode only (rokka.cluster.etcd.endpoints); nullptr on a single broker
   std::string cluster_id;
   // Where clients should connect (Metadata, DescribeCluster): advertised.listeners,
   // else the listeners with their bound ports. Set before serving starts.

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/transaction_service.h"
 
 namespace rokka::broker {
@@ -19,6 +20,11 @@ boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext c
     denied.error_code = code(txn_ok ? protocol::ErrorCode::kGroupAuthorizationFailed
                                     : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
     co_return make_response(denied, ctx.version());
+  }
+  if (!coordinates(*ctx.services, req.transactional_id)) {
+    protocol::AddOffsetsToTxnResponse elsewhere;
+    elsewhere.error_code = code(protocol::ErrorCode::kNotCoordinator);
+    co_return make_response(elsewhere, ctx.version());
   }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   std::string group_id(req.group_id);

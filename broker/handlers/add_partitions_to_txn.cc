@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/transaction_service.h"
 
 namespace rokka::broker {
@@ -36,6 +37,9 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
   if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.v3_and_below_transactional_id)) {
     all = ErrorCode::kTransactionalIdAuthorizationFailed;
     any_unknown = false;  // the transactional id's failure applies to every partition
+  } else if (!coordinates(svc, req.v3_and_below_transactional_id)) {
+    all = ErrorCode::kNotCoordinator;
+    any_unknown = false;
   } else if (!any_unknown) {
     coordinator::ProducerRef producer{std::string(req.v3_and_below_transactional_id), req.v3_and_below_producer_id,
                                       req.v3_and_below_producer_epoch};

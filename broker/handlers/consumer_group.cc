@@ -11,6 +11,7 @@
 #include "broker/handlers/client_regex.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -43,6 +44,8 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
   };
   if (!authorized_group(ctx, AclOperation::kRead, req.group_id))
     co_return fail(ErrorCode::kGroupAuthorizationFailed, "Not authorized to read group " + std::string(req.group_id) + ".");
+  if (!coordinates(svc, req.group_id))
+    co_return fail(ErrorCode::kNotCoordinator, "This broker does not coordinate group " + std::string(req.group_id) + ".");
 
   coordinator::ConsumerGroupHeartbeatArgs args;
   args.group_id = std::string(req.group_id);

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/handlers/mutation_quota.h"
 
 namespace rokka::broker {
@@ -21,6 +22,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
 
   CreatePartitionsResponse resp;
   std::vector<size_t> todo;
+  std::vector<std::vector<int32_t>> assignments;  // per entry of todo
   for (const auto& t : req.topics) {
     auto& out = resp.results.emplace_back();
     out.name = std::string(t.name);
@@ -31,13 +33,18 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
     }
     const TopicPtr topic = svc.topics->find(t.name);
     const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
+    std::vector<int32_t> assignment;  // each new partition's broker, when given
     if (t.assignments) {
       bool bad = static_cast<int32_t>(t.assignments->size()) != t.count - have;
-      for (const auto& a : *t.assignments)
-        bad = bad || a.broker_ids.size() != 1 || a.broker_ids[0] != svc.config.broker_id;
+      for (const auto& a : *t.assignments) {
+        bad = bad || a.broker_ids.size() != 1 || !broker_live(svc, a.broker_ids[0]);
+        if (!bad) assignment.push_back(a.broker_ids[0]);
+      }
       if (topic && bad) {
         out.error_code = code(ErrorCode::kInvalidReplicaAssignment);
-        out.error_message = "each new partition must be assigned to broker " + std::to_string(svc.config.broker_id);
+        out.error_message = svc.cluster ? "each new partition must be assigned to one live broker"
+                                        : "each new partition must be assigned to broker " +
+                                              std::to_string(svc.config.broker_id);
         continue;
       }
     }
@@ -48,10 +55,11 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
       continue;
     }
     todo.push_back(resp.results.size() - 1);
+    assignments.push_back(std::move(assignment));
   }
   auto results = co_await await_all<TopicError>(todo.size(), [&](size_t i, std::function<void(TopicError)> done) {
     const auto& t = req.topics[todo[i]];
-    svc.topics->add_partitions(t.name, t.count, req.validate_only, done);
+    svc.topics->add_partitions(t.name, t.count, req.validate_only, done, assignments[i]);
   });
   for (size_t i = 0; i < todo.size(); ++i) {
     if (results[i].ok()) continue;

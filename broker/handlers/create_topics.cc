@@ -7,6 +7,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/mutation_quota.h"
+#include "broker/handlers/routing.h"
 
 namespace rokka::broker {
 
@@ -20,8 +21,8 @@ using protocol::ErrorCode;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 // Creates topics: -1 partitions or replication factor means the broker default
-// (v4+); a replication factor other than 1, or an assignment naming another
-// broker, cannot be met by a single broker.
+// (v4+); a replication factor other than 1 cannot be met (one copy per partition), nor an
+// assignment naming a broker that is not live (on a single broker: any other broker).
 boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
   CreateTopicsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreateTopicsRequest");
@@ -35,6 +36,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
     std::string name;
     int32_t partitions;
     std::map<std::string, std::string> configs;
+    std::vector<int32_t> assignment;
   };
   std::vector<Pending> pending;
   std::map<std::string_view, int> seen;
@@ -58,6 +60,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
       continue;
     }
     int32_t partitions = t.num_partitions;
+    std::vector<int32_t> assignment;  // each partition's broker, when given
     if (!t.assignments.empty()) {
       if (t.num_partitions != -1 || t.replication_factor != -1) {
         fail(ErrorCode::kInvalidRequest, "give either assignments or partition count and replication factor");
@@ -66,11 +69,15 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
       bool bad = false;
       for (size_t i = 0; i < t.assignments.size() && !bad; ++i) {
         const auto& a = t.assignments[i];
-        bad = a.partition_index != static_cast<int32_t>(i) || a.broker_ids.size() != 1 || a.broker_ids[0] != broker_id;
+        bad = a.partition_index != static_cast<int32_t>(i) || a.broker_ids.size() != 1 ||
+              !broker_live(svc, a.broker_ids[0]);
+        if (!bad) assignment.push_back(a.broker_ids[0]);
       }
       if (bad) {
         fail(ErrorCode::kInvalidReplicaAssignment,
-             "assignments must list partitions 0..n-1, each on broker " + std::to_string(broker_id) + " only");
+             svc.cluster ? "assignments must list partitions 0..n-1, each on one live broker"
+                         : "assignments must list partitions 0..n-1, each on broker " + std::to_string(broker_id) +
+                               " only");
         continue;
       }
       partitions = static_cast<int32_t>(t.assignments.size());
@@ -87,7 +94,9 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
       }
       if (rf > 1) {
         fail(ErrorCode::kInvalidReplicationFactor,
-             "replication factor: " + std::to_string(rf) + " larger than available brokers: 1");
+             svc.cluster ? "replication factor: " + std::to_string(rf) +
+                               ": every partition has one copy (replication is not available yet)"
+                         : "replication factor: " + std::to_string(rf) + " larger than available brokers: 1");
         continue;
       }
     }
@@ -110,14 +119,15 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
     }
     out.num_partitions = partitions;
     out.replication_factor = 1;
-    pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs)});
+    pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs), std::move(assignment)});
   }
 
   using Created = std::pair<TopicError, TopicPtr>;
   auto created = co_await await_all<Created>(pending.size(), [&](size_t i, std::function<void(Created)> done) {
     const Pending& p = pending[i];
-    svc.topics->create(p.name, p.partitions, p.configs, req.validate_only,
-                       [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); });
+    svc.topics->create(
+        p.name, p.partitions, p.configs, req.validate_only,
+        [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); }, p.assignment);
   });
   for (size_t i = 0; i < pending.size(); ++i) {
     auto& out = resp.topics[pending[i].index];

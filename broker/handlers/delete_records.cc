@@ -5,6 +5,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -34,7 +35,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext ctx) 
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
       out.low_watermark = -1;
-      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition_index);
+      PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition_index);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);
         continue;

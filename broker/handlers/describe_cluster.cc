@@ -3,6 +3,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 
 namespace rokka::broker {
 
@@ -17,10 +18,10 @@ boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx
     resp.error_message = "only broker endpoints (type 1) are served";
   }
   resp.cluster_id = svc.cluster_id;
-  resp.controller_id = svc.config.broker_id;
-  // One broker, never fenced: include_fenced_brokers (v2+) adds nothing.
-  const Listener& self = advertised_listener(ctx);
-  resp.brokers.push_back({svc.config.broker_id, self.host, self.port, std::nullopt, false});
+  resp.controller_id = controller_id(svc);
+  // The live brokers. One that lost its lease is gone from the cluster's view, not listed
+  // as fenced: include_fenced_brokers (v2+) adds nothing.
+  for (const BrokerAddress& b : broker_addresses(ctx)) resp.brokers.push_back({b.id, b.host, b.port, b.rack, false});
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations =
         authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);

@@ -5,6 +5,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/topic_registry.h"
 #include "storage/store.h"
 
@@ -47,7 +48,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext c
         if (!topic_error.message.empty()) out.error_message = topic_error.message;
         continue;
       }
-      PartitionRef ref = resolve_partition(topic, index);
+      PartitionRef ref = resolve_led_partition(svc, true, topic, index);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);
         continue;

@@ -9,6 +9,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 
 namespace rokka::broker {
 namespace {
@@ -60,7 +61,6 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeTopicPartitionsRequest");
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
-  const int32_t broker_id = svc.config.broker_id;
 
   const bool all = req.topics.empty();
   const std::string_view cursor_topic = req.cursor ? req.cursor->topic_name : std::string_view();
@@ -108,10 +108,17 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
     for (int64_t i = std::max<int64_t>(first, 0); i < end; ++i) {
       auto& p = out.partitions.emplace_back();
       p.partition_index = static_cast<int32_t>(i);
-      p.leader_id = broker_id;
+      const PartitionPlace place = partition_place(svc, *t, p.partition_index);
       p.leader_epoch = kLeaderEpoch;
-      p.replica_nodes = {broker_id};
-      p.isr_nodes = {broker_id};
+      p.replica_nodes = {place.broker};
+      if (place.live) {  // as Metadata: a partition whose broker is down has no leader
+        p.leader_id = place.broker;
+        p.isr_nodes = {place.broker};
+      } else {
+        p.error_code = code(ErrorCode::kLeaderNotAvailable);
+        p.leader_id = -1;
+        p.offline_replicas = {place.broker};
+      }
       p.eligible_leader_replicas.emplace();  // no ELR on a single broker: empty, not null
       p.last_known_elr.emplace();
     }

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/transaction_service.h"
 
 namespace rokka::broker {
@@ -15,9 +16,11 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_end_txn(RequestContext ctx) {
   protocol::EndTxnRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("EndTxnRequest");
-  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id)) {
+  const bool may_write = authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id);
+  if (!may_write || !coordinates(*ctx.services, req.transactional_id)) {
     protocol::EndTxnResponse denied;
-    denied.error_code = code(protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    denied.error_code = code(may_write ? protocol::ErrorCode::kNotCoordinator
+                                       : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
     co_return make_response(denied, ctx.version());
   }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};

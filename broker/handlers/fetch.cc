@@ -11,6 +11,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/metrics.h"
 #include "broker/quota_manager.h"
 #include "protocol/record_batch.h"
@@ -207,7 +208,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     auto& out = out_topic.partitions[next_in_topic++];
     out.partition_index = p.partition;
     out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
-    PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
+    PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
     if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
     out.error_code = code(ref.error);

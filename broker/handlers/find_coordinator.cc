@@ -3,19 +3,20 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 
 namespace rokka::broker {
 
 using protocol::ErrorCode;
 
-// This broker coordinates every group (key type 0) and every transactional id (1).
-// Share groups (key type 2, v6+, KIP-932) are not served: such a key gets
+// The broker coordinating a group (key type 0) or transactional id (1): this one on a single
+// broker, the key's shard's broker in cluster mode (COORDINATOR_NOT_AVAILABLE while it is
+// down or the shards are being placed: the client asks again). Share groups (key type 2, v6+, KIP-932) are not served: such a key gets
 // INVALID_REQUEST, as does any other type.
 boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx) {
   protocol::FindCoordinatorRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
   const Services& svc = *ctx.services;
-  const Listener& self = advertised_listener(ctx);
   auto answer = [&](std::string_view key) {
     protocol::FindCoordinatorResponse::Coordinator c;
     c.key = std::string(key);
@@ -26,9 +27,17 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
       c.port = -1;
       c.error_code = code(group ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTransactionalIdAuthorizationFailed);
     } else if (req.key_type == 0 || req.key_type == 1) {
-      c.node_id = svc.config.broker_id;
-      c.host = self.host;
-      c.port = self.port;
+      const int32_t broker = coordinator_broker(svc, key);
+      if (auto address = broker < 0 ? std::nullopt : broker_address(ctx, broker)) {
+        c.node_id = address->id;
+        c.host = address->host;
+        c.port = address->port;
+      } else {
+        c.node_id = -1;
+        c.port = -1;
+        c.error_code = code(ErrorCode::kCoordinatorNotAvailable);
+        c.error_message = "the coordinator is not available";
+      }
     } else {
       c.node_id = -1;
       c.port = -1;

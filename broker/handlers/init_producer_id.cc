@@ -5,6 +5,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/producer_ids.h"
 #include "coordinator/transaction_service.h"
 
@@ -45,6 +46,12 @@ boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx
   if (req.transactional_id && !req.transactional_id->empty()) {
     if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, *req.transactional_id)) {
       resp.error_code = code(ErrorCode::kTransactionalIdAuthorizationFailed);
+      co_return make_response(resp, ctx.version());
+    }
+    if (!coordinates(*ctx.services, *req.transactional_id)) {
+      resp.error_code = code(ErrorCode::kNotCoordinator);
+      resp.producer_id = -1;
+      resp.producer_epoch = -1;
       co_return make_response(resp, ctx.version());
     }
     HandlerResult r = co_await init_transactional(ctx, req);

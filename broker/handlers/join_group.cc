@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -13,9 +14,10 @@ boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext ctx) {
   protocol::JoinGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("JoinGroupRequest");
   const int16_t v = ctx.version();
-  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
+  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
     protocol::JoinGroupResponse denied;
-    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
     denied.generation_id = -1;
     if (v < 7) denied.protocol_name = std::string();  // not nullable before v7
     denied.member_id = std::string(req.member_id);

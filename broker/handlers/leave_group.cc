@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -13,9 +14,10 @@ boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext ctx) {
   protocol::LeaveGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("LeaveGroupRequest");
   const int16_t v = ctx.version();
-  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
+  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
     protocol::LeaveGroupResponse denied;
-    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
     co_return make_response(denied, v);
   }
   coordinator::LeaveGroupArgs args;

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/record_lookup.h"
 #include "storage/store.h"
 
@@ -39,7 +40,7 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
-      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition_index);
+      PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition_index);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);

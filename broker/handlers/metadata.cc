@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/logging.h"
 
 namespace rokka::broker {
@@ -13,8 +14,9 @@ using protocol::ErrorCode;
 using protocol::MetadataRequest;
 using protocol::MetadataResponse;
 
+// A partition whose broker is down has no leader: LEADER_NOT_AVAILABLE, as Kafka answers for
+// an offline partition (its one replica listed as offline).
 MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, const Topic& t, bool with_operations) {
-  const int32_t broker_id = ctx.services->config.broker_id;
   MetadataResponse::MetadataResponseTopic out;
   out.name = t.name;
   out.topic_id = t.id;
@@ -23,10 +25,17 @@ MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, cons
   for (size_t i = 0; i < t.partitions.size(); ++i) {
     auto& p = out.partitions.emplace_back();
     p.partition_index = static_cast<int32_t>(i);
-    p.leader_id = broker_id;
+    const PartitionPlace place = partition_place(*ctx.services, t, p.partition_index);
     p.leader_epoch = kLeaderEpoch;
-    p.replica_nodes = {broker_id};
-    p.isr_nodes = {broker_id};
+    p.replica_nodes = {place.broker};
+    if (place.live) {
+      p.leader_id = place.broker;
+      p.isr_nodes = {place.broker};
+    } else {
+      p.error_code = code(ErrorCode::kLeaderNotAvailable);
+      p.leader_id = -1;
+      p.offline_replicas = {place.broker};
+    }
   }
   if (with_operations)
     out.topic_authorized_operations = authorized_operations(ctx, kAllTopicOperations, ResourceType::kTopic, t.name);
@@ -46,9 +55,8 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
 
   MetadataResponse resp;
   resp.cluster_id = svc.cluster_id;
-  resp.controller_id = svc.config.broker_id;
-  const Listener& self = advertised_listener(ctx);
-  resp.brokers.push_back({svc.config.broker_id, self.host, self.port, std::nullopt});
+  resp.controller_id = controller_id(svc);
+  for (const BrokerAddress& b : broker_addresses(ctx)) resp.brokers.push_back({b.id, b.host, b.port, b.rack});
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations =
         authorized_operations(ctx, kAllClusterOperations, ResourceType::kCluster, kClusterResourceName);

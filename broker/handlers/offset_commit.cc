@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -27,6 +28,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
   args.retention_time_ms = req.retention_time_ms;
   args.api_version = v;
   const bool group_denied = !authorized_group(ctx, AclOperation::kRead, req.group_id);
+  const bool not_coordinator = !coordinates(svc, req.group_id);
 
   // Where each committed partition's answer goes.
   std::vector<std::pair<size_t, size_t>> slots;
@@ -42,6 +44,10 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
       out.partition_index = p.partition_index;
       if (group_denied || topic_denied) {
         out.error_code = code(group_denied ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTopicAuthorizationFailed);
+        continue;
+      }
+      if (not_coordinator) {
+        out.error_code = code(ErrorCode::kNotCoordinator);
         continue;
       }
       if (resolve_partition(topic, p.partition_index).error != ErrorCode::kNone) {

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -77,9 +78,12 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
     args.topics = to_args(req.topics);
     args.require_stable = req.require_stable;
     const bool denied = !authorized_group(ctx, AclOperation::kDescribe, req.group_id);
+    const bool elsewhere = !denied && !coordinates(*ctx.services, req.group_id);
     coordinator::OffsetFetchResult r;
-    if (!denied) r = co_await groups.fetch_offsets(std::move(args));
-    resp.error_code = code(denied ? protocol::ErrorCode::kGroupAuthorizationFailed : to_kafka(r.error));
+    if (!denied && !elsewhere) r = co_await groups.fetch_offsets(std::move(args));
+    resp.error_code = code(denied      ? protocol::ErrorCode::kGroupAuthorizationFailed
+                           : elsewhere ? protocol::ErrorCode::kNotCoordinator
+                                       : to_kafka(r.error));
     fill(ctx, !req.topics, r, resp.topics);
     // v0-v1 have no group-level error: carry it on every partition asked for.
     if (v < 2 && resp.error_code != 0 && req.topics) {
@@ -101,6 +105,10 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
       og.group_id = std::string(g.group_id);
       if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {
         og.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+        continue;
+      }
+      if (!coordinates(*ctx.services, g.group_id)) {
+        og.error_code = code(protocol::ErrorCode::kNotCoordinator);
         continue;
       }
       coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
@@ -25,7 +26,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition = p.partition;
-      PartitionRef ref = resolve_partition_if(allowed, topic, p.partition);
+      PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = code(ref.error);

@@ -11,6 +11,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "broker/metrics.h"
 #include "broker/quota_manager.h"
 #include "broker/logging.h"
@@ -262,9 +263,10 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
         fail(ErrorCode::kTopicAuthorizationFailed, "not authorized to write to the topic");
         continue;
       }
-      PartitionRef ref = resolve_partition(topic, p.index);
+      PartitionRef ref = resolve_led_partition(svc, true, topic, p.index);
       if (ref.error != ErrorCode::kNone) {
-        fail(ref.error, "unknown topic or partition");
+        fail(ref.error, ref.error == ErrorCode::kNotLeaderOrFollower ? "this broker does not lead the partition"
+                                                                     : "unknown topic or partition");
         continue;
       }
       protocol::RecordBatchView batch;

@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group_service.h"
 
 namespace rokka::broker {
@@ -12,9 +13,10 @@ namespace rokka::broker {
 boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext ctx) {
   protocol::SyncGroupRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("SyncGroupRequest");
-  if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
+  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
+  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
     protocol::SyncGroupResponse denied;
-    denied.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
     co_return make_response(denied, ctx.version());
   }
   coordinator::SyncGroupArgs args;

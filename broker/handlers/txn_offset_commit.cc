@@ -4,6 +4,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/transaction_service.h"
 
 namespace rokka::broker {
@@ -30,6 +31,8 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext ct
     denied = ErrorCode::kTransactionalIdAuthorizationFailed;
   } else if (!authorized_group(ctx, AclOperation::kRead, req.group_id)) {
     denied = ErrorCode::kGroupAuthorizationFailed;
+  } else if (!coordinates(svc, req.transactional_id)) {
+    denied = ErrorCode::kNotCoordinator;
   }
   for (const auto& t : req.topics) {
     const TopicPtr topic = svc.topics->find(t.name);

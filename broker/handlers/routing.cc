@@ -1,0 +1,62 @@
+#include "broker/handlers/routing.h"
+
+#include "broker/cluster_link.h"
+#include "broker/handlers/authorize.h"
+
+namespace rokka::broker {
+
+PartitionPlace partition_place(const Services& svc, const Topic& t, int32_t index) {
+  if (svc.cluster == nullptr) return {svc.config.broker_id, true};
+  if (index < 0 || static_cast<size_t>(index) >= t.leaders.size()) return {};
+  const int32_t broker = t.leaders[static_cast<size_t>(index)];
+  return {broker, svc.cluster->picture()->live(broker)};
+}
+
+protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index) {
+  if (svc.cluster == nullptr) return protocol::ErrorCode::kNone;
+  if (index < 0 || static_cast<size_t>(index) >= t.leaders.size() ||
+      t.leaders[static_cast<size_t>(index)] != svc.config.broker_id || svc.cluster->fenced())
+    return protocol::ErrorCode::kNotLeaderOrFollower;
+  return protocol::ErrorCode::kNone;
+}
+
+PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index) {
+  PartitionRef ref = resolve_partition_if(allowed, topic, index);
+  if (ref.error == protocol::ErrorCode::kNone) ref.error = check_leader(svc, *topic, index);
+  return ref;
+}
+
+int32_t coordinator_broker(const Services& svc, std::string_view key) {
+  if (svc.cluster == nullptr) return svc.config.broker_id;
+  if (svc.cluster->fenced()) return -1;
+  return svc.cluster->coordinator_of(key);
+}
+
+std::vector<BrokerAddress> broker_addresses(const RequestContext& ctx) {
+  const Services& svc = *ctx.services;
+  if (svc.cluster == nullptr) {
+    const Listener& self = advertised_listener(ctx);
+    return {{svc.config.broker_id, self.host, self.port,
+             svc.config.broker_rack.empty() ? std::nullopt : std::optional(svc.config.broker_rack)}};
+  }
+  std::vector<BrokerAddress> out;
+  for (const auto& [id, b] : svc.cluster->picture()->brokers)
+    if (const cluster::Listener* l = b.listener(ctx.listener_name)) out.push_back({id, l->host, l->port, b.rack});
+  return out;
+}
+
+std::optional<BrokerAddress> broker_address(const RequestContext& ctx, int32_t id) {
+  for (auto& b : broker_addresses(ctx))
+    if (b.id == id) return b;
+  return std::nullopt;
+}
+
+int32_t controller_id(const Services& svc) {
+  return svc.cluster == nullptr ? svc.config.broker_id : svc.cluster->picture()->controller;
+}
+
+bool broker_live(const Services& svc, int32_t id) {
+  return svc.cluster == nullptr ? id == svc.config.broker_id : svc.cluster->picture()->live(id);
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,56 @@
+// Which broker serves what. On a single broker this one leads every partition and coordinates
+// every group; in cluster mode (broker/cluster_link.h) a partition is led by the broker its
+// topic's placement names, a group or transactional id by its coordinator shard's broker.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/handlers/handler_util.h"
+#include "broker/request_context.h"
+#include "broker/services.h"
+#include "broker/topic_registry.h"
+#include "protocol/error_code.h"
+
+namespace rokka::broker {
+
+struct BrokerAddress {
+  int32_t id = -1;
+  std::string host;
+  int32_t port = -1;
+  std::optional<std::string> rack;
+};
+
+// Where partition `index` of `t` lives: its broker, and whether that broker is alive.
+struct PartitionPlace {
+  int32_t broker = -1;
+  bool live = false;
+};
+PartitionPlace partition_place(const Services& svc, const Topic& t, int32_t index);
+
+// kNone when this broker may act as the partition's leader now, else NOT_LEADER_OR_FOLLOWER
+// (another broker leads it, or this broker's cluster lease may have ended).
+protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index);
+
+// resolve_partition_if(), then check_leader(): the partition, if this broker may serve it.
+PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index);
+
+// The broker coordinating `key` (a group or transactional id): this one on a single broker;
+// -1 while none can (cluster mode: its shard's broker is down, or the shards are being placed).
+int32_t coordinator_broker(const Services& svc, std::string_view key);
+inline bool coordinates(const Services& svc, std::string_view key) {
+  return coordinator_broker(svc, key) == svc.config.broker_id;
+}
+
+// The live brokers as a client on this request's listener reaches them, by id.
+std::vector<BrokerAddress> broker_addresses(const RequestContext& ctx);
+// One of them, or nullopt (down, or without that listener).
+std::optional<BrokerAddress> broker_address(const RequestContext& ctx, int32_t id);
+// The controller's id (-1 while there is none).
+int32_t controller_id(const Services& svc);
+// Whether `id` is a live broker of the cluster (this one on a single broker).
+bool broker_live(const Services& svc, int32_t id);
+
+}  // namespace rokka::broker
