@@ -1,0 +1,304 @@
+// Cluster mode (docs/cluster.md): three build/rokka processes and a real etcd on loopback,
+// driven by librdkafka and by raw frames. Every partition has one copy, on the broker its
+// topic's placement names. Skipped, with the reason, where etcd is not installed.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "protocol/error_code.h"
+#include "protocol/messages/find_coordinator.h"
+#include "protocol/messages/heartbeat.h"
+#include "protocol/messages/init_producer_id.h"
+#include "protocol/messages/list_offsets.h"
+#include "protocol/messages/metadata.h"
+#include "tests/cluster/etcd_process.h"
+#include "tests/testutil/kafka_admin.h"
+#include "tests/testutil/kafka_clients.h"
+#include "tests/testutil/rokka_process.h"
+#include "tests/testutil/temp_dir.h"
+#include "tests/testutil/wait.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::ErrorCode;
+using testutil::RokkaProcess;
+using testutil::TempDir;
+using testutil::WireClient;
+
+constexpr int kSessionMs = 3000;  // the brokers' lease: a dead broker leaves the view within it
+
+class ClusterModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testutil::etcd_installed()) GTEST_SKIP() << testutil::kEtcdMissing;
+    etcd_ = std::make_unique<testutil::EtcdProcess>(dir_ / "etcd", "e0");
+    etcd_->start_new();
+    for (int id = 1; id <= 3; ++id) {
+      std::filesystem::create_directories(dir_ / ("b" + std::to_string(id)));
+      brokers_.push_back(std::make_unique<RokkaProcess>(dir_ / ("b" + std::to_string(id)), overrides(id)));
+    }
+    for (auto& b : brokers_) b->start(60s);
+    // Every broker sees the other two.
+    for (auto& b : brokers_)
+      ASSERT_TRUE(testutil::eventually([&] { return live_brokers(*b).size() == 3; }, 30s)) << b->log_tail();
+  }
+
+  RokkaProcess::Overrides overrides(int id) const {
+    return {{"broker.id", std::to_string(id)},
+            {"rokka.cluster.etcd.endpoints", etcd_->client_url()},
+            {"rokka.cluster.session.timeout.ms", std::to_string(kSessionMs)},
+            {"num.partitions", "3"}};
+  }
+
+  RokkaProcess& broker(int id) { return *brokers_.at(static_cast<size_t>(id - 1)); }
+
+  static std::optional<protocol::MetadataResponse> metadata(RokkaProcess& b, std::optional<std::string> topic) {
+    WireClient c(b.port());
+    protocol::MetadataRequest req;
+    if (topic) req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{{}, *topic}};
+    req.allow_auto_topic_creation = false;
+    return c.call<protocol::MetadataResponse>(req, 12);
+  }
+  static std::set<int32_t> live_brokers(RokkaProcess& b) {
+    std::set<int32_t> out;
+    if (auto md = metadata(b, std::nullopt))
+      for (const auto& x : md->brokers) out.insert(x.node_id);
+    return out;
+  }
+  // Each partition's leader as broker `b` reports it (-1 for none), empty if the topic is unknown.
+  static std::vector<int32_t> leaders(RokkaProcess& b, const std::string& topic) {
+    auto md = metadata(b, topic);
+    std::vector<int32_t> out;
+    if (!md || md->topics.size() != 1 || md->topics[0].error_code != 0) return out;
+    out.resize(md->topics[0].partitions.size(), -2);
+    for (const auto& p : md->topics[0].partitions) out.at(static_cast<size_t>(p.partition_index)) = p.leader_id;
+    return out;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<testutil::EtcdProcess> etcd_;
+  std::vector<std::unique_ptr<RokkaProcess>> brokers_;
+};
+
+// A topic created on one broker is placed over all three, every broker reports the same
+// leaders, and librdkafka producing through one broker and consuming in a group through
+// another gets every record back at its acknowledged offset.
+TEST_F(ClusterModeTest, TopicsSpreadOverTheBrokersAndEveryRecordComesBack) {
+  testutil::KafkaAdmin admin(broker(1).bootstrap());
+  ASSERT_EQ(admin.create_topic("spread", 6), RD_KAFKA_RESP_ERR_NO_ERROR);
+  const auto placed = leaders(broker(1), "spread");
+  ASSERT_EQ(placed.size(), 6u);
+  EXPECT_EQ(std::set<int32_t>(placed.begin(), placed.end()), (std::set<int32_t>{1, 2, 3}));
+  for (int id = 2; id <= 3; ++id)
+    EXPECT_TRUE(testutil::eventually([&] { return leaders(broker(id), "spread") == placed; }, 30s)) << id;
+  // The same name again, on another broker: taken.
+  testutil::KafkaAdmin admin3(broker(3).bootstrap());
+  EXPECT_EQ(admin3.create_topic("spread", 2), RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS);
+
+  std::map<std::pair<int32_t, int64_t>, std::string> acked;
+  {
+    testutil::TestProducer p(broker(2).bootstrap(), {{"enable.idempotence", "true"}, {"acks", "all"}});
+    for (int i = 0; i < 1200; ++i)
+      ASSERT_EQ(p.produce("spread", RdKafka::Topic::PARTITION_UA, "k" + std::to_string(i), "v" + std::to_string(i)),
+                RdKafka::ERR_NO_ERROR);
+    for (const auto& d : p.flush(120s)) {
+      ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR) << d.partition;
+      acked[{d.partition, d.offset}] = *d.value;
+    }
+  }
+  ASSERT_EQ(acked.size(), 1200u);
+  std::map<int32_t, int64_t> per_partition;
+  for (const auto& [pos, v] : acked) EXPECT_EQ(pos.second, per_partition[pos.first]++) << "offsets dense from 0";
+  EXPECT_EQ(per_partition.size(), 6u);
+
+  auto conf = testutil::make_conf({{"bootstrap.servers", broker(3).bootstrap()},
+                                   {"group.id", "spread-readers"},
+                                   {"auto.offset.reset", "earliest"}});
+  std::string err;
+  std::unique_ptr<RdKafka::KafkaConsumer> c(RdKafka::KafkaConsumer::create(conf.get(), err));
+  ASSERT_TRUE(c) << err;
+  c->subscribe({"spread"});
+  std::map<std::pair<int32_t, int64_t>, std::string> got;
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (got.size() < acked.size() && std::chrono::steady_clock::now() < deadline) {
+    std::unique_ptr<RdKafka::Message> m(c->consume(200));
+    if (m->err() == RdKafka::ERR_NO_ERROR)
+      got[{m->partition(), m->offset()}] = std::string(static_cast<const char*>(m->payload()), m->len());
+  }
+  c->commitSync();
+  c->close();
+  EXPECT_EQ(got, acked);
+}
+
+// A broker answers NOT_LEADER_OR_FOLLOWER for a partition another broker leads, and the
+// group coordinator's answer is the same from every broker; a group request sent to any
+// other broker answers NOT_COORDINATOR. Producer ids from different brokers never collide.
+TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithKafkasErrors) {
+  testutil::KafkaAdmin admin(broker(2).bootstrap());
+  ASSERT_EQ(admin.create_topic("routed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  std::vector<int32_t> placed;
+  ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "routed")).size() == 3; }, 30s));
+  for (int32_t p = 0; p < 3; ++p) {
+    for (int id = 1; id <= 3; ++id) {
+      WireClient c(broker(id).port());
+      protocol::ListOffsetsRequest req;
+      req.topics.push_back({"routed", {{p, -1, -1, 1}}});
+      auto resp = c.call<protocol::ListOffsetsResponse>(req, 7);
+      ASSERT_TRUE(resp);
+      const int16_t e = resp->topics.at(0).partitions.at(0).error_code;
+      if (id == placed[static_cast<size_t>(p)]) {
+        EXPECT_EQ(e, 0) << "partition " << p << " on its leader " << id;
+      } else {
+        EXPECT_EQ(e, protocol::to_int(ErrorCode::kNotLeaderOrFollower)) << "partition " << p << " asked of " << id;
+      }
+    }
+  }
+
+  // FindCoordinator: the first answer may be COORDINATOR_NOT_AVAILABLE while the shards are placed.
+  auto coordinator_from = [&](int id, const std::string& group) {
+    WireClient c(broker(id).port());
+    protocol::FindCoordinatorRequest req;
+    req.key_type = 0;
+    req.coordinator_keys = {group};
+    auto resp = c.call<protocol::FindCoordinatorResponse>(req, 4);
+    return resp && resp->coordinators.size() == 1 && resp->coordinators[0].error_code == 0
+               ? resp->coordinators[0].node_id
+               : -1;
+  };
+  int32_t coordinator = -1;
+  ASSERT_TRUE(testutil::eventually([&] { return (coordinator = coordinator_from(1, "routed-group")) > 0; }, 30s));
+  for (int id = 2; id <= 3; ++id) EXPECT_EQ(coordinator_from(id, "routed-group"), coordinator);
+  for (int id = 1; id <= 3; ++id) {
+    WireClient c(broker(id).port());
+    protocol::HeartbeatRequest hb;
+    hb.group_id = "routed-group";
+    hb.generation_id = 1;
+    hb.member_id = "nobody";
+    auto resp = c.call<protocol::HeartbeatResponse>(hb, 4);
+    ASSERT_TRUE(resp);
+    if (id == coordinator) {  // the group's coordinator answers for it (it knows no such member)
+      EXPECT_NE(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator));
+      EXPECT_NE(resp->error_code, 0);
+    } else {
+      EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
+    }
+  }
+
+  std::set<int64_t> ids;
+  for (int round = 0; round < 3; ++round) {
+    for (int id = 1; id <= 3; ++id) {
+      WireClient c(broker(id).port());
+      protocol::InitProducerIdRequest req;
+      auto resp = c.call<protocol::InitProducerIdResponse>(req, 4);
+      ASSERT_TRUE(resp);
+      ASSERT_EQ(resp->error_code, 0);
+      EXPECT_TRUE(ids.insert(resp->producer_id).second) << "producer id " << resp->producer_id << " given twice";
+    }
+  }
+}
+
+// kill -9 of a broker: the others drop it from Metadata within twice the lease and keep
+// serving their own partitions; restarted, its partitions come back with their data.
+// kill -9 of the controller: another broker takes the role.
+TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
+  testutil::KafkaAdmin admin(broker(1).bootstrap());
+  ASSERT_EQ(admin.create_topic("survive", 6), RD_KAFKA_RESP_ERR_NO_ERROR);
+  std::vector<int32_t> placed;
+  ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "survive")).size() == 6; }, 30s));
+  {
+    testutil::TestProducer p(broker(1).bootstrap(), {{"acks", "all"}});
+    for (int i = 0; i < 600; ++i)
+      ASSERT_EQ(p.produce("survive", i % 6, std::nullopt, "before-" + std::to_string(i)), RdKafka::ERR_NO_ERROR);
+    for (const auto& d : p.flush(120s)) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR);
+  }
+  auto controller = [&](int id) {
+    auto md = metadata(broker(id), std::nullopt);
+    return md ? md->controller_id : -1;
+  };
+  const int32_t first_controller = controller(1);
+  ASSERT_GE(first_controller, 1);
+  const int victim = first_controller == 3 ? 2 : 3;  // not the controller
+  const int witness = victim == 1 ? 2 : 1;
+
+  const auto killed_at = std::chrono::steady_clock::now();
+  broker(victim).kill9();
+  ASSERT_TRUE(testutil::eventually([&] { return !live_brokers(broker(witness)).count(victim); }, 30s));
+  EXPECT_LE(std::chrono::steady_clock::now() - killed_at, std::chrono::milliseconds(2 * kSessionMs) + 3s)
+      << "the dead broker stayed in Metadata longer than twice its lease";
+  auto md = metadata(broker(witness), "survive");
+  ASSERT_TRUE(md);
+  for (const auto& p : md->topics.at(0).partitions) {
+    if (placed[static_cast<size_t>(p.partition_index)] == victim) {
+      EXPECT_EQ(p.leader_id, -1);
+      EXPECT_EQ(p.error_code, protocol::to_int(ErrorCode::kLeaderNotAvailable));
+    } else {
+      EXPECT_EQ(p.leader_id, placed[static_cast<size_t>(p.partition_index)]);
+    }
+  }
+  // The live brokers' partitions still take writes.
+  {
+    testutil::TestProducer p(broker(witness).bootstrap(), {{"acks", "all"}, {"message.timeout.ms", "60000"}});
+    int sent = 0;
+    for (int32_t part = 0; part < 6; ++part)
+      if (placed[static_cast<size_t>(part)] != victim) {
+        ASSERT_EQ(p.produce("survive", part, std::nullopt, "during"), RdKafka::ERR_NO_ERROR);
+        ++sent;
+      }
+    auto& reports = p.flush(90s);
+    ASSERT_EQ(static_cast<int>(reports.size()), sent);
+    for (const auto& d : reports) EXPECT_EQ(d.error, RdKafka::ERR_NO_ERROR) << d.partition;
+  }
+
+  broker(victim).start(60s);
+  ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(witness), "survive") == placed; }, 30s));
+  for (int32_t part = 0; part < 6; ++part) {
+    if (placed[static_cast<size_t>(part)] != victim) continue;
+    auto back = testutil::consume_assigned(broker(witness).bootstrap(), "survive", {part}, 0, 100, 60s);
+    ASSERT_EQ(back.size(), 100u) << "partition " << part;
+    for (size_t i = 0; i < back.size(); ++i) {
+      EXPECT_EQ(back[i].offset, static_cast<int64_t>(i));
+      EXPECT_EQ(*back[i].value, "before-" + std::to_string(static_cast<int>(i) * 6 + part));
+    }
+  }
+
+  // The controller dies: a live broker takes over.
+  broker(first_controller).kill9();
+  const int other = first_controller == 1 ? 2 : 1;
+  int32_t next = -1;
+  ASSERT_TRUE(testutil::eventually([&] {
+    next = controller(other);
+    return next > 0 && next != first_controller;
+  }, 30s)) << "controller still " << next;
+}
+
+// DeleteTopics on one broker removes the topic from every broker; a broker whose data
+// belongs to another cluster is refused at start-up with a message saying so.
+TEST_F(ClusterModeTest, DeletesReachEveryBrokerAndAForeignDataDirectoryIsRefused) {
+  testutil::KafkaAdmin admin(broker(1).bootstrap());
+  ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int id = 1; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").size() == 3; }, 30s));
+  testutil::KafkaAdmin admin2(broker(2).bootstrap());
+  ASSERT_EQ(admin2.delete_topic("doomed"), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int id = 1; id <= 3; ++id)
+    EXPECT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").empty(); }, 30s)) << id;
+
+  // A single broker's data directory (its own cluster id) pointed at this cluster.
+  std::filesystem::create_directories(dir_ / "foreign");
+  {
+    RokkaProcess single(dir_ / "foreign", {{"broker.id", "9"}});
+    single.start(60s);
+    EXPECT_EQ(single.stop(), 0);
+  }
+  auto o = overrides(9);
+  RokkaProcess foreign(dir_ / "foreign", o);
+  EXPECT_THROW(foreign.start(60s), std::runtime_error);
+  EXPECT_NE(foreign.log_tail().find("belongs to cluster"), std::string::npos) << foreign.log_tail();
+}
+
+}  // namespace
+}  // namespace rokka
