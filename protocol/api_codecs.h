@@ -53,6 +53,7 @@
 #include "protocol/messages/sasl_handshake.h"
 #include "protocol/messages/sync_group.h"
 #include "protocol/messages/txn_offset_commit.h"
+#include "protocol/messages/write_txn_markers.h"
 
 namespace rokka::protocol {
 
@@ -103,6 +104,7 @@ using ApiCodecs = std::tuple<
     ApiCodec<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 0, 3>,
     ApiCodec<EndTxnRequest, EndTxnResponse, 0, 3>,
     ApiCodec<TxnOffsetCommitRequest, TxnOffsetCommitResponse, 0, 3>,
+    ApiCodec<WriteTxnMarkersRequest, WriteTxnMarkersResponse, 0, 1>,
     ApiCodec<DescribeProducersRequest, DescribeProducersResponse, 0, 0>,
     ApiCodec<DescribeTransactionsRequest, DescribeTransactionsResponse, 0, 0>,
     ApiCodec<ListTransactionsRequest, ListTransactionsResponse, 0, 2>,

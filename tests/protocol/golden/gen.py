@@ -46,6 +46,7 @@ API_RANGES = {
     'OffsetCommit': (0, 9), 'OffsetFetch': (0, 9), 'ListGroups': (0, 5), 'DescribeGroups': (0, 6),
     'DeleteGroups': (0, 2), 'OffsetDelete': (0, 0),
     'AddPartitionsToTxn': (0, 3), 'AddOffsetsToTxn': (0, 3), 'EndTxn': (0, 3), 'TxnOffsetCommit': (0, 3),
+    'WriteTxnMarkers': (0, 1),
     'DescribeProducers': (0, 0), 'DescribeTransactions': (0, 0), 'ListTransactions': (0, 2), 'DescribeAcls': (0, 3), 'CreateAcls': (0, 3), 'DeleteAcls': (0, 3),
     'DescribeLogDirs': (0, 4), 'ElectLeaders': (0, 2), 'AlterPartitionReassignments': (0, 0),
     'ListPartitionReassignments': (0, 0),
