@@ -35,6 +35,7 @@ constexpr ApiEntry kApis[] = {
     {ApiKey::kAddPartitionsToTxn, 0, 3, &handle_add_partitions_to_txn},
     {ApiKey::kAddOffsetsToTxn, 0, 3, &handle_add_offsets_to_txn},
     {ApiKey::kEndTxn, 0, 3, &handle_end_txn},
+    {ApiKey::kWriteTxnMarkers, 0, 1, &handle_write_txn_markers},  // broker to broker (cluster mode)
     {ApiKey::kTxnOffsetCommit, 0, 3, &handle_txn_offset_commit},
     {ApiKey::kDescribeAcls, 0, 3, &handle_describe_acls},
     {ApiKey::kCreateAcls, 0, 3, &handle_create_acls},

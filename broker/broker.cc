@@ -7,6 +7,7 @@
 #include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
 #include "broker/txn_markers.h"
+#include "broker/txn_marker_sender.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -172,11 +173,15 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     return coordinator::ConsumerGroupTimeouts{configs->effective(group, "consumer.session.timeout.ms"),
                                               configs->effective(group, "consumer.heartbeat.interval.ms")};
   });
+  if (b->cluster_)  // markers for partitions other brokers lead go to them
+    b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->store_,
+                                                          *b->topics_, *b->cluster_, b->config_);
   b->txns_ = std::make_unique<coordinator::TransactionService>(
       *b->groups_, b->store_->meta(), txn_options(b->config_),
       [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },
-      [store = b->store_.get(), topics = b->topics_.get()](coordinator::MarkerRequest req, auto done) {
-        write_txn_markers(*store, *topics, req, std::move(done));
+      [b = b.get()](coordinator::MarkerRequest req, auto done) {
+        if (b->marker_sender_) return b->marker_sender_->write(std::move(req), std::move(done));
+        write_txn_markers(*b->store_, *b->topics_, req, std::move(done));
       });
   b->services_.txns = b->txns_.get();
   b->cleaner_ = std::make_unique<LogCleaner>(*b->store_, *b->topics_, cleaner_options(b->config_));
@@ -255,6 +260,7 @@ storage::Status Broker::stop() {
   if (services_.metrics) services_.metrics->detach();
   fetch_waiters_.notify_all();
   // A broker whose open() failed part way has only some of its parts.
+  if (marker_sender_) marker_sender_->stop();
   if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
   if (groups_) groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   if (server_) server_->stop();

@@ -20,6 +20,7 @@
 #include "broker/server.h"
 #include "broker/services.h"
 #include "broker/topic_registry.h"
+#include "broker/txn_marker_sender.h"
 #include "coordinator/group_service.h"
 #include "coordinator/transaction_service.h"
 #include "storage/store.h"
@@ -72,6 +73,7 @@ class Broker {
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
+  std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: txns_' markers for other brokers
   std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
   std::unique_ptr<LogCleaner> cleaner_;  // uses store_ and topics_: destroyed before them
   bool stopped_ = false;

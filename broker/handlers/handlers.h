@@ -41,6 +41,7 @@ HandlerCoroutine handle_offset_delete(RequestContext ctx);
 HandlerCoroutine handle_add_partitions_to_txn(RequestContext ctx);
 HandlerCoroutine handle_add_offsets_to_txn(RequestContext ctx);
 HandlerCoroutine handle_end_txn(RequestContext ctx);
+HandlerCoroutine handle_write_txn_markers(RequestContext ctx);
 HandlerCoroutine handle_describe_transactions(RequestContext ctx);
 HandlerCoroutine handle_list_transactions(RequestContext ctx);
 HandlerCoroutine handle_describe_producers(RequestContext ctx);

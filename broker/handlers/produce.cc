@@ -305,7 +305,11 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
   using Results = std::vector<storage::Result<storage::AppendInfo>>;
   Results results;
   const auto append_start = std::chrono::steady_clock::now();
-  if (!appends.empty() && transactional) {
+  // The coordinator checks that the transaction is open and queues these appends ahead of
+  // its markers. In cluster mode, a transaction coordinated by another broker is not checked
+  // (as in Kafka before KIP-890): its client finishes producing before EndTxn, and the
+  // markers come back to this broker as WriteTxnMarkers.
+  if (!appends.empty() && transactional && coordinates(svc, txn_producer->transactional_id)) {
     coordinator::TxnError refused = coordinator::TxnError::kNone;
     results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
       append_transactional(svc, *txn_producer, std::move(txn_partitions), std::move(appends), &refused,

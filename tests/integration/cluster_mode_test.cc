@@ -275,6 +275,50 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
   }, 30s)) << "controller still " << next;
 }
 
+// A transaction over partitions led by all three brokers: its coordinator writes the
+// markers of its own partitions and sends the others' as WriteTxnMarkers, so a committed
+// transaction is read by read_committed consumers on every broker and an aborted one by none.
+TEST_F(ClusterModeTest, ATransactionOverPartitionsOnEveryBrokerCommitsAndAbortsEverywhere) {
+  testutil::KafkaAdmin admin(broker(1).bootstrap());
+  ASSERT_EQ(admin.create_topic("txn", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  std::vector<int32_t> placed;
+  ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "txn")).size() == 3; }, 30s));
+  ASSERT_EQ(std::set<int32_t>(placed.begin(), placed.end()), (std::set<int32_t>{1, 2, 3}));
+
+  constexpr int kTimeoutMs = 60000;
+  auto ok = [](RdKafka::Error* e, const char* what) {
+    std::unique_ptr<RdKafka::Error> owned(e);
+    EXPECT_EQ(owned, nullptr) << what << ": " << (owned ? owned->str() : "");
+  };
+  testutil::TestProducer p(broker(2).bootstrap(), {{"transactional.id", "across-brokers"}, {"linger.ms", "1"}});
+  auto send = [&](const std::string& prefix) {
+    for (int i = 0; i < 30; ++i)
+      ASSERT_EQ(p.produce("txn", i % 3, std::nullopt, prefix + std::to_string(i)), RdKafka::ERR_NO_ERROR);
+    for (auto& d : p.flush(120s)) ASSERT_EQ(d.error, RdKafka::ERR_NO_ERROR) << RdKafka::err2str(d.error);
+  };
+  ok(p.handle().init_transactions(kTimeoutMs), "init_transactions");
+  ok(p.handle().begin_transaction(), "begin");
+  send("first-");
+  ok(p.handle().commit_transaction(kTimeoutMs), "commit");
+  ok(p.handle().begin_transaction(), "begin");
+  send("aborted-");
+  ok(p.handle().abort_transaction(kTimeoutMs), "abort");
+  ok(p.handle().begin_transaction(), "begin");
+  send("second-");
+  ok(p.handle().commit_transaction(kTimeoutMs), "commit");
+
+  for (int32_t part = 0; part < 3; ++part) {
+    std::vector<std::string> expected;
+    for (const char* prefix : {"first-", "second-"})
+      for (int i = part; i < 30; i += 3) expected.push_back(prefix + std::to_string(i));
+    auto got = testutil::consume_assigned(broker(3).bootstrap(), "txn", {part}, 0, expected.size(), 60s,
+                                          {{"isolation.level", "read_committed"}, {"group.id", "txn-reader"}});
+    std::vector<std::string> values;
+    for (const auto& c : got) values.push_back(c.value.value_or(""));
+    EXPECT_EQ(values, expected) << "partition " << part << " on broker " << placed[static_cast<size_t>(part)];
+  }
+}
+
 // DeleteTopics on one broker removes the topic from every broker; a broker whose data
 // belongs to another cluster is refused at start-up with a message saying so.
 TEST_F(ClusterModeTest, DeletesReachEveryBrokerAndAForeignDataDirectoryIsRefused) {
