@@ -32,6 +32,7 @@ std::shared_ptr<const ClusterSnapshot> build_snapshot(const Keys& keys, KeyMap k
   s->revision = revision;
   const std::string cluster_id_key = keys.cluster_id();
   const std::string controller_key = keys.controller();
+  const std::string meta_prefix = keys.meta_prefix();
   for (const auto& [key, kv] : kvs) {
     bool ok = true;
     if (key == cluster_id_key) {
@@ -53,6 +54,8 @@ std::shared_ptr<const ClusterSnapshot> build_snapshot(const Keys& keys, KeyMap k
         std::string n(*name);
         s->topics.emplace(n, TopicInfo{n, std::move(*topic), kv.create_revision, kv.mod_revision});
       }
+    } else if (key.starts_with(meta_prefix)) {
+      ok = decode_meta_value(kv.value).ok();  // listed here; its readers skip it
     }
     if (!ok) s->malformed.push_back(key);
   }

@@ -56,12 +56,12 @@ struct ClusterSnapshot {
   std::map<int32_t, BrokerInfo> brokers;  // registered (= live) brokers
   std::optional<ControllerInfo> controller;
   std::map<std::string, TopicInfo, std::less<>> topics;
-  KeyMap raw;                          // every key under the root, as stored (ACLs, configs, SCRAM, ...)
+  KeyMap raw;                          // every key under the root, as stored (the shared broker state, ...)
   std::vector<std::string> malformed;  // keys whose value did not decode: left out of the maps above
 
   const BrokerInfo* broker(int32_t id) const;
   const TopicInfo* topic(std::string_view name) const;
-  // The raw entries under `prefix` (e.g. Keys::acls_prefix()), in key order.
+  // The raw entries under `prefix` (e.g. Keys::meta_prefix()), in key order.
   std::vector<const KeyValue*> with_prefix(std::string_view prefix) const;
 };
 

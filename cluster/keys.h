@@ -17,14 +17,18 @@
 //   <root>/producer_id_block           ProducerIdBlockRecord: the next free block (CAS, blocks of 1000)
 //   <root>/coordinators                CoordinatorsRecord: the broker of each coordinator shard
 //                                      (cluster/placement.h); created once, create_revision == 0 guard
-//   <root>/config/brokers/<id>         dynamic broker configs; <root>/config/brokers/default for all
-//   <root>/acls/<type>/<pattern>/<name>  ACL list of one resource (the name may contain '/')
-//   <root>/scram/<mechanism>/<user>    SCRAM credential (the user may contain '/')
+//   <root>/meta/<MetaStore key>        the broker state every broker shares: ACLs ("a/..."), SCRAM
+//                                      credentials ("u/..."), dynamic broker configs ("d/...") and
+//                                      client quotas ("q/..."), one etcd key per MetaStore key
+//                                      (storage/meta_keys.h; the key may hold any byte), its value a
+//                                      JSON string of the MetaStore value in base64 (broker/etcd_shared_meta.h)
 //
 // Deviations from SCALE-OUT.md §3.2: moves live under <root>/moving/ (not under
-// <root>/topics/<name>/moving/) so that <root>/topics/ holds only topic records; SCRAM
-// credentials get their own prefix; the producer-id block is a JSON object that names its
-// writer (cluster/records.h says why).
+// <root>/topics/<name>/moving/) so that <root>/topics/ holds only topic records; ACLs,
+// dynamic broker configs and SCRAM credentials (and client quotas, which §3.2 does not
+// name) live under <root>/meta/ with the keys and values each broker already keeps in its
+// MetaStore, so one mechanism shares all four; the producer-id block is a JSON object that
+// names its writer (cluster/records.h says why).
 #pragma once
 
 #include <charconv>
@@ -61,17 +65,8 @@ class Keys {
   std::string deleting_prefix() const { return root_ + "/deleting/"; }
   std::string producer_id_block() const { return root_ + "/producer_id_block"; }
   std::string coordinators() const { return root_ + "/coordinators"; }
-  std::string broker_configs_prefix() const { return root_ + "/config/brokers/"; }
-  std::string broker_config(int32_t id) const { return broker_configs_prefix() + std::to_string(id); }
-  std::string broker_config_default() const { return broker_configs_prefix() + "default"; }
-  std::string acls_prefix() const { return root_ + "/acls/"; }
-  std::string acl(std::string_view type, std::string_view pattern, std::string_view name) const {
-    return acls_prefix() + std::string(type) + "/" + std::string(pattern) + "/" + std::string(name);
-  }
-  std::string scram_prefix() const { return root_ + "/scram/"; }
-  std::string scram(std::string_view mechanism, std::string_view user) const {
-    return scram_prefix() + std::string(mechanism) + "/" + std::string(user);
-  }
+  std::string meta_prefix() const { return root_ + "/meta/"; }
+  std::string meta(std::string_view store_key) const { return meta_prefix() + std::string(store_key); }
 
   // The broker id of a <root>/brokers/<id> key (canonical decimal, >= 0), else nullopt.
   std::optional<int32_t> broker_id_of(std::string_view key) const {

@@ -1,6 +1,7 @@
 #include "cluster/records.h"
 
 
+#include "cluster/base64.h"
 #include "cluster/json_util.h"
 
 namespace rokka::cluster {
@@ -186,6 +187,19 @@ Result<ProducerIdBlockRecord> decode_producer_id_block(std::string_view text) {
   r.next = next->GetInt64();
   r.broker = broker->GetInt();
   return r;
+}
+
+std::string encode_meta_value(std::string_view bytes) {
+  return write_json([&](Writer& w) { write_string(w, base64_encode(bytes)); });
+}
+
+Result<std::string> decode_meta_value(std::string_view text) {
+  rj::Document d;  // a bare JSON string
+  d.Parse<rj::kParseIterativeFlag | rj::kParseValidateEncodingFlag>(text.data(), text.size());
+  if (d.HasParseError() || !d.IsString()) return bad("shared broker state value: not a JSON string");
+  auto bytes = base64_decode(std::string_view(d.GetString(), d.GetStringLength()));
+  if (!bytes) return bad("shared broker state value: not base64");
+  return std::move(*bytes);
 }
 
 }  // namespace rokka::cluster

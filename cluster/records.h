@@ -76,4 +76,12 @@ struct ProducerIdBlockRecord {
 std::string encode_producer_id_block(const ProducerIdBlockRecord& rec);
 Result<ProducerIdBlockRecord> decode_producer_id_block(std::string_view json);
 
+// <root>/meta/<MetaStore key>: one record of the broker state the brokers share (ACLs, SCRAM
+// credentials, dynamic broker configs, client quotas; broker/etcd_shared_meta.h), the
+// MetaStore value unchanged, as a JSON string of its bytes in padded base64 ("AAE=" for the
+// bytes 00 01; "" for none). Base64 because the values are binary (a SCRAM record, a float64)
+// and a JSON string holds only UTF-8.
+std::string encode_meta_value(std::string_view bytes);
+Result<std::string> decode_meta_value(std::string_view json);
+
 }  // namespace rokka::cluster

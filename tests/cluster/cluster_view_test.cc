@@ -31,9 +31,9 @@ TEST(ClusterSnapshotTest, TypesTheKnownKeysAndKeepsEverythingRaw) {
   add(kv("/r/controller", encode_controller(2), 9));
   add(kv("/r/topics/orders", encode_topic({"id-1", 3, R"({"rr":["g1"]})", {{"retention.ms", "5"}}}), 10, 12));
   add(kv("/r/topics/bad", R"({"id":"x","partitions":0})", 11));
-  add(kv("/r/acls/Topic/LITERAL/orders", "[]", 13));
-  add(kv("/r/acls/Group/LITERAL/g/with/slash", "[]", 14));
-  add(kv("/r/config/brokers/default", "{}", 15));
+  add(kv(keys.meta(std::string("a/\x00\x02orders", 10)), encode_meta_value(""), 13));
+  add(kv(keys.meta("d/default/message.max.bytes"), encode_meta_value("1000"), 14));
+  add(kv(keys.meta("u/2/not-base64"), R"("*")", 15));
 
   auto s = build_snapshot(keys, m, 20);
   EXPECT_EQ(s->revision, 20);
@@ -55,11 +55,12 @@ TEST(ClusterSnapshotTest, TypesTheKnownKeysAndKeepsEverythingRaw) {
   EXPECT_EQ(t->record.configs.at("retention.ms"), "5");
   EXPECT_EQ(t->create_revision, 10);
   EXPECT_EQ(t->mod_revision, 12);
-  EXPECT_EQ(s->malformed, (std::vector<std::string>{"/r/brokers/4", "/r/topics/bad"}));
+  EXPECT_EQ(s->malformed, (std::vector<std::string>{"/r/brokers/4", "/r/meta/u/2/not-base64", "/r/topics/bad"}));
   EXPECT_EQ(s->raw.size(), m.size());
-  auto acls = s->with_prefix(keys.acls_prefix());
-  ASSERT_EQ(acls.size(), 2u);
-  EXPECT_EQ(acls[0]->key, "/r/acls/Group/LITERAL/g/with/slash");
+  auto meta = s->with_prefix(keys.meta_prefix());
+  ASSERT_EQ(meta.size(), 3u);
+  EXPECT_EQ(meta[0]->key, std::string("/r/meta/a/\x00\x02orders", 18));  // a key may hold any byte
+  EXPECT_EQ(meta[1]->key, "/r/meta/d/default/message.max.bytes");
 }
 
 class ClusterViewTest : public testutil::EtcdTest {
@@ -149,7 +150,7 @@ TEST_F(ClusterViewTest, ReadsTheClusterThenFollowsItsChanges) {
 
 TEST_F(ClusterViewTest, TheFirstReadIsPagedAtOneRevision) {
   for (int i = 0; i < 7; ++i) put(keys_.topic("t" + std::to_string(i)), encode_topic({"id", 1, "null", {}}));
-  const int64_t last = put(keys_.acl("Topic", "LITERAL", "t0"), "[]");
+  const int64_t last = put(keys_.meta(std::string("a/\x02\x00\x02t0", 7)), encode_meta_value(""));
   auto view = start_view({.page_size = 2});
   ASSERT_TRUE(testutil::wait_until([&] { return view->full_reads() == 1; }));
   auto s = view->snapshot();

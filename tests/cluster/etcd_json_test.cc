@@ -170,6 +170,15 @@ TEST(RecordsTest, RoundTripsAndRejectsBadValues) {
   EXPECT_EQ(pid->next, 5000);
   EXPECT_EQ(pid->broker, 2);
   EXPECT_FALSE(decode_producer_id_block(R"({"next":-1,"broker":1,"nonce":"n"})").ok());
+
+  const std::string binary("\x00\x01\xff\x80 bytes", 10);
+  EXPECT_EQ(encode_meta_value(std::string("\x00\x01", 2)), R"("AAE=")");
+  EXPECT_EQ(*decode_meta_value(encode_meta_value(binary)), binary);
+  EXPECT_EQ(*decode_meta_value(R"("")"), "");
+  for (const char* bad : {"", "AAE=", R"("AAE")", R"("A*E=")", R"(["AAE="])", R"({"v":"AAE="})", "\"AAE=\" 1",
+                          "\"\xff\""}) {
+    EXPECT_FALSE(decode_meta_value(bad).ok()) << bad;
+  }
 }
 
 }  // namespace
