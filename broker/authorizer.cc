@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "broker/logging.h"
 #include "protocol/codec.h"
 #include "storage/meta_keys.h"
 
@@ -71,10 +72,14 @@ std::optional<AclBinding> Authorizer::decode_key(std::string_view key) {
   return b;
 }
 
-storage::Status Authorizer::load() {
+storage::Status Authorizer::load(bool skip_bad) {
   std::set<AclBinding> loaded;
   for (auto& [key, value] : meta_.scan(kPrefix)) {
     auto b = decode_key(key);
+    if (!b && skip_bad) {
+      broker_log().warn("acl binding record does not decode, skipped: key_bytes={}", key.size());
+      continue;
+    }
     if (!b) return storage::Status::corruption("bad acl binding record in the meta journal");
     loaded.insert(std::move(*b));
   }

@@ -44,8 +44,10 @@ class Authorizer {
 
   Authorizer(storage::MetaStore& meta, AuthorizerOptions options);
 
-  // Loads every binding from the MetaStore (start-up, before serving).
-  storage::Status load();
+  // Loads every binding from the MetaStore (start-up, before serving; in cluster mode again
+  // after each change, broker/shared_meta.h). `skip_bad`: a record that does not decode is
+  // logged and skipped (etcd's can be written by hand) instead of failing the load.
+  storage::Status load(bool skip_bad = false);
 
   bool enabled() const { return options_.enabled; }
 

@@ -8,6 +8,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "broker/logging.h"
 #include "protocol/codec.h"
 #include "storage/meta_keys.h"
 
@@ -162,7 +163,7 @@ std::string ClientQuotas::encode_key(const QuotaEntity& entity, std::string_view
   return out;
 }
 
-storage::Status ClientQuotas::load() {
+storage::Status ClientQuotas::load(bool skip_bad) {
   std::map<QuotaEntity, QuotaValues> loaded;
   for (auto& [key, value] : meta_.scan(kPrefix)) {
     std::string_view k(key);
@@ -179,8 +180,11 @@ storage::Status ClientQuotas::load() {
     protocol::Reader v(protocol::Bytes(reinterpret_cast<const std::byte*>(value.data()), value.size()));
     const double bound = v.read_float64();
     if (!r.ok() || !r.at_end() || !v.ok() || !v.at_end() || parts < 1 ||
-        !validate_alteration({entity, {{quota_key, bound}}}).ok())
-      return storage::Status::corruption("bad client quota record in the meta journal");
+        !validate_alteration({entity, {{quota_key, bound}}}).ok()) {
+      if (!skip_bad) return storage::Status::corruption("bad client quota record in the meta journal");
+      broker_log().warn("client quota record does not decode, skipped: key_bytes={}", key.size());
+      continue;
+    }
     loaded[std::move(entity)][std::move(quota_key)] = bound;
   }
   std::unique_lock lock(mu_);

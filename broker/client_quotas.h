@@ -81,8 +81,10 @@ class ClientQuotas {
  public:
   explicit ClientQuotas(storage::MetaStore& meta);
 
-  // Loads every quota from the MetaStore (start-up, before serving).
-  storage::Status load();
+  // Loads every quota from the MetaStore (start-up, before serving; in cluster mode again
+  // after each change). `skip_bad`: a record that does not decode is logged and skipped
+  // instead of failing the load.
+  storage::Status load(bool skip_bad = false);
 
   // Every entity with at least one quota, in entity order.
   std::vector<std::pair<QuotaEntity, QuotaValues>> describe() const;

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "broker/logging.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -24,14 +25,20 @@ std::string ScramCredentials::encode_key(std::string_view user, ScramMechanism m
   return key;
 }
 
-storage::Status ScramCredentials::load() {
+storage::Status ScramCredentials::load(bool skip_bad) {
   std::map<std::string, ByMechanism, std::less<>> loaded;
   for (auto& [key, value] : meta_.scan(kPrefix)) {
     auto record = security::decode_scram_credential_record(value);
+    std::string bad;
     if (!record.ok())
-      return storage::Status::corruption("bad scram credential record in the meta journal: " + record.error().message());
-    if (encode_key(record->user, record->mechanism) != key)
-      return storage::Status::corruption("scram credential record under another user's key in the meta journal");
+      bad = "bad scram credential record in the meta journal: " + record.error().message();
+    else if (encode_key(record->user, record->mechanism) != key)
+      bad = "scram credential record under another user's key in the meta journal";
+    if (!bad.empty() && skip_bad) {
+      broker_log().warn("scram credential record skipped: key={} error={}", key, bad);
+      continue;
+    }
+    if (!bad.empty()) return storage::Status::corruption(bad);
     loaded[record->user][record->mechanism] = std::move(record->credential);
   }
   std::unique_lock lock(mu_);

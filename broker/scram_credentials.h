@@ -31,8 +31,10 @@ class ScramCredentials {
  public:
   explicit ScramCredentials(storage::MetaStore& meta);
 
-  // Loads every credential from the MetaStore (start-up, before serving).
-  storage::Status load();
+  // Loads every credential from the MetaStore (start-up, before serving; in cluster mode
+  // again after each change). `skip_bad`: a record that does not decode is logged and
+  // skipped instead of failing the load.
+  storage::Status load(bool skip_bad = false);
 
   std::optional<security::ScramCredential> lookup(std::string_view user, security::ScramMechanism m) const;
   // lookup() as a ScramServer takes it; this object must outlive the function.
