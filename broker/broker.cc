@@ -16,6 +16,11 @@ namespace {
 constexpr std::string_view kClusterIdKey = "c/cluster_id";
 static_assert(kClusterIdKey.starts_with(storage::meta_prefix::kCluster));
 
+// The MetaStore prefixes of the state the brokers of a cluster share (broker/shared_meta.h).
+constexpr std::string_view kSharedPrefixes[] = {storage::meta_prefix::kAcls, storage::meta_prefix::kScramCredentials,
+                                                storage::meta_prefix::kDynamicConfig,
+                                                storage::meta_prefix::kClientQuotas};
+
 // Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars).
 std::string new_cluster_id() {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -132,24 +137,27 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     b->producer_ids_->set_block_source([link = b->cluster_.get()](auto done) { link->reserve_producer_ids(done); });
   b->services_.producer_ids = b->producer_ids_.get();
 
-  b->authorizer_ = std::make_unique<Authorizer>(b->store_->meta(), authorizer_options(b->config_));
-  if (auto s = b->authorizer_->load(); !s.ok()) return s;
+  if (auto s = b->open_shared_meta(); !s.ok()) return s;
+  const bool from_etcd = b->cluster_ != nullptr;  // records anyone may have written: skip what does not decode
+  b->authorizer_ = std::make_unique<Authorizer>(*b->shared_meta_, authorizer_options(b->config_));
+  if (auto s = b->authorizer_->load(from_etcd); !s.ok()) return s;
   b->services_.authorizer = b->authorizer_.get();
 
-  b->scram_ = std::make_unique<ScramCredentials>(b->store_->meta());
-  if (auto s = b->scram_->load(); !s.ok()) return s;
+  b->scram_ = std::make_unique<ScramCredentials>(*b->shared_meta_);
+  if (auto s = b->scram_->load(from_etcd); !s.ok()) return s;
   b->services_.scram = b->scram_.get();
 
-  b->client_quotas_ = std::make_unique<ClientQuotas>(b->store_->meta());
-  if (auto s = b->client_quotas_->load(); !s.ok()) return s;
+  b->client_quotas_ = std::make_unique<ClientQuotas>(*b->shared_meta_);
+  if (auto s = b->client_quotas_->load(from_etcd); !s.ok()) return s;
   b->services_.client_quotas = b->client_quotas_.get();
   b->quota_manager_ = std::make_unique<QuotaManager>(
       *b->client_quotas_, QuotaWindow{b->config_.quota_window_num, b->config_.quota_window_size_seconds * 1000LL});
   b->services_.quotas = b->quota_manager_.get();
 
-  b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(b->store_->meta(), b->config_.broker_id);
+  b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(*b->shared_meta_, b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
   b->services_.dynamic_config = b->dynamic_config_.get();
+  b->follow_shared_meta();
   b->group_configs_ = std::make_unique<GroupConfigs>(b->store_->meta(), b->config_);
   if (auto s = b->group_configs_->load(); !s.ok()) return s;
   b->services_.group_configs = b->group_configs_.get();
@@ -230,6 +238,45 @@ storage::Status Broker::load_cluster_id() {
   auto s = save_cluster_id();
   if (s.ok()) broker_log().info("new cluster: cluster_id={}", services_.cluster_id);
   return s;
+}
+
+// ACLs, SCRAM credentials, client quotas and dynamic broker configs: this broker's MetaStore
+// alone, or in cluster mode etcd's, shared by every broker (a founding broker first publishes
+// its own, as it publishes its topics).
+storage::Status Broker::open_shared_meta() {
+  if (!cluster_) {
+    shared_meta_ = std::make_unique<LocalSharedMeta>(store_->meta());
+    return {};
+  }
+  auto etcd = std::make_unique<EtcdSharedMeta>(*cluster_);
+  if (cluster_->founded()) {
+    if (auto s = etcd->publish(store_->meta(), kSharedPrefixes); !s.ok()) return s;
+  }
+  shared_meta_ = std::move(etcd);
+  return {};
+}
+
+// A change made on any broker reloads the part it belongs to here (cluster mode only).
+void Broker::follow_shared_meta() {
+  auto reload = [](const char* what, std::function<storage::Status()> load) {
+    return [what, load = std::move(load)] {
+      if (auto s = load(); !s.ok()) {
+        broker_log().error("cluster: {} not reloaded, the old ones stay: error={}", what, s.to_string());
+      } else {
+        broker_log().debug("cluster: {} reloaded", what);
+      }
+    };
+  };
+  namespace prefix = storage::meta_prefix;
+  shared_meta_->subscribe(std::string(prefix::kAcls),
+                          reload("acls", [a = authorizer_.get()] { return a->load(true); }));
+  shared_meta_->subscribe(std::string(prefix::kScramCredentials),
+                          reload("scram credentials", [c = scram_.get()] { return c->load(true); }));
+  shared_meta_->subscribe(std::string(prefix::kClientQuotas),
+                          reload("client quotas", [q = client_quotas_.get()] { return q->load(true); }));
+  shared_meta_->subscribe(std::string(prefix::kDynamicConfig),
+                          reload("dynamic broker configs", [d = dynamic_config_.get()] { return d->load(); }));
+  shared_meta_->start();
 }
 
 storage::Status Broker::start() {

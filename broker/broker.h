@@ -19,6 +19,7 @@
 #include "broker/scram_credentials.h"
 #include "broker/server.h"
 #include "broker/services.h"
+#include "broker/shared_meta.h"
 #include "broker/topic_registry.h"
 #include "broker/txn_marker_sender.h"
 #include "coordinator/group_service.h"
@@ -57,12 +58,15 @@ class Broker {
   storage::Status load_cluster_id();
   std::string local_cluster_id();
   storage::Status save_cluster_id();
+  storage::Status open_shared_meta();
+  void follow_shared_meta();
 
   BrokerConfig config_;
   Services services_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ClusterLink> cluster_;  // cluster mode only; applies etcd's topics to topics_: destroyed first
+  std::unique_ptr<SharedMeta> shared_meta_;  // ACLs, SCRAM, quotas, dynamic configs: here, or etcd's (cluster_)
   std::unique_ptr<ProducerIds> producer_ids_;
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<ScramCredentials> scram_;  // outlives server_: connections look credentials up

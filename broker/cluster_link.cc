@@ -67,6 +67,40 @@ void add_assignment(cluster::Placement& p, int32_t first, const std::vector<int3
   for (size_t i = 0; i < brokers.size(); ++i) p.ranges.push_back({first + static_cast<int32_t>(i), 0, {brokers[i]}});
 }
 
+// `done`, called once: by the function returned, or with `late` after kSyncDeadline.
+template <typename E>
+std::function<void(E)> within_deadline(asio::io_context& io, std::function<void(E)> done, E late) {
+  auto once = std::make_shared<std::function<void(E)>>(std::move(done));
+  auto timer = std::make_shared<asio::steady_timer>(io, kSyncDeadline);
+  timer->async_wait([once, late = std::move(late)](const boost::system::error_code& ec) {
+    if (!ec && *once) std::exchange(*once, nullptr)(late);
+  });
+  return [once, timer](E e) {
+    timer->cancel();
+    if (*once) std::exchange(*once, nullptr)(std::move(e));
+  };
+}
+
+// Runs (with success) and drops the waiters of the revisions up to `revision`.
+template <typename E>
+void complete_up_to(std::multimap<int64_t, std::function<void(E)>>& waiters, int64_t revision) {
+  while (!waiters.empty() && waiters.begin()->first <= revision) {
+    auto done = std::move(waiters.begin()->second);
+    waiters.erase(waiters.begin());
+    done({});
+  }
+}
+
+// Whether a txn changed a key: etcd gives a txn that changed nothing the store's current
+// revision, which may be a write outside this cluster's root that the view never sees.
+bool changed_a_key(const cluster::TxnResult& r) {
+  for (const auto& op : r.responses) {
+    if (std::holds_alternative<cluster::PutResult>(op)) return true;
+    if (const auto* d = std::get_if<cluster::DeleteResult>(&op); d != nullptr && d->deleted > 0) return true;
+  }
+  return false;
+}
+
 // Blocks the calling (non-cluster) thread on a coroutine run on `io`.
 template <typename T>
 T run_on(asio::io_context& io, asio::awaitable<T> aw) {
@@ -260,6 +294,8 @@ void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
   }
   picture_.store(std::move(p), std::memory_order_release);
   latest_ = snap;
+  complete_up_to(seen_waiters_, snap->revision);  // the writers first: followers may reload over their changes
+  for (auto& fn : view_followers_) fn(snap);
   sync_topics();
 }
 
@@ -333,27 +369,46 @@ void ClusterLink::sync_topics() {
 
 void ClusterLink::synced(int64_t revision) {
   synced_revision_ = std::max(synced_revision_, revision);
-  while (!sync_waiters_.empty() && sync_waiters_.begin()->first <= synced_revision_) {
-    auto done = std::move(sync_waiters_.begin()->second);
-    sync_waiters_.erase(sync_waiters_.begin());
-    done({});
-  }
+  complete_up_to(sync_waiters_, synced_revision_);
 }
 
 void ClusterLink::when_synced(int64_t revision, std::function<void(TopicError)> done) {
   if (revision <= synced_revision_) return done({});
   // Whichever comes first: the registry catches up, or the deadline.
-  auto once = std::make_shared<std::function<void(TopicError)>>(std::move(done));
-  auto timer = std::make_shared<asio::steady_timer>(io_, kSyncDeadline);
-  sync_waiters_.emplace(revision, [once, timer](TopicError e) {
-    timer->cancel();
-    if (*once) std::exchange(*once, nullptr)(std::move(e));
+  sync_waiters_.emplace(revision, within_deadline(io_, std::move(done),
+                                                  topic_error(ErrorCode::kRequestTimedOut,
+                                                              "the change was written to etcd but this broker has not "
+                                                              "applied it yet")));
+}
+
+// ---- the shared broker state ----
+
+void ClusterLink::when_seen(int64_t revision, std::function<void(Status)> done) {
+  if (revision <= view_->snapshot()->revision) return done({});
+  seen_waiters_.emplace(revision, within_deadline(io_, std::move(done),
+                                                  Status::io_error("written to etcd, but this broker's view has not "
+                                                                   "seen it yet")));
+}
+
+void ClusterLink::follow_view(std::function<void(const SnapshotPtr&)> fn) {
+  asio::post(io_, [this, fn = std::move(fn)]() mutable {
+    fn(view_->snapshot());
+    view_followers_.push_back(std::move(fn));
   });
-  timer->async_wait([once](const boost::system::error_code& ec) {
-    if (!ec && *once)
-      std::exchange(*once, nullptr)(topic_error(ErrorCode::kRequestTimedOut,
-                                                "the change was written to etcd but this broker has not applied it yet"));
-  });
+}
+
+void ClusterLink::commit(cluster::Txn txn, TxnCallback done) {
+  auto work = [this, txn = std::move(txn), done = std::move(done)]() mutable -> asio::awaitable<void> {
+    auto r = co_await client_->txn(std::move(txn));
+    if (!r.ok()) co_return done(r.status());
+    if (!changed_a_key(*r)) co_return done(std::move(r));
+    const int64_t revision = r->header.revision;
+    when_seen(revision, [r = std::move(r), done = std::move(done)](Status s) {
+      if (!s.ok()) return done(s);
+      done(r);
+    });
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
 }
 
 // A founding broker that served topics as a single broker keeps them: each becomes a record

@@ -4,7 +4,9 @@
 // the ControllerElection and the ClusterView. From the view it keeps
 //   - the TopicRegistry following etcd's topic records (topics created, grown, reconfigured
 //     and deleted on any broker are applied here, one change at a time), and
-//   - a ClusterPicture for the handlers: the live brokers, the controller, the coordinator shards.
+//   - a ClusterPicture for the handlers: the live brokers, the controller, the coordinator shards,
+// and it gives the shared broker state (ACLs, SCRAM credentials, dynamic broker configs, client
+// quotas: broker/etcd_shared_meta.h) the view and etcd txns answered once the view has them.
 // Handlers never wait on etcd to read; the topic changes they ask for (TopicAuthority) are
 // compare-guarded etcd writes, answered once this broker's registry has applied them.
 //
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "broker/config.h"
+#include "broker/etcd_shared_meta.h"
 #include "broker/topic_registry.h"
 #include "cluster/cluster_view.h"
 #include "cluster/controller.h"
@@ -52,7 +55,7 @@ struct ClusterPicture {
   bool live(int32_t id) const { return brokers.count(id) != 0; }
 };
 
-class ClusterLink final : public TopicAuthority {
+class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
  public:
   // The coordinator shards (Kafka's offsets.topic.num.partitions default).
   static constexpr int32_t kCoordinatorShards = 50;
@@ -94,6 +97,14 @@ class ClusterLink final : public TopicAuthority {
   void set_configs(std::string name, std::map<std::string, std::string> configs,
                    std::function<void(TopicError)> done) override;
 
+  // ---- ClusterMetaAccess: the shared broker state (any thread; callbacks on the cluster thread) ----
+  const cluster::Keys& keys() const override { return keys_; }
+  SnapshotPtr view() const override { return view_->snapshot(); }
+  void follow_view(std::function<void(const SnapshotPtr&)> fn) override;
+  void commit(cluster::Txn txn, TxnCallback done) override;
+  // Whether this broker created the cluster id (agree_cluster_id): it publishes what it had.
+  bool founded() const { return founded_; }
+
  private:
   explicit ClusterLink(const BrokerConfig& config);
   void on_snapshot(const cluster::ClusterView::SnapshotPtr& snap);  // cluster thread
@@ -101,6 +112,8 @@ class ClusterLink final : public TopicAuthority {
   void synced(int64_t revision);                                    // cluster thread
   // Calls `done` once the registry has applied etcd's revision `revision` (or after a deadline).
   void when_synced(int64_t revision, std::function<void(TopicError)> done);  // cluster thread
+  // Calls `done` once the view has etcd's revision `revision` (or after a deadline).
+  void when_seen(int64_t revision, std::function<void(storage::Status)> done);  // cluster thread
   boost::asio::awaitable<void> publish_local_topics(TopicRegistry& topics);
   boost::asio::awaitable<void> place_coordinators();
   // Updates the record of topic `name` with `change` (compare-and-swap on its revision, retried).
@@ -130,6 +143,8 @@ class ClusterLink final : public TopicAuthority {
   int64_t synced_revision_ = 0;
   std::multimap<int64_t, std::function<void(TopicError)>> sync_waiters_;
   bool placing_coordinators_ = false;
+  std::multimap<int64_t, std::function<void(storage::Status)>> seen_waiters_;
+  std::vector<std::function<void(const SnapshotPtr&)>> view_followers_;
 };
 
 }  // namespace rokka::broker
