@@ -234,6 +234,19 @@ TEST_F(ClusterSharedStateTest, AnAclCreatedOnOneBrokerIsEnforcedByEveryBrokerAnd
   broker(2).start(60s);
   EXPECT_EQ(acls_on(2, "guarded"), bob_may_describe);
   EXPECT_EQ(bob_describes(2, "guarded"), 0);
+
+  // A CreateAcls is one etcd txn: more bindings than etcd's --max-txn-ops (128) are refused
+  // whole, with etcd's reason.
+  protocol::CreateAclsRequest many;
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) names.push_back("many-" + std::to_string(i));
+  for (const auto& name : names) many.creations.push_back({kTopic, name, kLiteral, "User:bob", "*", kDescribe, kAllow});
+  auto refused = call<protocol::CreateAclsResponse>(broker(1), many, 1);
+  ASSERT_EQ(refused.results.size(), names.size());
+  EXPECT_NE(refused.results[0].error_code, 0);
+  EXPECT_NE(refused.results[0].error_message.value_or("").find("too many operations"), std::string::npos)
+      << refused.results[0].error_message.value_or("");
+  EXPECT_TRUE(acls_on(1, "many-0").empty());
 }
 
 // A SCRAM user created through broker 1 logs in on broker 3 (and, deleted through broker 2,
