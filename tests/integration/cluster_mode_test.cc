@@ -13,6 +13,7 @@
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/metadata.h"
 #include "tests/cluster/etcd_process.h"
+#include "tests/integration/cluster_start.h"
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/rokka_process.h"
@@ -35,16 +36,8 @@ class ClusterModeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!testutil::etcd_installed()) GTEST_SKIP() << testutil::kEtcdMissing;
-    etcd_ = std::make_unique<testutil::EtcdProcess>(dir_ / "etcd", "e0");
-    etcd_->start_new();
-    for (int id = 1; id <= 3; ++id) {
-      std::filesystem::create_directories(dir_ / ("b" + std::to_string(id)));
-      brokers_.push_back(std::make_unique<RokkaProcess>(dir_ / ("b" + std::to_string(id)), overrides(id)));
-    }
-    for (auto& b : brokers_) b->start(60s);
     // Every broker sees the other two.
-    for (auto& b : brokers_)
-      ASSERT_TRUE(testutil::eventually([&] { return live_brokers(*b).size() == 3; }, 30s)) << b->log_tail();
+    testutil::start_cluster(dir_.path(), 3, [this](int id) { return overrides(id); }, etcd_, brokers_);
   }
 
   RokkaProcess::Overrides overrides(int id) const {

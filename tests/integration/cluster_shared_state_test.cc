@@ -23,6 +23,7 @@
 #include "protocol/messages/sasl_handshake.h"
 #include "security/scram_crypto.h"
 #include "tests/cluster/etcd_process.h"
+#include "tests/integration/cluster_start.h"
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/rokka_process.h"
@@ -48,15 +49,7 @@ class ClusterSharedStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!testutil::etcd_installed()) GTEST_SKIP() << testutil::kEtcdMissing;
-    etcd_ = std::make_unique<testutil::EtcdProcess>(dir_ / "etcd", "e0");
-    etcd_->start_new();
-    for (int id = 1; id <= 3; ++id) {
-      std::filesystem::create_directories(dir_ / ("b" + std::to_string(id)));
-      brokers_.push_back(std::make_unique<RokkaProcess>(dir_ / ("b" + std::to_string(id)), overrides(id)));
-    }
-    for (auto& b : brokers_) b->start(60s);
-    for (auto& b : brokers_)
-      ASSERT_TRUE(testutil::eventually([&] { return live_brokers(*b) == 3; }, 30s)) << b->log_tail();
+    testutil::start_cluster(dir_.path(), 3, [this](int id) { return overrides(id); }, etcd_, brokers_);
   }
 
   // Broker `id` of the cluster on `etcd` (the fixture's by default; none: a single broker).
@@ -79,14 +72,6 @@ class ClusterSharedStateTest : public ::testing::Test {
   }
 
   RokkaProcess& broker(int id) { return *brokers_.at(static_cast<size_t>(id - 1)); }
-
-  static size_t live_brokers(RokkaProcess& b) {
-    WireClient c(b.port());
-    protocol::MetadataRequest req;
-    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{};
-    auto md = c.call<protocol::MetadataResponse>(req, 12);
-    return md ? md->brokers.size() : 0;
-  }
 
   // bob (PLAIN, no super user) asks broker `id` for topic `topic`'s metadata: its error code
   // (TOPIC_AUTHORIZATION_FAILED without DESCRIBE), or -1 when bob could not log in.
