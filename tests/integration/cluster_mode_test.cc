@@ -135,6 +135,9 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
   ASSERT_EQ(admin.create_topic("routed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   std::vector<int32_t> placed;
   ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "routed")).size() == 3; }, 30s));
+  // CreateTopics went to the controller: the other brokers apply the topic a moment later.
+  for (int id = 2; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "routed") == placed; }, 30s)) << id;
   for (int32_t p = 0; p < 3; ++p) {
     for (int id = 1; id <= 3; ++id) {
       WireClient c(broker(id).port());

@@ -270,8 +270,8 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
 
   // Broker 1 is killed and restarted: it has all three.
   broker(1).kill9();
-  broker(1).start(60s);
-  EXPECT_TRUE(scram_login(1, "carol", "carol-secret"));
+  broker(1).start(60s);  // listening; it serves once registered, after its old lease ended
+  EXPECT_TRUE(testutil::eventually([&] { return scram_login(1, "carol", "carol-secret"); }, 30s));
   EXPECT_EQ(default_config(1, "log.retention.ms"), "604800001");
   EXPECT_EQ(producer_rate(1, "carol"), 1048576.0);
 
