@@ -7,6 +7,7 @@
 #include <set>
 
 #include "protocol/error_code.h"
+#include "protocol/messages/describe_groups.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/init_producer_id.h"
@@ -142,6 +143,8 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
   ASSERT_EQ(admin.create_topic("routed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   std::vector<int32_t> placed;
   ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "routed")).size() == 3; }, 30s));
+  for (int id = 2; id <= 3; ++id)  // every broker has the topic (else UNKNOWN_TOPIC_OR_PARTITION, rightly)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "routed") == placed; }, 30s)) << id;
   for (int32_t p = 0; p < 3; ++p) {
     for (int id = 1; id <= 3; ++id) {
       WireClient c(broker(id).port());
@@ -180,11 +183,18 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     hb.member_id = "nobody";
     auto resp = c.call<protocol::HeartbeatResponse>(hb, 4);
     ASSERT_TRUE(resp);
+    protocol::DescribeGroupsRequest describe;
+    describe.groups = {"routed-group"};
+    auto described = c.call<protocol::DescribeGroupsResponse>(describe, 5);
+    ASSERT_TRUE(described);
+    ASSERT_EQ(described->groups.size(), 1u);
     if (id == coordinator) {  // the group's coordinator answers for it (it knows no such member)
       EXPECT_NE(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator));
       EXPECT_NE(resp->error_code, 0);
+      EXPECT_EQ(described->groups[0].error_code, 0);
     } else {
       EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
+      EXPECT_EQ(described->groups[0].error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
     }
   }
 
@@ -283,6 +293,8 @@ TEST_F(ClusterModeTest, ATransactionOverPartitionsOnEveryBrokerCommitsAndAbortsE
   ASSERT_EQ(admin.create_topic("txn", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   std::vector<int32_t> placed;
   ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "txn")).size() == 3; }, 30s));
+  for (int id = 2; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "txn") == placed; }, 30s)) << id;
   ASSERT_EQ(std::set<int32_t>(placed.begin(), placed.end()), (std::set<int32_t>{1, 2, 3}));
 
   constexpr int kTimeoutMs = 60000;
