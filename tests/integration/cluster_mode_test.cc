@@ -331,17 +331,29 @@ TEST_F(ClusterModeTest, ATransactionOverPartitionsOnEveryBrokerCommitsAndAbortsE
   }
 }
 
-// DeleteTopics on one broker removes the topic from every broker; a broker whose data
+// DeleteTopics on one broker removes the topic from every broker, and its committed offsets
+// from its groups' coordinator; a broker whose data
 // belongs to another cluster is refused at start-up with a message saying so.
 TEST_F(ClusterModeTest, DeletesReachEveryBrokerAndAForeignDataDirectoryIsRefused) {
   testutil::KafkaAdmin admin(broker(1).bootstrap());
   ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (int id = 1; id <= 3; ++id)
     ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").size() == 3; }, 30s));
+  // A group's committed offsets, kept by its coordinator (whichever broker that is).
+  ASSERT_EQ(testutil::commit_offsets(broker(3).bootstrap(), "doomed-readers", "doomed", {{0, 5}, {1, 7}}, "m"),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(testutil::committed_offsets(broker(1).bootstrap(), "doomed-readers", "doomed", {0, 1})[1].offset, 7);
   testutil::KafkaAdmin admin2(broker(2).bootstrap());
   ASSERT_EQ(admin2.delete_topic("doomed"), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (int id = 1; id <= 3; ++id)
     EXPECT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").empty(); }, 30s)) << id;
+  // Created again: a new topic, without the old one's offsets.
+  ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int id = 1; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").size() == 3; }, 30s));
+  const auto after = testutil::committed_offsets(broker(2).bootstrap(), "doomed-readers", "doomed", {0, 1});
+  EXPECT_EQ(after.at(0).offset, RD_KAFKA_OFFSET_INVALID);
+  EXPECT_EQ(after.at(1).offset, RD_KAFKA_OFFSET_INVALID);
 
   // A single broker's data directory (its own cluster id) pointed at this cluster.
   std::filesystem::create_directories(dir_ / "foreign");
