@@ -456,13 +456,27 @@ GatewayError decode_gateway_error(unsigned http_status, std::string_view body) {
   Fields f;
   int64_t code = -1;
   std::string message;
+  bool has_code = false;
   if (doc.ok()) {
-    code = f.int64(*doc, "code");
-    message = f.string(*doc, "message");
-    if (message.empty()) message = f.string(*doc, "error");
+    // Two forms: unary calls answer {"error":"...","message":"...","code":14}; the streaming
+    // calls (keepalive, watch) {"error":{"grpc_code":14,"http_code":503,"message":"...",...}}.
+    const rj::Value* nested = doc->IsObject() ? f.get(*doc, "error") : nullptr;
+    if (nested != nullptr && nested->IsObject()) {
+      has_code = f.get(*nested, "grpc_code") != nullptr;
+      code = f.int64(*nested, "grpc_code");
+      message = f.string(*nested, "message");
+    } else {
+      has_code = f.get(*doc, "code") != nullptr;
+      code = f.int64(*doc, "code");
+      message = f.string(*doc, "message");
+      if (message.empty()) message = f.string(*doc, "error");
+    }
   }
-  if (!doc.ok() || !f.ok() || f.get(*doc, "code") == nullptr || code < 0 || code > 16) {
-    e.status = Status::malformed(where + " without the gateway's error JSON");
+  if (!doc.ok() || !f.ok() || !has_code || code < 0 || code > 16) {
+    // A server error without either form (a proxy's page, say) is taken as unavailable, so the
+    // client moves to the next endpoint; anything else is an answer we do not understand.
+    e.status = http_status >= 500 && !has_code ? Status::io_error(where + " without the gateway's error JSON")
+                                               : Status::malformed(where + " without the gateway's error JSON");
     return e;
   }
   e.grpc_code = static_cast<int>(code);

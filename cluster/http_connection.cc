@@ -22,13 +22,16 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 
-// Dead peers show up on idle watch streams within ~11 s even if no FIN ever arrives.
+// A member cut off shows up on an idle watch stream within ~5 s (2 s idle, 3 probes 1 s
+// apart) even if no FIN ever arrives: the watch then resumes on another member. With 5 s
+// idle and 2 s between probes a cut-off member held a broker's view ~10 s, past twice a
+// 4 s lease (tests/cluster/netns/, a machine cut off).
 void set_socket_options(tcp::socket& s) {
   boost::system::error_code ignored;
   s.set_option(tcp::no_delay(true), ignored);
   s.set_option(asio::socket_base::keep_alive(true), ignored);
   const int fd = s.native_handle();
-  const int idle = 5, interval = 2, count = 3;
+  const int idle = 2, interval = 1, count = 3;
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);

@@ -109,7 +109,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
   Services& svc = *ctx.services;
   std::vector<std::string> ids;
   for (std::string_view id : req.group_ids)
-    if (authorized_group(ctx, AclOperation::kDescribe, id)) ids.emplace_back(id);
+    if (authorized_group(ctx, AclOperation::kDescribe, id) && coordinates(svc, id)) ids.emplace_back(id);
   std::vector<coordinator::DescribedConsumerGroup> described =
       co_await svc.groups->consumer_group_describe(std::move(ids));
   auto to_assignment = [&](const coordinator::TopicPartitionsMap& m) {
@@ -125,8 +125,9 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
   for (std::string_view id : req.group_ids) {
     auto& out = resp.groups.emplace_back();
     out.group_id = std::string(id);
-    if (next >= described.size() || described[next].group_id != id) {
-      out.error_code = code(ErrorCode::kGroupAuthorizationFailed);
+    if (next >= described.size() || described[next].group_id != id) {  // not asked of the coordinator
+      const bool may = authorized(ctx, AclOperation::kDescribe, ResourceType::kGroup, id, /*log_denial=*/false);
+      out.error_code = code(may ? ErrorCode::kNotCoordinator : ErrorCode::kGroupAuthorizationFailed);
       continue;
     }
     const coordinator::DescribedConsumerGroup& g = described[next++];

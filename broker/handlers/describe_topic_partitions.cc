@@ -108,17 +108,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
     for (int64_t i = std::max<int64_t>(first, 0); i < end; ++i) {
       auto& p = out.partitions.emplace_back();
       p.partition_index = static_cast<int32_t>(i);
-      const PartitionPlace place = partition_place(svc, *t, p.partition_index);
-      p.leader_epoch = kLeaderEpoch;
-      p.replica_nodes = {place.broker};
-      if (place.live) {  // as Metadata: a partition whose broker is down has no leader
-        p.leader_id = place.broker;
-        p.isr_nodes = {place.broker};
-      } else {
-        p.error_code = code(ErrorCode::kLeaderNotAvailable);
-        p.leader_id = -1;
-        p.offline_replicas = {place.broker};
-      }
+      describe_place(p, partition_place(svc, *t, p.partition_index), kLeaderEpoch);
       p.eligible_leader_replicas.emplace();  // no ELR on a single broker: empty, not null
       p.last_known_elr.emplace();
     }

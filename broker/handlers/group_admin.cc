@@ -3,6 +3,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/group.h"
 #include "coordinator/group_service.h"
 #include "protocol/messages/delete_groups.h"
@@ -52,6 +53,10 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
       out.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
       continue;
     }
+    if (!coordinates(*ctx.services, g.group_id)) {  // cluster mode: another broker's group
+      out.error_code = code(protocol::ErrorCode::kNotCoordinator);
+      continue;
+    }
     out.error_code = code(to_kafka(g.error));
     if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone && g.group_type != coordinator::kClassicGroupType) {
       // v6 (KIP-1043): a consumer group (KIP-848) is described by ConsumerGroupDescribe.
@@ -85,10 +90,12 @@ boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext ctx) {
   protocol::DeleteGroupsResponse resp;
   std::vector<std::string> ids;
   for (std::string_view id : req.groups_names) {
-    if (authorized_group(ctx, AclOperation::kDelete, id)) {
-      ids.emplace_back(id);
-    } else {
+    if (!authorized_group(ctx, AclOperation::kDelete, id)) {
       resp.results.push_back({std::string(id), code(protocol::ErrorCode::kGroupAuthorizationFailed)});
+    } else if (!coordinates(*ctx.services, id)) {
+      resp.results.push_back({std::string(id), code(protocol::ErrorCode::kNotCoordinator)});
+    } else {
+      ids.emplace_back(id);
     }
   }
   if (!ids.empty()) {
@@ -104,6 +111,10 @@ boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
   protocol::OffsetDeleteResponse resp;
   if (!authorized_group(ctx, AclOperation::kDelete, req.group_id)) {
     resp.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    co_return make_response(resp, ctx.version());
+  }
+  if (!coordinates(*ctx.services, req.group_id)) {
+    resp.error_code = code(protocol::ErrorCode::kNotCoordinator);
     co_return make_response(resp, ctx.version());
   }
   coordinator::OffsetDeleteArgs args;

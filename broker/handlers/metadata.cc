@@ -14,8 +14,6 @@ using protocol::ErrorCode;
 using protocol::MetadataRequest;
 using protocol::MetadataResponse;
 
-// A partition whose broker is down has no leader: LEADER_NOT_AVAILABLE, as Kafka answers for
-// an offline partition (its one replica listed as offline).
 MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, const Topic& t, bool with_operations) {
   MetadataResponse::MetadataResponseTopic out;
   out.name = t.name;
@@ -25,17 +23,7 @@ MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, cons
   for (size_t i = 0; i < t.partitions.size(); ++i) {
     auto& p = out.partitions.emplace_back();
     p.partition_index = static_cast<int32_t>(i);
-    const PartitionPlace place = partition_place(*ctx.services, t, p.partition_index);
-    p.leader_epoch = kLeaderEpoch;
-    p.replica_nodes = {place.broker};
-    if (place.live) {
-      p.leader_id = place.broker;
-      p.isr_nodes = {place.broker};
-    } else {
-      p.error_code = code(ErrorCode::kLeaderNotAvailable);
-      p.leader_id = -1;
-      p.offline_replicas = {place.broker};
-    }
+    describe_place(p, partition_place(*ctx.services, t, p.partition_index), kLeaderEpoch);
   }
   if (with_operations)
     out.topic_authorized_operations = authorized_operations(ctx, kAllTopicOperations, ResourceType::kTopic, t.name);

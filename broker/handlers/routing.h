@@ -30,6 +30,23 @@ struct PartitionPlace {
 };
 PartitionPlace partition_place(const Services& svc, const Topic& t, int32_t index);
 
+// Fills a Metadata-style partition entry from where the partition lives: its broker as
+// leader and only replica, or, when that broker is down, no leader (LEADER_NOT_AVAILABLE,
+// as Kafka answers for an offline partition) and the broker in offline_replicas.
+template <typename Partition>
+void describe_place(Partition& p, PartitionPlace place, int32_t leader_epoch) {
+  p.leader_epoch = leader_epoch;
+  p.replica_nodes = {place.broker};
+  if (place.live) {
+    p.leader_id = place.broker;
+    p.isr_nodes = {place.broker};
+  } else {
+    p.error_code = protocol::to_int(protocol::ErrorCode::kLeaderNotAvailable);
+    p.leader_id = -1;
+    p.offline_replicas = {place.broker};
+  }
+}
+
 // kNone when this broker may act as the partition's leader now, else NOT_LEADER_OR_FOLLOWER
 // (another broker leads it, or this broker's cluster lease may have ended).
 protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index);

@@ -8,6 +8,7 @@
 #include "broker/handlers/client_regex.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/routing.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/list_transactions.h"
@@ -24,12 +25,14 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
   protocol::DescribeTransactionsResponse resp;
   std::vector<std::string> ids;
   for (std::string_view id : req.transactional_ids) {
-    if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, id)) {
+    const bool may = authorized(ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, id);
+    if (may && coordinates(*ctx.services, id)) {
       ids.emplace_back(id);
       continue;
     }
     auto& denied = resp.transaction_states.emplace_back();
-    denied.error_code = code(protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    denied.error_code =
+        code(may ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
     denied.transactional_id = std::string(id);
   }
   const std::vector<coordinator::TxnDescription> described = co_await ctx.services->txns->describe(std::move(ids));

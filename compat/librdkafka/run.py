@@ -232,18 +232,7 @@ class Broker:
         overrides = {
             "listeners": ",".join(listeners),
             "advertised.listeners": ",".join(listeners),
-            "log.dirs": str(data),
-            # The HTTP endpoints on a free port: a broker on the default 9644 must not stop this one.
-            "rokka.http.listeners": "127.0.0.1:0",
-            "auto.create.topics.enable": "false" if scenario == "noautocreate" else "true",
-            "num.partitions": str(NUM_PARTITIONS),
-            # As librdkafka's own test cluster: an authorizer that allows what no ACL covers
-            # (0081_admin's ACL part needs the ACL APIs served).
-            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-            "allow.everyone.if.no.acl.found": "true",
-            # group.initial.rebalance.delay.ms stays at Kafka's default (3000): with 0 the first
-            # consumer of a group forms it alone and a second one forces a rebalance, which
-            # tests such as 0089 and 0102 count as unexpected.
+            **self.rokka_overrides(scenario, data),
             **sec_overrides,
         }
         cmd = [self.path]
@@ -259,11 +248,30 @@ class Broker:
             except (OSError, RuntimeError) as e:
                 raise BrokerError(f"creating the SCRAM user failed: {e}")
 
-    def _wait_port(self, port):
+    @staticmethod
+    def rokka_overrides(scenario, data):
+        """What every Rokka broker of the suite is started with, besides its listeners."""
+        return {
+            "log.dirs": str(data),
+            # The HTTP endpoints on a free port: a broker on the default 9644 must not stop this one.
+            "rokka.http.listeners": "127.0.0.1:0",
+            "auto.create.topics.enable": "false" if scenario == "noautocreate" else "true",
+            "num.partitions": str(NUM_PARTITIONS),
+            # As librdkafka's own test cluster: an authorizer that allows what no ACL covers
+            # (0081_admin's ACL part needs the ACL APIs served).
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "allow.everyone.if.no.acl.found": "true",
+            # group.initial.rebalance.delay.ms stays at Kafka's default (3000): with 0 the first
+            # consumer of a group forms it alone and a second one forces a rebalance, which
+            # tests such as 0089 and 0102 count as unexpected.
+        }
+
+    def _wait_port(self, port, proc=None):
+        proc = proc or self.proc
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BrokerError(f"broker exited with {self.proc.returncode} at startup: {self.last_log_line()}")
+            if proc.poll() is not None:
+                raise BrokerError(f"broker exited with {proc.returncode} at startup: {self.last_log_line()}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 return
@@ -338,6 +346,69 @@ def first_failure(text, name):
         if "Assertion" in line:
             return line.strip()
     return ""
+
+
+class ClusterBrokers(Broker):
+    """--brokers N: N Rokka brokers in cluster mode (docs/cluster.md) on one etcd member started
+    here, all on PLAINTEXT; the suite bootstraps from all of them. Each start is a new cluster."""
+
+    def __init__(self, path, work, count):
+        super().__init__(path, work, None)
+        self.count, self.procs, self.etcd = count, [], None
+
+    def alive(self):
+        return (self.etcd is not None and self.etcd.poll() is None and bool(self.procs)
+                and all(p.poll() is None for p in self.procs))
+
+    def _start_rokka(self, log, scenario, sec):
+        if sec:
+            raise BrokerError("security scenarios run on one broker, not with --brokers")
+        etcd = shutil.which("etcd")
+        if etcd is None:
+            raise BrokerError("--brokers needs etcd (apt-get install etcd-server)")
+        client, peer = free_port(), free_port()
+        self.etcd = subprocess.Popen(
+            [etcd, "--name", "e", "--data-dir", str(self.work / f"etcd-{self.starts}"),
+             "--listen-client-urls", f"http://127.0.0.1:{client}", "--advertise-client-urls", f"http://127.0.0.1:{client}",
+             "--listen-peer-urls", f"http://127.0.0.1:{peer}", "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+             "--initial-cluster", f"e=http://127.0.0.1:{peer}", "--pre-vote=true"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_port(client, self.etcd)
+        ports = []
+        for i in range(1, self.count + 1):
+            port = free_port()
+            data = self.work / f"data-{self.starts}-{i}"
+            data.mkdir()
+            overrides = {
+                "broker.id": str(i),
+                "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                "rokka.cluster.etcd.endpoints": f"http://127.0.0.1:{client}",
+                **self.rokka_overrides(scenario, data),
+            }
+            cmd = [self.path]
+            for k, v in overrides.items():
+                cmd += ["--override", f"{k}={v}"]
+            with open(self.work / f"broker-{self.starts}-{scenario}-{i}.log", "w") as blog:
+                self.procs.append(subprocess.Popen(cmd, stdout=blog, stderr=subprocess.STDOUT, start_new_session=True))
+            ports.append(port)
+        for port, proc in zip(ports, self.procs):
+            self._wait_port(port, proc)
+        self.proc = self.procs[0]
+        self.bootstrap = ",".join(f"127.0.0.1:{p}" for p in ports)
+        self.plaintext = f"127.0.0.1:{ports[0]}"
+
+    def stop(self):
+        for proc in self.procs + ([self.etcd] if self.etcd else []):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs + ([self.etcd] if self.etcd else []):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.procs, self.etcd, self.proc = [], None, None
 
 
 def write_test_conf(path, broker, multiplier):
@@ -487,6 +558,8 @@ def main():
     p.add_argument("--group-protocol", choices=("classic", "consumer"), default="classic",
                    help="TEST_CONSUMER_GROUP_PROTOCOL: every consumer test.c makes gets this group.protocol "
                    "(default classic; consumer is KIP-848's, 2.14.2's suite only)")
+    p.add_argument("--brokers", type=int, default=1,
+                   help="N > 1: N Rokka brokers in cluster mode on an etcd started here (plaintext only)")
     p.add_argument("--report", type=Path, help="markdown table (default WORK/report.md)")
     p.add_argument("--work", type=Path, help="work dir for logs and broker data (default: a new temp dir)")
     args = p.parse_args()
@@ -522,7 +595,10 @@ def main():
     for t in chosen:
         for sec in ([""] if t.local else forced or sec_map.get(t.name, [""])):
             groups.setdefault(group_key(t, sec), []).append(t)
-    broker = Broker(args.broker, work, args.runner.parent.parent / "rokka-mock-broker")
+    if args.brokers > 1:
+        broker = ClusterBrokers(args.broker, work, args.brokers)
+    else:
+        broker = Broker(args.broker, work, args.runner.parent.parent / "rokka-mock-broker")
     results = []
     try:
         for key in sorted(groups, key=lambda k: (k[0] != "default", k[0], k[1], k[2], k[3], k[4])):

@@ -16,6 +16,8 @@
 #              for none) instead of VERSION/security.txt's; --subtests X sets SUBTESTS=X (by hand)
 #   --group-protocol classic|consumer  TEST_CONSUMER_GROUP_PROTOCOL (default classic; consumer:
 #              KIP-848's group.protocol for every consumer the tests make, 2.14.2 only)
+#   --brokers N  N > 1: a cluster of N Rokka brokers on an etcd member started for each broker
+#              start (docs/cluster.md; PLAINTEXT only), the suite bootstrapping from all of them
 # Exit status 1 if any selected test failed.
 set -euo pipefail
 
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --broker=*) broker=${1#--broker=}; shift ;;
     --version) version=$2; shift 2 ;;
     --version=*) version=${1#--version=}; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done

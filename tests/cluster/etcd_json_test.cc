@@ -88,6 +88,17 @@ TEST(EtcdJsonTest, GatewayErrorsMapToStatusCodes) {
   EXPECT_EQ(decode_gateway_error(400, R"({"message":"etcdserver: request is too large","code":3})").status.code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(decode_gateway_error(404, "Not Found\n").status.code(), StatusCode::kMalformed);
+  // The streaming calls' form (keepalive, watch) of a member without a Raft leader, as etcd
+  // 3.4.23 answers it: unavailable and "no leader", so the client moves to another member.
+  auto streaming = decode_gateway_error(
+      503, R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader","http_status":"Service Unavailable"}})");
+  EXPECT_EQ(streaming.status.code(), StatusCode::kIoError);
+  EXPECT_EQ(streaming.grpc_code, 14);
+  EXPECT_TRUE(streaming.no_leader);
+  EXPECT_EQ(decode_gateway_error(503, R"({"error":{"grpc_code":"x"}})").status.code(), StatusCode::kMalformed);
+  EXPECT_EQ(decode_gateway_error(503, R"({"error":{"message":"no code"}})").status.code(), StatusCode::kIoError);
+  // A server error page from something in between: unavailable, not a malformed answer.
+  EXPECT_EQ(decode_gateway_error(502, "<html>Bad Gateway</html>").status.code(), StatusCode::kIoError);
   EXPECT_EQ(decode_gateway_error(500, R"({"code":99})").status.code(), StatusCode::kMalformed);
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "protocol/error_code.h"
+#include "protocol/messages/describe_groups.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/init_producer_id.h"
@@ -135,8 +136,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
   ASSERT_EQ(admin.create_topic("routed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   std::vector<int32_t> placed;
   ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "routed")).size() == 3; }, 30s));
-  // CreateTopics went to the controller: the other brokers apply the topic a moment later.
-  for (int id = 2; id <= 3; ++id)
+  for (int id = 2; id <= 3; ++id)  // every broker has the topic (else UNKNOWN_TOPIC_OR_PARTITION, rightly)
     ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "routed") == placed; }, 30s)) << id;
   for (int32_t p = 0; p < 3; ++p) {
     for (int id = 1; id <= 3; ++id) {
@@ -176,11 +176,18 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     hb.member_id = "nobody";
     auto resp = c.call<protocol::HeartbeatResponse>(hb, 4);
     ASSERT_TRUE(resp);
+    protocol::DescribeGroupsRequest describe;
+    describe.groups = {"routed-group"};
+    auto described = c.call<protocol::DescribeGroupsResponse>(describe, 5);
+    ASSERT_TRUE(described);
+    ASSERT_EQ(described->groups.size(), 1u);
     if (id == coordinator) {  // the group's coordinator answers for it (it knows no such member)
       EXPECT_NE(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator));
       EXPECT_NE(resp->error_code, 0);
+      EXPECT_EQ(described->groups[0].error_code, 0);
     } else {
       EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
+      EXPECT_EQ(described->groups[0].error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
     }
   }
 
@@ -279,6 +286,8 @@ TEST_F(ClusterModeTest, ATransactionOverPartitionsOnEveryBrokerCommitsAndAbortsE
   ASSERT_EQ(admin.create_topic("txn", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   std::vector<int32_t> placed;
   ASSERT_TRUE(testutil::eventually([&] { return (placed = leaders(broker(1), "txn")).size() == 3; }, 30s));
+  for (int id = 2; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "txn") == placed; }, 30s)) << id;
   ASSERT_EQ(std::set<int32_t>(placed.begin(), placed.end()), (std::set<int32_t>{1, 2, 3}));
 
   constexpr int kTimeoutMs = 60000;
@@ -315,17 +324,29 @@ TEST_F(ClusterModeTest, ATransactionOverPartitionsOnEveryBrokerCommitsAndAbortsE
   }
 }
 
-// DeleteTopics on one broker removes the topic from every broker; a broker whose data
+// DeleteTopics on one broker removes the topic from every broker, and its committed offsets
+// from its groups' coordinator; a broker whose data
 // belongs to another cluster is refused at start-up with a message saying so.
 TEST_F(ClusterModeTest, DeletesReachEveryBrokerAndAForeignDataDirectoryIsRefused) {
   testutil::KafkaAdmin admin(broker(1).bootstrap());
   ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (int id = 1; id <= 3; ++id)
     ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").size() == 3; }, 30s));
+  // A group's committed offsets, kept by its coordinator (whichever broker that is).
+  ASSERT_EQ(testutil::commit_offsets(broker(3).bootstrap(), "doomed-readers", "doomed", {{0, 5}, {1, 7}}, "m"),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  ASSERT_EQ(testutil::committed_offsets(broker(1).bootstrap(), "doomed-readers", "doomed", {0, 1})[1].offset, 7);
   testutil::KafkaAdmin admin2(broker(2).bootstrap());
   ASSERT_EQ(admin2.delete_topic("doomed"), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (int id = 1; id <= 3; ++id)
     EXPECT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").empty(); }, 30s)) << id;
+  // Created again: a new topic, without the old one's offsets.
+  ASSERT_EQ(admin.create_topic("doomed", 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int id = 1; id <= 3; ++id)
+    ASSERT_TRUE(testutil::eventually([&] { return leaders(broker(id), "doomed").size() == 3; }, 30s));
+  const auto after = testutil::committed_offsets(broker(2).bootstrap(), "doomed-readers", "doomed", {0, 1});
+  EXPECT_EQ(after.at(0).offset, RD_KAFKA_OFFSET_INVALID);
+  EXPECT_EQ(after.at(1).offset, RD_KAFKA_OFFSET_INVALID);
 
   // A single broker's data directory (its own cluster id) pointed at this cluster.
   std::filesystem::create_directories(dir_ / "foreign");
