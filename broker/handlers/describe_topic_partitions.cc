@@ -76,6 +76,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
   }
 
   DescribeTopicPartitionsResponse resp;
+  const PartitionPlaces places(svc);
   std::vector<DescribeTopicPartitionsResponse::Topic> denied;
   int64_t remaining = std::min(kMaxResponsePartitions, req.response_partition_limit);
   for (const std::string& name : names) {
@@ -108,7 +109,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
     for (int64_t i = std::max<int64_t>(first, 0); i < end; ++i) {
       auto& p = out.partitions.emplace_back();
       p.partition_index = static_cast<int32_t>(i);
-      describe_place(p, partition_place(svc, *t, p.partition_index), kLeaderEpoch);
+      describe_place(p, places.of(*t, p.partition_index), kLeaderEpoch);
       p.eligible_leader_replicas.emplace();  // no ELR on a single broker: empty, not null
       p.last_known_elr.emplace();
     }

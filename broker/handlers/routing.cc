@@ -5,11 +5,14 @@
 
 namespace rokka::broker {
 
-PartitionPlace partition_place(const Services& svc, const Topic& t, int32_t index) {
-  if (svc.cluster == nullptr) return {svc.config.broker_id, true};
+PartitionPlaces::PartitionPlaces(const Services& svc)
+    : svc_(svc), picture_(svc.cluster == nullptr ? nullptr : svc.cluster->picture()) {}
+
+PartitionPlace PartitionPlaces::of(const Topic& t, int32_t index) const {
+  if (picture_ == nullptr) return {svc_.config.broker_id, true};
   if (index < 0 || static_cast<size_t>(index) >= t.leaders.size()) return {};
   const int32_t broker = t.leaders[static_cast<size_t>(index)];
-  return {broker, svc.cluster->picture()->live(broker)};
+  return {broker, picture_->live(broker)};
 }
 
 protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index) {

@@ -3,6 +3,7 @@
 // topic's placement names, a group or transactional id by its coordinator shard's broker.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@
 
 namespace rokka::broker {
 
+struct ClusterPicture;
+
 struct BrokerAddress {
   int32_t id = -1;
   std::string host;
@@ -28,7 +31,17 @@ struct PartitionPlace {
   int32_t broker = -1;
   bool live = false;
 };
-PartitionPlace partition_place(const Services& svc, const Topic& t, int32_t index);
+// Where the partitions of a request's topics live, reading the cluster's picture once (not per
+// partition: a Metadata request may describe a million of them).
+class PartitionPlaces {
+ public:
+  explicit PartitionPlaces(const Services& svc);
+  PartitionPlace of(const Topic& t, int32_t index) const;
+
+ private:
+  const Services& svc_;
+  std::shared_ptr<const ClusterPicture> picture_;  // null on a single broker
+};
 
 // Fills a Metadata-style partition entry from where the partition lives: its broker as
 // leader and only replica, or, when that broker is down, no leader (LEADER_NOT_AVAILABLE,
