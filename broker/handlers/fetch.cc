@@ -188,6 +188,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     topic_of[i] = resp.responses.size() - 1;
     resp.responses.back().partitions.emplace_back();
   }
+  LeaderHints leader_hints(ctx);
   std::vector<Target> targets;
   std::vector<storage::PartitionId> pids;
   targets.reserve(wanted.size());
@@ -211,6 +212,8 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
     if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+    if (ref.error == ErrorCode::kNotLeaderOrFollower && v >= 12)
+      out.current_leader = leader_hints.hint(*topic, p.partition);
     out.error_code = code(ref.error);
     out.records.data = protocol::Bytes{};
     if (ref.error != ErrorCode::kNone) {
@@ -264,6 +267,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
       break;
     }
   }
+  if (v >= 16) resp.node_endpoints = leader_hints.endpoints();
   Response out = make_response(resp, v);
   out.waited = waited;
   // consumer_byte_rate counts the response. Over it, Kafka answers with no partitions

@@ -229,6 +229,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
 
+  LeaderHints leader_hints(ctx);
   const AnswerPlan plan = plan_answers(req);
   resp.responses.resize(plan.entry_names.size());
   for (size_t e = 0; e < plan.entry_names.size(); ++e) {
@@ -264,9 +265,13 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
         continue;
       }
       PartitionRef ref = resolve_led_partition(svc, true, topic, p.index);
+      if (ref.error == ErrorCode::kNotLeaderOrFollower) {
+        if (v >= 10) out.current_leader = leader_hints.hint(*topic, p.index);
+        fail(ref.error, "this broker does not lead the partition");
+        continue;
+      }
       if (ref.error != ErrorCode::kNone) {
-        fail(ref.error, ref.error == ErrorCode::kNotLeaderOrFollower ? "this broker does not lead the partition"
-                                                                     : "unknown topic or partition");
+        fail(ref.error, "unknown topic or partition");
         continue;
       }
       protocol::RecordBatchView batch;
@@ -366,6 +371,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
     co_return none;
   }
   resp.throttle_time_ms = throttle;
+  if (v >= 10) resp.node_endpoints = leader_hints.endpoints();
   Response out = make_response(resp, v);
   out.throttle_ms = throttle;
   out.waited = append_took;

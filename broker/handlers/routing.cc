@@ -1,5 +1,7 @@
 #include "broker/handlers/routing.h"
 
+#include <algorithm>
+
 #include "broker/cluster_link.h"
 #include "broker/handlers/authorize.h"
 
@@ -13,6 +15,24 @@ PartitionPlace PartitionPlaces::of(const Topic& t, int32_t index) const {
   if (index < 0 || static_cast<size_t>(index) >= t.leaders.size()) return {};
   const int32_t broker = t.leaders[static_cast<size_t>(index)];
   return {broker, picture_->live(broker)};
+}
+
+protocol::LeaderIdAndEpoch LeaderHints::hint(const Topic& t, int32_t index) {
+  const Services& svc = *ctx_.services;
+  if (!places_) places_.emplace(svc);
+  const PartitionPlace place = places_->of(t, index);
+  if (!place.live || place.broker == svc.config.broker_id) return {};
+  if (std::find(named_.begin(), named_.end(), place.broker) == named_.end()) named_.push_back(place.broker);
+  return {place.broker, kLeaderEpoch};
+}
+
+std::vector<protocol::NodeEndpoint> LeaderHints::endpoints() const {
+  std::vector<protocol::NodeEndpoint> out;
+  if (named_.empty()) return out;
+  for (auto& b : broker_addresses(ctx_))
+    if (std::find(named_.begin(), named_.end(), b.id) != named_.end())
+      out.push_back({b.id, std::move(b.host), b.port, std::move(b.rack)});
+  return out;
 }
 
 protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index) {

@@ -14,6 +14,7 @@
 #include "broker/services.h"
 #include "broker/topic_registry.h"
 #include "protocol/error_code.h"
+#include "protocol/messages/leader_hint.h"
 
 namespace rokka::broker {
 
@@ -59,6 +60,23 @@ void describe_place(Partition& p, PartitionPlace place, int32_t leader_epoch) {
     p.offline_replicas = {place.broker};
   }
 }
+
+// The current-leader hint (KIP-951) for partitions answered NOT_LEADER_OR_FOLLOWER: the
+// partition's live broker as leader, and the endpoints of the leaders named, on the request's
+// listener. No hint (the default) when the partition's broker is down or is this one (a fenced
+// broker knows no better leader): the client then refreshes its metadata. Reads the cluster's
+// picture at the first hint only, so a request with no such partition pays nothing.
+class LeaderHints {
+ public:
+  explicit LeaderHints(const RequestContext& ctx) : ctx_(ctx) {}
+  protocol::LeaderIdAndEpoch hint(const Topic& t, int32_t index);
+  std::vector<protocol::NodeEndpoint> endpoints() const;
+
+ private:
+  const RequestContext& ctx_;
+  std::optional<PartitionPlaces> places_;
+  std::vector<int32_t> named_;  // distinct, in first-named order
+};
 
 // kNone when this broker may act as the partition's leader now, else NOT_LEADER_OR_FOLLOWER
 // (another broker leads it, or this broker's cluster lease may have ended).

@@ -1,7 +1,7 @@
 // Fetch (key 1), v4-v17: reads record batches from partitions, long-polling up to max_wait_ms.
 // v13+ names topics by id (KIP-516); v15 moves the replica id into a tagged field
-// (ReplicaState, for followers); v16-17 add tagged fields only (KIP-951 leader hints,
-// KIP-853 directory ids), none of which a consumer sends or one broker needs to answer.
+// (ReplicaState, for followers); v16-17 add tagged fields only (KIP-951's NodeEndpoints, KIP-853
+// directory ids). v12+ answers carry the current-leader hint (protocol/messages/leader_hint.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "protocol/message.h"
+#include "protocol/messages/leader_hint.h"
 
 namespace rokka::protocol {
 
@@ -98,6 +99,7 @@ struct FetchResponse {
     std::optional<std::vector<AbortedTransaction>> aborted_transactions;
     int32_t preferred_read_replica = -1;  // v11+
     Records records;
+    LeaderIdAndEpoch current_leader;  // v12+, tag 1
   };
   struct FetchableTopicResponse {
     std::string topic;  // v0-12
@@ -108,6 +110,7 @@ struct FetchResponse {
   int16_t error_code = 0;  // v7+
   int32_t session_id = 0;  // v7+
   std::vector<FetchableTopicResponse> responses;
+  std::vector<NodeEndpoint> node_endpoints;  // v16+, tag 0: the leaders named in current_leader
 
   template <class M, class S>
   static void fields(M& m, S& s) {
@@ -132,11 +135,22 @@ struct FetchResponse {
         });
         if (s.version >= 11) s.i32(partition.preferred_read_replica);
         s.records(partition.records);
-        s.tags();
+        if (s.version >= 12) {
+          s.tags(tagged(1, !partition.current_leader.is_default(),
+                        [&](auto& t) { LeaderIdAndEpoch::fields(partition.current_leader, t); }));
+        } else {
+          s.tags();
+        }
       });
       s.tags();
     });
-    s.tags();
+    if (s.version >= 16) {
+      s.tags(tagged(0, !m.node_endpoints.empty(), [&](auto& t) {
+        t.array(m.node_endpoints, [&](auto& n) { NodeEndpoint::fields(n, t); });
+      }));
+    } else {
+      s.tags();
+    }
   }
 };
 

@@ -1,5 +1,6 @@
 // Produce (key 0), v0-v11: appends records to partitions (v0-v2 carry the pre-0.11
-// message format, see protocol/legacy_records.h; v3+ record batches).
+// message format, see protocol/legacy_records.h; v3+ record batches). v10+ answers carry
+// the current-leader hint (protocol/messages/leader_hint.h).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "protocol/message.h"
+#include "protocol/messages/leader_hint.h"
 
 namespace rokka::protocol {
 
@@ -59,6 +61,7 @@ struct ProduceResponse {
     int64_t log_start_offset = -1;  // v5+
     std::vector<BatchIndexAndErrorMessage> record_errors;  // v8+
     std::optional<std::string> error_message;  // v8+
+    LeaderIdAndEpoch current_leader;  // v10+, tag 0
   };
   struct TopicProduceResponse {
     std::string name;
@@ -66,6 +69,7 @@ struct ProduceResponse {
   };
   std::vector<TopicProduceResponse> responses;
   int32_t throttle_time_ms = 0;
+  std::vector<NodeEndpoint> node_endpoints;  // v10+, tag 0: the leaders named in current_leader
 
   template <class M, class S>
   static void fields(M& m, S& s) {
@@ -85,12 +89,23 @@ struct ProduceResponse {
           });
           s.nstr(partition.error_message);
         }
-        s.tags();
+        if (s.version >= 10) {
+          s.tags(tagged(0, !partition.current_leader.is_default(),
+                        [&](auto& t) { LeaderIdAndEpoch::fields(partition.current_leader, t); }));
+        } else {
+          s.tags();
+        }
       });
       s.tags();
     });
     if (s.version >= 1) s.i32(m.throttle_time_ms);
-    s.tags();
+    if (s.version >= 10) {
+      s.tags(tagged(0, !m.node_endpoints.empty(), [&](auto& t) {
+        t.array(m.node_endpoints, [&](auto& n) { NodeEndpoint::fields(n, t); });
+      }));
+    } else {
+      s.tags();
+    }
   }
 };
 

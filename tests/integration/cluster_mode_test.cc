@@ -8,6 +8,7 @@
 
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_groups.h"
+#include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/init_producer_id.h"
@@ -17,6 +18,8 @@
 #include "tests/integration/cluster_start.h"
 #include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
+#include "tests/testutil/raw_records.h"
+#include "tests/testutil/record_batch.h"
 #include "tests/testutil/rokka_process.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wait.h"
@@ -154,6 +157,53 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     }
   }
 
+  // KIP-951: Produce v10+ and Fetch v12+ name the partition's leader (the epoch Metadata gives),
+  // and v10+ / v16+ how to reach it on this listener, so the client need not ask Metadata first.
+  const auto described = metadata(broker(1), "routed");
+  ASSERT_TRUE(described);
+  const auto& routed = described->topics.at(0);
+  const auto records = testutil::make_batch({});
+  for (const auto& part : routed.partitions) {
+    const int32_t leader = part.leader_id;
+    ASSERT_EQ(leader, placed.at(static_cast<size_t>(part.partition_index)));
+    const int other = leader % 3 + 1;
+    WireClient c(broker(other).port());
+    auto produce = testutil::produce_request("routed", records);
+    produce.topic_data[0].partition_data[0].index = part.partition_index;
+    auto produced = c.call<protocol::ProduceResponse>(produce, 11);
+    ASSERT_TRUE(produced);
+    const auto& refused = produced->responses.at(0).partition_responses.at(0);
+    EXPECT_EQ(refused.error_code, protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(refused.current_leader.leader_id, leader) << "partition " << part.partition_index << " on " << other;
+    EXPECT_EQ(refused.current_leader.leader_epoch, part.leader_epoch);
+    ASSERT_EQ(produced->node_endpoints.size(), 1u);
+    EXPECT_EQ(produced->node_endpoints[0].node_id, leader);
+    EXPECT_EQ(produced->node_endpoints[0].host, "127.0.0.1");
+    EXPECT_EQ(produced->node_endpoints[0].port, broker(leader).port());
+
+    protocol::FetchRequest fetch;
+    fetch.max_wait_ms = 0;
+    auto& ft = fetch.topics.emplace_back();
+    ft.topic_id = routed.topic_id;
+    ft.partitions.push_back({part.partition_index, -1, 0, -1, -1, 1 << 20});
+    auto fetched = c.call<protocol::FetchResponse>(fetch, 16);
+    ASSERT_TRUE(fetched);
+    const auto& missed = fetched->responses.at(0).partitions.at(0);
+    EXPECT_EQ(missed.error_code, protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(missed.current_leader.leader_id, leader);
+    EXPECT_EQ(missed.current_leader.leader_epoch, part.leader_epoch);
+    ASSERT_EQ(fetched->node_endpoints.size(), 1u);
+    EXPECT_EQ(fetched->node_endpoints[0].node_id, leader);
+    EXPECT_EQ(fetched->node_endpoints[0].port, broker(leader).port());
+    // Its leader takes the batch, and names no other leader.
+    WireClient at_leader(broker(leader).port());
+    auto accepted = at_leader.call<protocol::ProduceResponse>(produce, 11);
+    ASSERT_TRUE(accepted);
+    EXPECT_EQ(accepted->responses.at(0).partition_responses.at(0).error_code, 0);
+    EXPECT_EQ(accepted->responses.at(0).partition_responses.at(0).current_leader.leader_id, -1);
+    EXPECT_TRUE(accepted->node_endpoints.empty());
+  }
+
   // FindCoordinator: the first answer may be COORDINATOR_NOT_AVAILABLE while the shards are placed.
   auto coordinator_from = [&](int id, const std::string& group) {
     WireClient c(broker(id).port());
@@ -241,6 +291,20 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
     } else {
       EXPECT_EQ(p.leader_id, placed[static_cast<size_t>(p.partition_index)]);
     }
+  }
+  // A dead broker's partition: NOT_LEADER_OR_FOLLOWER names no leader (the client asks Metadata).
+  for (const auto& p : md->topics.at(0).partitions) {
+    if (placed[static_cast<size_t>(p.partition_index)] != victim) continue;
+    WireClient c(broker(witness).port());
+    const auto records = testutil::make_batch({});
+    auto produce = testutil::produce_request("survive", records);
+    produce.topic_data[0].partition_data[0].index = p.partition_index;
+    auto refused = c.call<protocol::ProduceResponse>(produce, 11);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->responses.at(0).partition_responses.at(0).error_code,
+              protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(refused->responses.at(0).partition_responses.at(0).current_leader.leader_id, -1);
+    EXPECT_TRUE(refused->node_endpoints.empty());
   }
   // The live brokers' partitions still take writes.
   {

@@ -88,8 +88,10 @@ LATER_VERSIONS = {
 # Tagged fields our codec knows, by message (top-level field names). The `full` and
 # `tagged` variants carry them, in tag order, ahead of the unknown tags; `null` leaves
 # them out (each at its default). Every other tagged field is left out of our frames.
-KNOWN_TAGGED = {
+KNOWN_TAGGED = {  # by field name, at any depth of the message
     'ApiVersionsResponse': {'SupportedFeatures', 'FinalizedFeaturesEpoch', 'FinalizedFeatures'},
+    'ProduceResponse': {'CurrentLeader', 'NodeEndpoints'},
+    'FetchResponse': {'CurrentLeader', 'NodeEndpoints'},
 }
 
 UNKNOWN_TAGS = [(3, b'\xab\xcd'), (300, b'')]  # tag numbers no message in range defines at that spot
@@ -226,7 +228,7 @@ class Encoder:
             if not in_versions(f['versions'], self.version):
                 continue
             if 'taggedVersions' in f and in_versions(f['taggedVersions'], self.version):
-                if prefix == '' and f['name'] in self.known_tagged and self.variant != 'null':
+                if f['name'] in self.known_tagged and self.variant != 'null':
                     tagged.append(f)
                 continue  # other tagged fields are left out of our frames
             self.field(f, prefix + f['name'])
