@@ -181,9 +181,14 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     return coordinator::ConsumerGroupTimeouts{configs->effective(group, "consumer.session.timeout.ms"),
                                               configs->effective(group, "consumer.heartbeat.interval.ms")};
   });
-  if (b->cluster_)  // markers for partitions other brokers lead go to them
+  if (b->cluster_) {  // markers for partitions other brokers lead go to them
+    auto peers = InterBrokerClient::create(b->server_->context(0).get_executor(), b->config_,
+                                           *b->services_.listener_security, *b->cluster_);
+    if (!peers.ok()) return peers.status();
+    b->peers_ = std::move(peers).value();
     b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->store_,
-                                                          *b->topics_, *b->cluster_, b->config_);
+                                                          *b->topics_, *b->cluster_, *b->peers_);
+  }
   b->txns_ = std::make_unique<coordinator::TransactionService>(
       *b->groups_, b->store_->meta(), txn_options(b->config_),
       [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },

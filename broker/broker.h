@@ -11,6 +11,7 @@
 #include "broker/config.h"
 #include "broker/dynamic_config.h"
 #include "broker/group_configs.h"
+#include "broker/inter_broker_client.h"
 #include "broker/fetch_waiters.h"
 #include "broker/log_cleaner.h"
 #include "broker/metrics.h"
@@ -77,6 +78,7 @@ class Broker {
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
+  std::unique_ptr<InterBrokerClient> peers_;  // cluster mode: this broker's requests to the others
   std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: txns_' markers for other brokers
   std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
   std::unique_ptr<LogCleaner> cleaner_;  // uses store_ and topics_: destroyed before them

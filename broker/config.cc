@@ -373,6 +373,16 @@ const std::vector<Entry>& table() {
               "Cluster mode: the broker's etcd lease. A broker that cannot renew it stops leading a quarter of it "
               "before it ends; a dead broker leaves the cluster's metadata when it ends (whole seconds)."),
       optional_text("broker.rack", &BrokerConfig::broker_rack, "This broker's rack, reported in Metadata."),
+      optional_text("inter.broker.listener.name", &BrokerConfig::inter_broker_listener_name,
+                    "Cluster mode: the listener, by name, this broker sends its own requests to the others on "
+                    "(transaction markers), secured as that listener is: TLS against its truststore, SASL with "
+                    "sasl.mechanism.inter.broker.protocol and the username and password of its "
+                    "<mechanism>.sasl.jaas.config. Empty: the listener named as security.inter.broker.protocol, "
+                    "else the first of that security protocol."),
+      choice("security.inter.broker.protocol", &BrokerConfig::security_inter_broker_protocol,
+             {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}, "PLAINTEXT",
+             "Cluster mode, when inter.broker.listener.name is empty: the security protocol of the listener the "
+             "brokers reach each other on."),
       // Operations
       choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
              "Log level; debug logs one line per request."),

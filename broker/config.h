@@ -107,6 +107,8 @@ struct BrokerConfig {
   std::string cluster_root;            // rokka.cluster.root: every key of the cluster is under it
   int64_t cluster_session_timeout_ms = 0;  // rokka.cluster.session.timeout.ms: the broker's etcd lease
   std::string broker_rack;             // broker.rack: reported in Metadata (empty = none)
+  std::string inter_broker_listener_name;      // inter.broker.listener.name (empty: see below)
+  std::string security_inter_broker_protocol;  // security.inter.broker.protocol: names it when the above is empty
 
   std::string log_level;  // rokka.log.level
   std::vector<Listener> http_listeners;  // rokka.http.listeners (name "http"); empty = none

@@ -59,7 +59,7 @@ constexpr std::string_view kListenerOnly[] = {
 // static unless listed above).
 constexpr std::string_view kKafkaStatic[] = {
     "zookeeper.connect", "node.id", "process.roles", "controller.quorum.voters", "controller.listener.names",
-    "log.dir", "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
+    "log.dir", "inter.broker.protocol.version",
     "log.message.format.version", "broker.rack", "reserved.broker.max.id", "broker.id.generation.enable",
     "offsets.topic.replication.factor", "offsets.topic.num.partitions", "transaction.state.log.replication.factor",
     "transaction.state.log.num.partitions", "transaction.state.log.min.isr", "num.replica.alter.log.dirs.threads",

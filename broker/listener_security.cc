@@ -143,6 +143,11 @@ std::shared_ptr<const ListenerSecurity> ListenerSecurityTable::current(size_t li
   return entries_.at(listener).security;
 }
 
+security::ConfigMap ListenerSecurityTable::settings(size_t listener) const {
+  std::lock_guard lock(mu_);
+  return listener < entries_.size() ? entries_[listener].settings : security::ConfigMap{};
+}
+
 bool ListenerSecurityTable::names_listener(size_t i, const std::vector<std::string>& named) const {
   const std::string prefix = "listener.name." + security::ascii_lower(config_.listeners[i].name) + ".";
   return std::any_of(named.begin(), named.end(), [&](const std::string& key) {

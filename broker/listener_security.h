@@ -59,6 +59,8 @@ class ListenerSecurityTable {
 
   // The listener's current security (config.listeners' index). Thread-safe.
   std::shared_ptr<const ListenerSecurity> current(size_t listener) const;
+  // The settings it was built from (listener.name.<l>. prefixes resolved). Thread-safe.
+  security::ConfigMap settings(size_t listener) const;
 
   // Kafka's check of a change before it is stored: with `broker_values` as this
   // broker's dynamic configs, each listener whose settings or files change must

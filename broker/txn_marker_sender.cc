@@ -1,46 +1,26 @@
 #include "broker/txn_marker_sender.h"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <map>
 
 #include "broker/async.h"
 #include "broker/cluster_link.h"
+#include "broker/inter_broker_client.h"
 #include "broker/logging.h"
 #include "broker/topic_registry.h"
 #include "broker/txn_markers.h"
-#include "protocol/header.h"
 #include "protocol/messages/write_txn_markers.h"
 
 namespace rokka::broker {
 namespace asio = boost::asio;
-using namespace asio::experimental::awaitable_operators;
 using coordinator::TopicPartition;
 
 namespace {
 
-constexpr auto kRequestTimeout = std::chrono::seconds(10);
 constexpr int16_t kVersion = 1;
-constexpr uint32_t kMaxResponseBytes = 16u << 20;
-
-// The listener of `broker` to send to: a PLAINTEXT one named as this broker's first
-// listener, else its first PLAINTEXT one.
-const cluster::Listener* peer_listener(const ClusterBroker& broker, const BrokerConfig& config) {
-  const cluster::Listener* any = nullptr;
-  for (const auto& l : broker.listeners) {
-    if (l.security_protocol != "PLAINTEXT") continue;
-    if (!config.listeners.empty() && l.name == config.listeners.front().name) return &l;
-    if (any == nullptr) any = &l;
-  }
-  return any;
-}
 
 }  // namespace
 
@@ -98,14 +78,6 @@ asio::awaitable<void> TxnMarkerSender::run(coordinator::MarkerRequest request,
 asio::awaitable<std::vector<TopicPartition>> TxnMarkerSender::send(const coordinator::MarkerRequest& marker,
                                                                    int32_t broker,
                                                                    std::vector<TopicPartition> partitions) {
-  const auto picture = cluster_.picture();
-  auto it = picture->brokers.find(broker);
-  const cluster::Listener* to = it == picture->brokers.end() ? nullptr : peer_listener(it->second, config_);
-  if (to == nullptr) {
-    broker_log().warn("transaction markers: broker {} has no PLAINTEXT listener to send them to", broker);
-    co_return partitions;
-  }
-
   // The request: one marker, its partitions grouped by topic.
   protocol::WriteTxnMarkersRequest req;
   auto& m = req.markers.emplace_back();
@@ -115,51 +87,10 @@ asio::awaitable<std::vector<TopicPartition>> TxnMarkerSender::send(const coordin
   std::map<std::string_view, std::vector<int32_t>> by_topic;
   for (const auto& tp : partitions) by_topic[tp.topic].push_back(tp.partition);
   for (auto& [topic, indexes] : by_topic) m.topics.push_back({topic, indexes});
-  protocol::Writer w;
-  auto mark = w.reserve_int32();
-  protocol::RequestHeader h;
-  h.api_key = static_cast<int16_t>(protocol::ApiKey::kWriteTxnMarkers);
-  h.api_version = kVersion;
-  h.correlation_id = ++correlation_;
-  h.client_id = "rokka-broker-" + std::to_string(cluster_.self());
-  protocol::encode_request_header(w, h);
-  protocol::encode(req, w, kVersion);
-  w.patch_length(mark);
-  const std::vector<std::byte> frame = std::move(w).take();
-
-  std::vector<std::byte> body;
-  std::string failure;
-  try {
-    asio::ip::tcp::resolver resolver(ex_);
-    asio::ip::tcp::socket socket(ex_);
-    asio::steady_timer deadline(ex_, kRequestTimeout);
-    auto exchange = [&]() -> asio::awaitable<void> {
-      auto endpoints = co_await resolver.async_resolve(to->host, std::to_string(to->port), asio::use_awaitable);
-      co_await asio::async_connect(socket, endpoints, asio::use_awaitable);
-      co_await asio::async_write(socket, asio::buffer(frame), asio::use_awaitable);
-      std::array<uint8_t, 4> size{};
-      co_await asio::async_read(socket, asio::buffer(size), asio::use_awaitable);
-      const uint32_t n = uint32_t{size[0]} << 24 | uint32_t{size[1]} << 16 | uint32_t{size[2]} << 8 | size[3];
-      if (n > kMaxResponseBytes) throw std::runtime_error("response of " + std::to_string(n) + " bytes");
-      body.resize(n);
-      co_await asio::async_read(socket, asio::buffer(body), asio::use_awaitable);
-    };
-    auto outcome = co_await (exchange() || deadline.async_wait(asio::use_awaitable));
-    if (outcome.index() == 1) failure = "no answer within " + std::to_string(kRequestTimeout.count()) + " s";
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
   protocol::WriteTxnMarkersResponse resp;
-  if (failure.empty()) {
-    protocol::Reader r(body);
-    int32_t cid = 0;
-    if (!protocol::decode_response_header(r, protocol::ApiKey::kWriteTxnMarkers, kVersion, cid) ||
-        cid != h.correlation_id || !protocol::decode(resp, protocol::Bytes(body).subspan(r.position()), kVersion))
-      failure = "the answer does not decode";
-  }
+  const std::string failure = co_await peers_.call(broker, req, kVersion, resp);
   if (!failure.empty()) {
-    broker_log().warn("transaction markers not sent: broker={} address={}:{} error={}", broker, to->host, to->port,
-                      failure);
+    broker_log().warn("transaction markers not sent: {}", failure);
     co_return partitions;
   }
   // Partitions whose answer is an error are tried again (a new leader, or the same one later).

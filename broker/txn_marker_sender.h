@@ -1,8 +1,7 @@
 // TxnMarkerSender: where a transaction coordinator's markers go in cluster mode. Partitions
 // this broker leads get them from write_txn_markers (broker/txn_markers.h); for each other
-// broker leading some, one WriteTxnMarkers request (Kafka's TransactionMarkerChannelManager),
-// over a connection of its own to that broker's PLAINTEXT listener of the same name as this
-// broker's first one (else its first PLAINTEXT listener). A partition whose broker is down, or
+// broker leading some, one WriteTxnMarkers request (Kafka's TransactionMarkerChannelManager)
+// through the InterBrokerClient (the inter-broker listener, secured as it is). A partition whose broker is down, or
 // a request that fails, is tried again every `retry` until written, until its topic is gone,
 // or until stop(): a coordinator never completes a transaction with a marker missing.
 #pragma once
@@ -13,20 +12,20 @@
 #include <chrono>
 #include <functional>
 
-#include "broker/config.h"
 #include "coordinator/txn_types.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
 
 class ClusterLink;
+class InterBrokerClient;
 class TopicRegistry;
 
 class TxnMarkerSender {
  public:
   TxnMarkerSender(boost::asio::any_io_executor ex, storage::Store& store, const TopicRegistry& topics,
-                  ClusterLink& cluster, const BrokerConfig& config)
-      : ex_(std::move(ex)), store_(store), topics_(topics), cluster_(cluster), config_(config) {}
+                  ClusterLink& cluster, InterBrokerClient& peers)
+      : ex_(std::move(ex)), store_(store), topics_(topics), cluster_(cluster), peers_(peers) {}
 
   // Calls `done` once every partition's marker is written (or its topic is gone), or with
   // kShutdown after stop().
@@ -46,9 +45,8 @@ class TxnMarkerSender {
   storage::Store& store_;
   const TopicRegistry& topics_;
   ClusterLink& cluster_;
-  const BrokerConfig& config_;
+  InterBrokerClient& peers_;
   std::atomic<bool> stopped_{false};
-  int32_t correlation_ = 0;
 };
 
 }  // namespace rokka::broker

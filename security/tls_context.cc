@@ -267,6 +267,19 @@ Result<std::optional<std::vector<Cert>>> load_trust_store(const ConfigMap& c) {
   return Out(std::move(p12->certs));
 }
 
+// The key store's certificate, chain and key into `ctx`; errors name the key they came from.
+Status use_key_store(SSL_CTX* ctx, const KeyStore& ks, const ConfigMap& c) {
+  const char* key_source = config_value(c, "ssl.keystore.key") ? "ssl.keystore.key" : "ssl.keystore.location";
+  if (SSL_CTX_use_certificate(ctx, ks.chain.front().get()) != 1)
+    return Error(std::string(key_source) + ": the certificate is not usable: " + openssl_reason());
+  for (size_t i = 1; i < ks.chain.size(); ++i)
+    if (SSL_CTX_add1_chain_cert(ctx, ks.chain[i].get()) != 1)
+      return Error(std::string(key_source) + ": chain certificate " + std::to_string(i) + ": " + openssl_reason());
+  if (SSL_CTX_use_PrivateKey(ctx, ks.key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1)
+    return Error(std::string(key_source) + ": the private key does not match the certificate (" + openssl_reason() + ")");
+  return {};
+}
+
 Status set_protocols(SSL_CTX* ctx, const ConfigMap& c) {
   const auto value = config_value(c, "ssl.enabled.protocols");
   std::vector<std::string> names = value ? config_list(*value) : std::vector<std::string>{"TLSv1.2", "TLSv1.3"};
@@ -350,15 +363,7 @@ Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(cons
   if (!*key_store)
     return Error("ssl.keystore.location: a TLS listener needs its key and certificate (ssl.keystore.location, or "
                  "ssl.keystore.certificate.chain and ssl.keystore.key)");
-  KeyStore& ks = **key_store;
-  const char* key_source = config_value(c, "ssl.keystore.key") ? "ssl.keystore.key" : "ssl.keystore.location";
-  if (SSL_CTX_use_certificate(ctx.get(), ks.chain.front().get()) != 1)
-    return Error(std::string(key_source) + ": the certificate is not usable: " + openssl_reason());
-  for (size_t i = 1; i < ks.chain.size(); ++i)
-    if (SSL_CTX_add1_chain_cert(ctx.get(), ks.chain[i].get()) != 1)
-      return Error(std::string(key_source) + ": chain certificate " + std::to_string(i) + ": " + openssl_reason());
-  if (SSL_CTX_use_PrivateKey(ctx.get(), ks.key.get()) != 1 || SSL_CTX_check_private_key(ctx.get()) != 1)
-    return Error(std::string(key_source) + ": the private key does not match the certificate (" + openssl_reason() + ")");
+  if (Status s = use_key_store(ctx.get(), **key_store, c); !s.ok()) return Error(s.message());
 
   auto trust = load_trust_store(c);
   if (!trust.ok()) return trust.error();
@@ -384,6 +389,33 @@ Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(cons
   static constexpr unsigned char kSessionContext[] = "rokka";
   SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof(kSessionContext) - 1);
   return std::make_shared<boost::asio::ssl::context>(ctx.release());
+}
+
+Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_client_context(const ConfigMap& c) {
+  ERR_clear_error();
+  Ctx ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx) return Error("SSL_CTX_new: " + openssl_reason());
+  auto key_store = load_key_store(c);
+  if (!key_store.ok()) return key_store.error();
+  if (*key_store)  // presented when the peer asks (ssl.client.auth)
+    if (Status s = use_key_store(ctx.get(), **key_store, c); !s.ok()) return Error(s.message());
+  auto trust = load_trust_store(c);
+  if (!trust.ok()) return trust.error();
+  if (*trust) {
+    X509_STORE* store = SSL_CTX_get_cert_store(ctx.get());
+    for (const Cert& cert : **trust) X509_STORE_add_cert(store, cert.get());
+  } else if (SSL_CTX_set_default_verify_paths(ctx.get()) != 1) {
+    ERR_clear_error();
+  }
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);  // the peer's certificate must chain to the trust
+  if (Status s = set_protocols(ctx.get(), c); !s.ok()) return Error(s.message());
+  if (Status s = set_cipher_suites(ctx.get(), c); !s.ok()) return Error(s.message());
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+  return std::make_shared<boost::asio::ssl::context>(ctx.release());
+}
+
+bool tls_verifies_host_name(const ConfigMap& c) {
+  return !config_value(c, "ssl.endpoint.identification.algorithm").value_or("https").empty();
 }
 
 namespace {

@@ -16,7 +16,7 @@
 // PEM values may have their line breaks turned into blanks (a properties value
 // continued with '\'), as Kafka's PEM parser allows. ssl.protocol,
 // ssl.provider, ssl.*manager.algorithm and ssl.endpoint.identification.algorithm
-// do not change a server context and are ignored. Errors start with the key
+// do not change a server context and are ignored (the last is the client's: see below). Errors start with the key
 // they are about.
 #pragma once
 
@@ -40,6 +40,14 @@ Result<SslClientAuth> parse_ssl_client_auth(std::string_view value);
 // Builds the context once per listener (again on a keystore change: new
 // connections take the new one, live ones keep theirs).
 Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(const ConfigMap& listener_config);
+
+// The context of the broker's own TLS connections to other brokers (inter.broker.listener.name),
+// from that listener's keys: the peer's certificate must chain to ssl.truststore.* (none: the
+// system's CA paths); the keystore, if any, is presented when the peer asks for a certificate.
+Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_client_context(const ConfigMap& listener_config);
+// ssl.endpoint.identification.algorithm: "https" (Kafka's default) checks the peer's certificate
+// names the host connected to; empty turns the check off.
+bool tls_verifies_host_name(const ConfigMap& listener_config);
 
 // Kafka's check of a keystore that replaces a listener's (SslFactory's
 // reconfiguration, KIP-978): the new leaf certificate keeps the subject and the
