@@ -5,6 +5,7 @@
 
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
+#include "broker/handlers/routing.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_registry.h"
 #include "protocol/messages/elect_leaders.h"
@@ -53,13 +54,21 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
     co_return make_response(resp, ctx.version());
   }
   resp.error_code = code(refused.code);
+  const PartitionPlaces places(svc);
   for (const auto& t : *req.topic_partitions) {
     auto& out = resp.replica_election_results.emplace_back();
     out.topic = std::string(t.topic);
     for (int32_t index : t.partitions) {
       auto& p = out.partition_result.emplace_back();
       p.partition_id = index;
-      const TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
+      TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
+      const TopicPtr topic = e.ok() ? svc.topics->find(t.topic) : nullptr;
+      if (topic && !places.of(*topic, index).live) {
+        // Its only replica is down (cluster mode): no broker can lead it.
+        e = req.election_type == 0
+                ? TopicError{ErrorCode::kPreferredLeaderNotAvailable, "the partition's only replica is down"}
+                : TopicError{ErrorCode::kEligibleLeadersNotAvailable, "the partition's only replica is down"};
+      }
       p.error_code = code(e.ok() ? ErrorCode::kElectionNotNeeded : e.code);
       if (!e.message.empty()) p.error_message = e.message;
     }
@@ -67,16 +76,18 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
   co_return make_response(resp, ctx.version());
 }
 
-// AlterPartitionReassignments: the only placement one broker has is [broker.id], so
-// asking for it succeeds and changes nothing; a replica list naming any other broker is
-// INVALID_REPLICA_ASSIGNMENT (no such broker is registered), as are an empty list and a
-// broker named twice; cancelling (null replicas) is NO_REASSIGNMENT_IN_PROGRESS. Needs
-// CLUSTER ALTER (else CLUSTER_AUTHORIZATION_FAILED, top level and every partition).
+// AlterPartitionReassignments: a partition has one replica and stays on the broker it was
+// placed on (one broker: [broker.id]), so asking for that placement succeeds and changes
+// nothing; a replica list naming a broker that is not registered, more than one broker, or
+// another broker (moving a partition's data comes with replication) is
+// INVALID_REPLICA_ASSIGNMENT with a message saying which, as are an empty list and a broker
+// named twice; cancelling (null replicas) is NO_REASSIGNMENT_IN_PROGRESS. Needs CLUSTER
+// ALTER (else CLUSTER_AUTHORIZATION_FAILED, top level and every partition).
 boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(RequestContext ctx) {
   protocol::AlterPartitionReassignmentsRequest req;
   if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterPartitionReassignmentsRequest");
   const Services& svc = *ctx.services;
-  const int32_t self = svc.config.broker_id;
+  const PartitionPlaces places(svc);
   protocol::AlterPartitionReassignmentsResponse resp;
   const bool allowed = authorized_cluster(ctx, AclOperation::kAlter);
   if (!allowed) resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
@@ -100,11 +111,17 @@ boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(Reque
         for (size_t i = 0; i < sorted.size() && e.ok(); ++i) {
           if (i > 0 && sorted[i] == sorted[i - 1])
             e = {ErrorCode::kInvalidReplicaAssignment, "broker " + std::to_string(sorted[i]) + " is named more than once"};
-          else if (sorted[i] != self)
-            e = {ErrorCode::kInvalidReplicaAssignment,
-                 "broker " + std::to_string(sorted[i]) + " is not registered (this cluster is broker " +
-                     std::to_string(self) + " alone)"};
+          else if (!broker_live(svc, sorted[i]))
+            e = {ErrorCode::kInvalidReplicaAssignment, "broker " + std::to_string(sorted[i]) + " is not registered"};
         }
+        const TopicPtr topic = svc.topics->find(t.name);
+        const int32_t placed = topic ? places.of(*topic, p.partition_index).broker : -1;
+        if (e.ok() && sorted.size() > 1)
+          e = {ErrorCode::kInvalidReplicaAssignment, "a partition has one replica (replication factor 1)"};
+        else if (e.ok() && sorted.front() != placed)
+          e = {ErrorCode::kInvalidReplicaAssignment,
+               "the partition stays on broker " + std::to_string(placed) +
+                   ", where it was placed: moving a partition's data to another broker is not supported"};
       }
       r.error_code = code(e.code);
       if (!e.message.empty()) r.error_message = e.message;

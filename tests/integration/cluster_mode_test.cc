@@ -8,12 +8,14 @@
 
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_groups.h"
+#include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/init_producer_id.h"
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/metadata.h"
+#include "protocol/messages/partition_reassignments.h"
 #include "tests/cluster/etcd_process.h"
 #include "tests/integration/cluster_start.h"
 #include "tests/testutil/kafka_admin.h"
@@ -204,6 +206,27 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     EXPECT_TRUE(accepted->node_endpoints.empty());
   }
 
+  // AlterPartitionReassignments: a partition stays where it was placed (its data does not move
+  // between brokers): its own broker is accepted, any other is INVALID_REPLICA_ASSIGNMENT.
+  for (const auto& part : routed.partitions) {
+    WireClient c(broker(1).port());
+    protocol::AlterPartitionReassignmentsRequest req;
+    auto& rt = req.topics.emplace_back();
+    rt.name = "routed";
+    const int32_t elsewhere = part.leader_id % 3 + 1;
+    rt.partitions.push_back({part.partition_index, std::vector<int32_t>{part.leader_id}});
+    rt.partitions.push_back({part.partition_index, std::vector<int32_t>{elsewhere}});
+    rt.partitions.push_back({part.partition_index, std::vector<int32_t>{part.leader_id, elsewhere}});
+    rt.partitions.push_back({part.partition_index, std::vector<int32_t>{9}});
+    auto resp = c.call<protocol::AlterPartitionReassignmentsResponse>(req, 0);
+    ASSERT_TRUE(resp);
+    const auto& results = resp->responses.at(0).partitions;
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_EQ(results[0].error_code, 0) << "partition " << part.partition_index << " on its own broker";
+    for (size_t i = 1; i < 4; ++i)
+      EXPECT_EQ(results[i].error_code, protocol::to_int(ErrorCode::kInvalidReplicaAssignment)) << i;
+  }
+
   // FindCoordinator: the first answer may be COORDINATOR_NOT_AVAILABLE while the shards are placed.
   auto coordinator_from = [&](int id, const std::string& group) {
     WireClient c(broker(id).port());
@@ -291,6 +314,20 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
     } else {
       EXPECT_EQ(p.leader_id, placed[static_cast<size_t>(p.partition_index)]);
     }
+  }
+  // A dead broker's partition: no leader to elect; the others need no election.
+  {
+    WireClient c(broker(witness).port());
+    protocol::ElectLeadersRequest req;
+    req.election_type = 0;
+    req.topic_partitions = std::vector<protocol::ElectLeadersRequest::TopicPartitions>{{"survive", {0, 1, 2, 3, 4, 5}}};
+    auto resp = c.call<protocol::ElectLeadersResponse>(req, 1);
+    ASSERT_TRUE(resp);
+    for (const auto& r : resp->replica_election_results.at(0).partition_result)
+      EXPECT_EQ(r.error_code, protocol::to_int(placed[static_cast<size_t>(r.partition_id)] == victim
+                                                   ? ErrorCode::kPreferredLeaderNotAvailable
+                                                   : ErrorCode::kElectionNotNeeded))
+          << "partition " << r.partition_id;
   }
   // A dead broker's partition: NOT_LEADER_OR_FOLLOWER names no leader (the client asks Metadata).
   for (const auto& p : md->topics.at(0).partitions) {
