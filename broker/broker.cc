@@ -19,7 +19,8 @@ static_assert(kClusterIdKey.starts_with(storage::meta_prefix::kCluster));
 // The MetaStore prefixes of the state the brokers of a cluster share (broker/shared_meta.h).
 constexpr std::string_view kSharedPrefixes[] = {storage::meta_prefix::kAcls, storage::meta_prefix::kScramCredentials,
                                                 storage::meta_prefix::kDynamicConfig,
-                                                storage::meta_prefix::kClientQuotas};
+                                                storage::meta_prefix::kClientQuotas,
+                                                storage::meta_prefix::kGroupConfigs};
 
 // Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars).
 std::string new_cluster_id() {
@@ -157,10 +158,10 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(*b->shared_meta_, b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
   b->services_.dynamic_config = b->dynamic_config_.get();
-  b->follow_shared_meta();
-  b->group_configs_ = std::make_unique<GroupConfigs>(b->store_->meta(), b->config_);
+  b->group_configs_ = std::make_unique<GroupConfigs>(*b->shared_meta_, b->config_);
   if (auto s = b->group_configs_->load(); !s.ok()) return s;
   b->services_.group_configs = b->group_configs_.get();
+  b->follow_shared_meta();
 
   b->services_.fetch_waiters = &b->fetch_waiters_;
   b->store_->set_append_listener(
@@ -281,6 +282,8 @@ void Broker::follow_shared_meta() {
                           reload("client quotas", [q = client_quotas_.get()] { return q->load(true); }));
   shared_meta_->subscribe(std::string(prefix::kDynamicConfig),
                           reload("dynamic broker configs", [d = dynamic_config_.get()] { return d->load(); }));
+  shared_meta_->subscribe(std::string(prefix::kGroupConfigs),
+                          reload("group configs", [g = group_configs_.get()] { return g->load(); }));
   shared_meta_->start();
 }
 

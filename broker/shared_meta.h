@@ -1,6 +1,7 @@
 // SharedMeta: where the broker state that belongs to the cluster, not to one broker, is
 // kept: ACLs (broker/authorizer.h), SCRAM credentials (scram_credentials.h), dynamic broker
-// configs (dynamic_config.h) and client quotas (client_quotas.h). Each of them keeps its
+// configs (dynamic_config.h), client quotas (client_quotas.h) and group configs
+// (group_configs.h). Each of them keeps its
 // records under its own MetaStore prefix (storage/meta_keys.h), scans them at load() and
 // writes them in batches, and keeps taking a storage::MetaStore&: a SharedMeta is one.
 //

@@ -41,7 +41,7 @@ using testutil::WireClient;
 
 constexpr int kSessionMs = 3000;
 constexpr int16_t kTopicAuthorizationFailed = 29;
-constexpr int8_t kTopic = 2, kLiteral = 3, kAny = 1, kDescribe = 8, kAllow = 3, kBrokerResource = 4;
+constexpr int8_t kTopic = 2, kLiteral = 3, kAny = 1, kDescribe = 8, kAllow = 3, kBrokerResource = 4, kGroupResource = 32;
 constexpr const char* kJaas =
     "org.apache.kafka.common.security.plain.PlainLoginModule required user_bob=\"bob-secret\";";
 
@@ -112,9 +112,13 @@ class ClusterSharedStateTest : public ::testing::Test {
 
   // The cluster default's dynamic value of `name` as broker `id` describes it.
   std::optional<std::string> default_config(int id, std::string_view name) {
+    return config_of(id, kBrokerResource, "", name);
+  }
+  // The value of config `name` of a resource (type, name) as broker `id` describes it.
+  std::optional<std::string> config_of(int id, int8_t type, std::string_view resource, std::string_view name) {
     WireClient c(broker(id).port());
     protocol::DescribeConfigsRequest req;
-    req.resources.push_back({kBrokerResource, "", std::vector<std::string_view>{name}});
+    req.resources.push_back({type, resource, std::vector<std::string_view>{name}});
     auto resp = c.call<protocol::DescribeConfigsResponse>(req, 1);
     if (!resp || resp->results.size() != 1 || resp->results[0].error_code != 0) return "<error>";
     for (const auto& cfg : resp->results[0].configs)
@@ -260,6 +264,16 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   ASSERT_EQ(configured.responses[0].error_code, 0) << configured.responses[0].error_message.value_or("");
   for (int id : {2, 1, 3}) until([&] { return default_config(id, "log.retention.ms") == "604800001"; });
 
+  // A group's session timeout (a GROUP resource, KIP-848) through broker 1; DescribeConfigs on 2 and 3
+  // (whichever broker coordinates the group applies it).
+  protocol::IncrementalAlterConfigsRequest group_config;
+  group_config.resources.push_back({kGroupResource, "shared-group", {{"consumer.session.timeout.ms", 0, "50000"}}});
+  auto grouped = call<protocol::IncrementalAlterConfigsResponse>(broker(1), group_config, 0);
+  ASSERT_EQ(grouped.responses.size(), 1u);
+  ASSERT_EQ(grouped.responses[0].error_code, 0) << grouped.responses[0].error_message.value_or("");
+  for (int id : {1, 2, 3})
+    until([&] { return config_of(id, kGroupResource, "shared-group", "consumer.session.timeout.ms") == "50000"; });
+
   // A producer_byte_rate for user carol through broker 3; DescribeClientQuotas on 1 and 2.
   protocol::AlterClientQuotasRequest quota;
   quota.entries.push_back({{{"user", std::string_view("carol")}}, {{"producer_byte_rate", 1048576, false}}});
@@ -268,12 +282,13 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   ASSERT_EQ(quoted.entries[0].error_code, 0);
   for (int id : {3, 1, 2}) until([&] { return producer_rate(id, "carol") == 1048576.0; });
 
-  // Broker 1 is killed and restarted: it has all three.
+  // Broker 1 is killed and restarted: it has all four.
   broker(1).kill9();
   broker(1).start(60s);  // listening; it serves once registered, after its old lease ended
   EXPECT_TRUE(testutil::eventually([&] { return scram_login(1, "carol", "carol-secret"); }, 30s));
   EXPECT_EQ(default_config(1, "log.retention.ms"), "604800001");
   EXPECT_EQ(producer_rate(1, "carol"), 1048576.0);
+  EXPECT_EQ(config_of(1, kGroupResource, "shared-group", "consumer.session.timeout.ms"), "50000");
 
   // Deleted through broker 2: carol can no longer log in on broker 3.
   protocol::AlterUserScramCredentialsRequest removal;
