@@ -1,11 +1,7 @@
 #include "broker/inter_broker_client.h"
 
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
-
 #include <boost/asio/connect.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -154,16 +150,9 @@ asio::awaitable<std::string> InterBrokerClient::open(Connection& c, const std::s
   c.host = host;
   c.port = port;
   if (c.tls) {
-    const security::ConfigMap settings = security_.settings(listener_index_);
-    SSL* ssl = c.tls->native_handle();
-    boost::system::error_code ec;
-    (void)asio::ip::make_address(host, ec);  // ec: not an IP address
-    if (ec) SSL_set_tlsext_host_name(ssl, host.c_str());  // SNI: names only
-    if (security::tls_verifies_host_name(settings)) {
-      X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
-      if (!ec ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) != 1 : SSL_set1_host(ssl, host.c_str()) != 1)
-        co_return "cannot check the certificate against host " + host;
-    }
+    const security::Status expected = security::expect_tls_peer(c.tls->native_handle(), host,
+                                                                 security_.settings(listener_index_));
+    if (!expected.ok()) co_return expected.message();
     co_await c.tls->async_handshake(asio::ssl::stream_base::client, asio::use_awaitable);
   }
   if (uses_sasl(listener_.security_protocol)) {

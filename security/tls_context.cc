@@ -7,6 +7,7 @@
 #include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <boost/asio/ip/address.hpp>
 #include <cstdio>
 #include <vector>
 
@@ -414,8 +415,16 @@ Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_client_context(cons
   return std::make_shared<boost::asio::ssl::context>(ctx.release());
 }
 
-bool tls_verifies_host_name(const ConfigMap& c) {
-  return !config_value(c, "ssl.endpoint.identification.algorithm").value_or("https").empty();
+Status expect_tls_peer(SSL* ssl, const std::string& host, const ConfigMap& c) {
+  boost::system::error_code not_an_address;
+  (void)boost::asio::ip::make_address(host, not_an_address);
+  if (not_an_address) SSL_set_tlsext_host_name(ssl, host.c_str());  // SNI carries names only
+  if (config_value(c, "ssl.endpoint.identification.algorithm").value_or("https").empty()) return {};
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+  const int set = not_an_address ? X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size())
+                                 : X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
+  if (set != 1) return Error("cannot check the peer's certificate against host " + host);
+  return {};
 }
 
 namespace {

@@ -45,9 +45,10 @@ Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_server_context(cons
 // from that listener's keys: the peer's certificate must chain to ssl.truststore.* (none: the
 // system's CA paths); the keystore, if any, is presented when the peer asks for a certificate.
 Result<std::shared_ptr<boost::asio::ssl::context>> build_tls_client_context(const ConfigMap& listener_config);
-// ssl.endpoint.identification.algorithm: "https" (Kafka's default) checks the peer's certificate
-// names the host connected to; empty turns the check off.
-bool tls_verifies_host_name(const ConfigMap& listener_config);
+// Before a client handshake to `host`: SNI for a host name, and, unless the listener's
+// ssl.endpoint.identification.algorithm is empty (Kafka's default is "https"), the check that the
+// peer's certificate names `host` (a DNS or, for an address, an IP subject alternative name).
+Status expect_tls_peer(SSL* ssl, const std::string& host, const ConfigMap& listener_config);
 
 // Kafka's check of a keystore that replaces a listener's (SslFactory's
 // reconfiguration, KIP-978): the new leaf certificate keeps the subject and the

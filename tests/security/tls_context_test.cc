@@ -10,6 +10,7 @@
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 
 #include "tests/security/test_pki.h"
@@ -63,7 +64,8 @@ struct Handshake {
 // writes "ok"; the client handshakes and reads it (under TLS 1.3 a refused
 // client certificate shows on the client only at that read).
 Handshake handshake(asio::ssl::context& server_ctx, asio::ssl::context& client_ctx,
-                    const SslPrincipalMapper& mapper, bool client_speaks_tls = true) {
+                    const SslPrincipalMapper& mapper, bool client_speaks_tls = true,
+                    const std::function<void(SSL*)>& before_client_handshake = {}) {
   asio::io_context io;
   tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   asio::ssl::stream<tcp::socket> server(io, server_ctx), client(io, client_ctx);
@@ -87,6 +89,7 @@ Handshake handshake(asio::ssl::context& server_ctx, asio::ssl::context& client_c
   if (client_speaks_tls) {
     client.next_layer().async_connect(endpoint, [&](boost::system::error_code ec) {
       if (ec) return void(result.client_error = ec);
+      if (before_client_handshake) before_client_handshake(client.native_handle());
       client.async_handshake(asio::ssl::stream_base::client, [&](boost::system::error_code ec) {
         if (ec) return void(result.client_error = ec);
         asio::async_read(client, asio::buffer(reply), [&](boost::system::error_code ec, size_t) {
@@ -341,6 +344,57 @@ TEST_F(TlsContextTest, AReplacementKeystoreKeepsTheSubjectAndAltNamesUnlessAllow
   // Allowing one does not allow the other.
   EXPECT_NE(keystore_change_error(current->native_handle(), other_san->native_handle(), {{"ssl.allow.dn.changes", "true"}}),
             "");
+}
+
+}  // namespace
+}  // namespace rokka::security
+
+namespace rokka::security {
+namespace {
+
+// The broker's own client context (inter-broker connections): the peer's certificate must chain
+// to the listener's truststore and name the host dialled, unless ssl.endpoint.identification.algorithm
+// is empty; the keystore is presented to a server that requires a client certificate.
+TEST_F(TlsContextTest, TheBrokersClientChecksThePeersChainAndHostName) {
+  auto server = build(pem_files());
+  ASSERT_TRUE(server);
+  const ConfigMap settings = pem_files();
+  auto client = build_tls_client_context(settings);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto dialling = [&](const std::string& host, const ConfigMap& c) {
+    return [&, host](SSL* ssl) { ASSERT_TRUE(expect_tls_peer(ssl, host, c).ok()); };
+  };
+  // The server's certificate names DNS:localhost and IP:127.0.0.1.
+  for (const char* host : {"127.0.0.1", "localhost"}) {
+    const Handshake h = handshake(*server, **client, mapper(), true, dialling(host, settings));
+    EXPECT_FALSE(h.client_error) << host << ": " << h.client_error.message();
+    EXPECT_TRUE(h.client_got_reply) << host;
+  }
+  for (const char* host : {"10.9.8.7", "broker.example"}) {
+    const Handshake h = handshake(*server, **client, mapper(), true, dialling(host, settings));
+    EXPECT_TRUE(h.client_error) << host << " is not in the certificate";
+    EXPECT_FALSE(h.client_got_reply) << host;
+  }
+  ConfigMap unchecked = settings;
+  unchecked["ssl.endpoint.identification.algorithm"] = "";
+  EXPECT_TRUE(handshake(*server, **client, mapper(), true, dialling("10.9.8.7", unchecked)).client_got_reply)
+      << "no host name check when the algorithm is empty";
+
+  // A truststore without the server's CA: refused whatever the host.
+  ConfigMap elsewhere = settings;
+  elsewhere["ssl.truststore.location"] = file("other-ca.pem", pki().other_ca.cert_pem());
+  auto distrustful = build_tls_client_context(elsewhere);
+  ASSERT_TRUE(distrustful.ok());
+  EXPECT_TRUE(handshake(*server, **distrustful, mapper(), true, dialling("127.0.0.1", elsewhere)).client_error);
+
+  // A server requiring client certificates gets the keystore's, which the test CA signed.
+  ConfigMap required = pem_files();
+  required["ssl.client.auth"] = "required";
+  auto strict = build(required);
+  ASSERT_TRUE(strict);
+  const Handshake h = handshake(*strict, **client, mapper(), true, dialling("127.0.0.1", settings));
+  EXPECT_TRUE(h.client_got_reply) << h.client_error.message() << " / " << h.server_error.message();
+  EXPECT_EQ(h.principal, KafkaPrincipal::user("CN=localhost,O=Example"));
 }
 
 }  // namespace
