@@ -61,7 +61,12 @@ class RokkaProcess {
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
-        throw std::runtime_error("rokka exited during start-up; log: " + log_tail());
+        // How it ended (an exit code, or the signal of a crash) and the log's end, long enough
+        // to reach back past the configuration dump to whatever came before the exit.
+        const std::string how = WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                                  : "signal " + std::to_string(WTERMSIG(status)) +
+                                                        (WCOREDUMP(status) ? " (core dumped)" : "");
+        throw std::runtime_error("rokka exited during start-up (" + how + "); log: " + log_tail(12000));
       }
       std::ifstream in(log_path_);
       in.seekg(static_cast<std::streamoff>(log_offset));
