@@ -99,7 +99,17 @@ void ClusterView::resume_watch_for_test() {
 
 void ClusterView::publish() {
   auto snap = build_snapshot(keys_, kvs_, revision_);
-  for (const auto& key : snap->malformed) log().warn("cluster view: value does not decode, ignored: key={}", key);
+  // Each malformed value is logged once (again only when it is rewritten), not at every snapshot.
+  std::map<std::string, int64_t> warned;
+  for (const auto& key : snap->malformed) {
+    auto kv = kvs_.find(key);
+    const int64_t rev = kv == kvs_.end() ? 0 : kv->second.mod_revision;
+    auto seen = warned_.find(key);
+    if (seen == warned_.end() || seen->second != rev)
+      log().warn("cluster view: value does not decode, ignored: key={} mod_revision={}", key, rev);
+    warned.emplace(key, rev);
+  }
+  warned_ = std::move(warned);
   snapshot_.store(snap, std::memory_order_release);
   for (auto& fn : subscribers_) fn(snap);
 }

@@ -110,6 +110,7 @@ class ClusterView : public std::enable_shared_from_this<ClusterView> {
   Signal wake_;
   std::shared_ptr<Watcher> watcher_;
   KeyMap kvs_;
+  std::map<std::string, int64_t> warned_;  // malformed keys already logged, at their mod_revision
   int64_t revision_ = 0;
   bool stopped_ = false;
   bool started_ = false;
