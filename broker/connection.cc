@@ -407,7 +407,7 @@ void Connection::complete(const std::shared_ptr<Slot>& slot, HandlerResult resul
 
 asio::awaitable<void> Connection::write_loop() {
   std::vector<asio::const_buffer> buffers;
-  std::vector<std::array<std::byte, 9>> headers;  // size + correlation id (+ empty tags)
+  std::vector<std::array<std::byte, protocol::kMaxResponsePrefix>> headers;  // size + response header
   std::vector<std::shared_ptr<Slot>> batch;
   while (!closed_) {
     if (pending_.empty() || !pending_.front()->done) {
@@ -441,16 +441,9 @@ asio::awaitable<void> Connection::write_loop() {
     for (const auto& slot : batch) {
       if (!slot->response->send) continue;
       const protocol::Writer& body = slot->response->body;
-      const bool tagged = protocol::response_header_version(slot->key, slot->version) >= 1;
-      const uint32_t size = static_cast<uint32_t>(body.size() + 4 + (tagged ? 1 : 0));
-      const uint32_t cid = static_cast<uint32_t>(slot->correlation_id);
       auto& h = headers.emplace_back();
-      for (int i = 0; i < 4; ++i) {
-        h[i] = static_cast<std::byte>(size >> (24 - 8 * i));
-        h[4 + i] = static_cast<std::byte>(cid >> (24 - 8 * i));
-      }
-      h[8] = std::byte{0};
-      buffers.emplace_back(h.data(), tagged ? 9 : 8);
+      const size_t n = protocol::write_response_prefix(h, slot->key, slot->version, slot->correlation_id, body.size());
+      buffers.emplace_back(h.data(), n);
       for (protocol::Bytes chunk : body.chunks()) buffers.emplace_back(chunk.data(), chunk.size());
     }
     if (!buffers.empty()) {

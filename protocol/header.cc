@@ -26,6 +26,20 @@ void encode_response_header(Writer& w, ApiKey key, int16_t version, int32_t corr
   if (response_header_version(key, version) >= 1) w.write_empty_tagged_fields();
 }
 
+size_t write_response_prefix(std::span<std::byte, kMaxResponsePrefix> out, ApiKey key, int16_t version,
+                             int32_t correlation_id, size_t body_size) {
+  const bool tagged = response_header_version(key, version) >= 1;
+  const size_t header = 4 + (tagged ? 1 : 0);
+  const auto size = static_cast<uint32_t>(header + body_size);
+  const auto cid = static_cast<uint32_t>(correlation_id);
+  for (int i = 0; i < 4; ++i) {
+    out[static_cast<size_t>(i)] = static_cast<std::byte>(size >> (24 - 8 * i));
+    out[static_cast<size_t>(4 + i)] = static_cast<std::byte>(cid >> (24 - 8 * i));
+  }
+  if (tagged) out[8] = std::byte{0};  // an empty tagged-field section
+  return 4 + header;
+}
+
 bool decode_response_header(Reader& r, ApiKey key, int16_t version, int32_t& correlation_id) {
   correlation_id = r.read_int32();
   if (response_header_version(key, version) >= 1) r.skip_tagged_fields();

@@ -1,7 +1,9 @@
 // Request header v1/v2 and response header v0/v1, and the frame size check.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "protocol/api_keys.h"
@@ -27,6 +29,13 @@ void encode_request_header(Writer& w, const RequestHeader& h);
 
 // Response header: correlation id, plus an empty tagged-field section in v1.
 void encode_response_header(Writer& w, ApiKey key, int16_t version, int32_t correlation_id);
+// The bytes that go before an encoded response body of `body_size` bytes: the frame's size,
+// then the response header (as encode_response_header writes it). Written into `out`, for a
+// connection that sends them and the body's chunks as one scatter-gather write; returns how
+// many bytes of `out` they take (8 or 9).
+inline constexpr size_t kMaxResponsePrefix = 9;
+size_t write_response_prefix(std::span<std::byte, kMaxResponsePrefix> out, ApiKey key, int16_t version,
+                             int32_t correlation_id, size_t body_size);
 // Decodes a response header (clients and tests).
 bool decode_response_header(Reader& r, ApiKey key, int16_t version, int32_t& correlation_id);
 

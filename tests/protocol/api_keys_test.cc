@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "protocol/api_codecs.h"
+#include "protocol/header.h"
 
 namespace rokka::protocol {
 namespace {
@@ -195,6 +198,31 @@ TEST(ApiKeysHeaderTest, HeaderVersionsFollowFlexibility) {
   // SaslHandshake and OffsetDelete never became flexible.
   EXPECT_EQ(request_header_version(ApiKey::kSaslHandshake, 1), 1);
   EXPECT_EQ(request_header_version(ApiKey::kOffsetDelete, 0), 1);
+}
+
+// The prefix a connection writes before a response body: the frame size, the correlation id and,
+// for a flexible response header, its empty tagged-field section; a client's decoder reads it back.
+TEST(ApiKeysHeaderTest, ResponsePrefixIsTheSizeAndTheResponseHeader) {
+  std::array<std::byte, kMaxResponsePrefix> prefix{};
+  EXPECT_EQ(write_response_prefix(prefix, ApiKey::kFetch, 11, 0x01020304, 100), 8u);
+  EXPECT_EQ(prefix[3], std::byte{104});  // 4 (correlation id) + 100
+  EXPECT_EQ(prefix[4], std::byte{1});
+  EXPECT_EQ(prefix[7], std::byte{4});
+
+  const std::vector<std::byte> body(37, std::byte{0x5a});
+  for (const auto& [key, version] : {std::pair{ApiKey::kFetch, int16_t{12}}, std::pair{ApiKey::kApiVersions, int16_t{3}},
+                                     std::pair{ApiKey::kProduce, int16_t{9}}}) {
+    const size_t n = write_response_prefix(prefix, key, version, -7, body.size());
+    EXPECT_EQ(n, response_header_version(key, version) >= 1 ? 9u : 8u);
+    std::vector<std::byte> frame(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(n));
+    frame.insert(frame.end(), body.begin(), body.end());
+    Reader r(frame);
+    EXPECT_EQ(r.read_int32(), static_cast<int32_t>(frame.size() - 4));
+    int32_t cid = 0;
+    ASSERT_TRUE(decode_response_header(r, key, version, cid));
+    EXPECT_EQ(cid, -7);
+    EXPECT_EQ(frame.size() - r.position(), body.size()) << "the body follows the header";
+  }
 }
 
 }  // namespace
