@@ -141,16 +141,23 @@ void ConsumerGroup::drop_ownership(const ConsumerMember& m) {
       }
 }
 
-bool ConsumerGroup::remove_member(const std::string& member_id) {
-  auto it = members_.find(member_id);
-  if (it == members_.end()) return false;
-  drop_ownership(it->second);
-  members_.erase(it);
-  target_.erase(member_id);
+bool ConsumerGroup::remove_member(const std::string& member_id) { return remove_members({member_id}) == 1; }
+
+size_t ConsumerGroup::remove_members(const std::vector<std::string>& member_ids) {
+  size_t removed = 0;
+  for (const std::string& member_id : member_ids) {
+    auto it = members_.find(member_id);
+    if (it == members_.end()) continue;
+    drop_ownership(it->second);
+    members_.erase(it);
+    target_.erase(member_id);
+    ++removed;
+  }
+  if (removed == 0) return 0;
   bump_epoch();
   const std::set<std::string> in_use = regexes();
   std::erase_if(regex_topics_, [&](const auto& entry) { return !in_use.contains(entry.first); });
-  return true;
+  return removed;
 }
 
 ConsumerHeartbeatResult ConsumerGroup::validate(const ConsumerHeartbeat& hb, int16_t api_version) {
@@ -200,7 +207,11 @@ ConsumerHeartbeatResult ConsumerGroup::join(const ConsumerHeartbeat& hb,
   const std::string& id = named.member_id;
   if (hb.instance_id) {
     if (const ConsumerMember* held = static_member(*hb.instance_id)) {
-      if (!held->left_static())
+      // Only a consumer-protocol member must have left first (epoch -2); one using the
+      // classic protocol is replaced at once, as a classic restart would (Kafka's
+      // getOrMaybeSubscribeStaticConsumerGroupMember): a rolling switch of static
+      // members to the consumer protocol.
+      if (!held->left_static() && !held->uses_classic())
         return failure(GroupError::kUnreleasedInstanceId, "Static member " + held->member_id + " with instance id " +
                                                               *hb.instance_id + " has not left the group yet.");
       return replace_static_member(named, held->member_id);

@@ -20,9 +20,10 @@
 //    FENCED_MEMBER_EPOCH; an unknown member id is UNKNOWN_MEMBER_ID.
 //  - Static members (an instance id): a static leave (epoch -2) keeps the member and its
 //    partitions, the group epoch stays; a new member joining with that instance id takes
-//    its place, epoch and assignment. An instance id held by a member that has not left
-//    is UNRELEASED_INSTANCE_ID; a heartbeat naming another member's instance id is
-//    FENCED_INSTANCE_ID.
+//    its place, epoch and assignment. An instance id held by a consumer-protocol member
+//    that has not left is UNRELEASED_INSTANCE_ID (one held by a classic member is taken
+//    over at once: a static member switching protocols); a heartbeat naming another
+//    member's instance id is FENCED_INSTANCE_ID.
 #pragma once
 
 #include <cstdint>
@@ -145,6 +146,10 @@ class ConsumerGroup {
   // A member leaves (session or rebalance timeout): its partitions are free, the group
   // epoch moves. False if there is no such member.
   bool remove_member(const std::string& member_id);
+  // Several leave at once (one LeaveGroup naming several classic members): the group epoch
+  // moves once, as Kafka's classicGroupLeaveToConsumerGroup bumps it once per request.
+  // The number of members removed (ids it does not hold are skipped).
+  size_t remove_members(const std::vector<std::string>& member_ids);
 
   // ---- classic members (KIP-848's migration: Kafka's classicGroup*ToConsumerGroup) ----
   // JoinGroup: the member is created or updated from its subscription and moves toward its

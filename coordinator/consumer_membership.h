@@ -25,7 +25,10 @@
 // the one their JoinGroup asked for; one told to rejoin, or that joined, has its rebalance
 // timeout to send the next JoinGroup or SyncGroup, else it is removed. When the last
 // consumer-protocol member leaves and classic members remain, the group is handed back to
-// the classic protocol (set_downgrade), as group.consumer.migration.policy allows.
+// the classic protocol (set_downgrade), as group.consumer.migration.policy allows; so it is,
+// Stable and without a rebalance, when a static member's classic restart replaces the last
+// consumer-protocol member. One LeaveGroup moves the group epoch once, however many
+// members it names.
 //
 // Topics come from the injected TopicCatalog: partition counts for the assignor, and the
 // topics a regex subscription matches (only those the member may describe), resolved on
@@ -142,8 +145,11 @@ class ConsumerMembership {
   // the heartbeat that caused the upgrade. Its members get their classic sessions.
   void adopt(ConsumerGroupSnapshot converted);
   // Called with the classic group to make, and the mutations that drop this group's
-  // record, when a consumer group is to become classic again. Unset: never.
-  using DowngradeFn = std::function<void(StoredGroup classic, OffsetBook::Mutations batch)>;
+  // record, when a consumer group is to become classic again: `rebalance` when a member
+  // left (its members rejoin), not when a static member's classic restart replaced the
+  // last consumer-protocol member (the group stays Stable); `done` once durable. Unset: never.
+  using DowngradeFn =
+      std::function<void(StoredGroup classic, OffsetBook::Mutations batch, bool rebalance, DurableCallback done)>;
   void set_downgrade(DowngradeFn fn) { downgrade_ = std::move(fn); }
 
   const ConsumerGroup* find(std::string_view group_id) const;
