@@ -104,6 +104,7 @@ void ConsumerGroup::set_regex_topics(const std::string& regex, std::vector<std::
   if (it != regex_topics_.end() && it->second == topics) return;
   const bool in_use = regexes().contains(regex);
   regex_topics_[regex] = std::move(topics);
+  ++revision_;
   if (in_use && assignment_epoch_ == group_epoch_) bump_epoch();
 }
 
@@ -195,6 +196,7 @@ ConsumerHeartbeatResult ConsumerGroup::replace_static_member(const ConsumerHeart
   }
   members_.erase(old_id);
   members_.emplace(id, std::move(m));
+  ++revision_;
   ConsumerHeartbeatResult r;
   r.member_id = id;
   return r;
@@ -255,6 +257,25 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
 
 ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
                                                  const std::function<std::string()>& new_member_id) {
+  // The revision moves if the member changed in what the record keeps of it (not whether
+  // it was told its assignment); the group-wide changes move it where they happen.
+  std::optional<ConsumerMember> before;
+  if (auto it = members_.find(hb.member_id); it != members_.end()) before = it->second;
+  ConsumerHeartbeatResult r = heartbeat_member(hb, partitions, new_member_id);
+  auto after = members_.find(r.member_id.empty() ? hb.member_id : r.member_id);
+  if (after == members_.end()) {
+    if (before) ++revision_;
+  } else if (!before || before->member_id != after->first) {
+    ++revision_;
+  } else {
+    before->assignment_sent = after->second.assignment_sent;
+    if (!(*before == after->second)) ++revision_;
+  }
+  return r;
+}
+
+ConsumerHeartbeatResult ConsumerGroup::heartbeat_member(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                                        const std::function<std::string()>& new_member_id) {
   if (ConsumerHeartbeatResult invalid = validate(hb, 0); invalid.error != GroupError::kNone) return invalid;
   if (hb.server_assignor && find_assignor(*hb.server_assignor) == nullptr)
     return failure(GroupError::kUnsupportedAssignor, "ServerAssignor " + *hb.server_assignor + " is not supported.");
@@ -343,6 +364,7 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
 // Classic members
 
 ConsumerHeartbeatResult ConsumerGroup::classic_join(const ClassicJoin& j, const PartitionCountFn& partitions) {
+  ++revision_;  // a JoinGroup is rare: its member's record is written again
   const std::string& id = j.member_id;
   if (j.instance_id) {
     const ConsumerMember* held = static_member(*j.instance_id);
@@ -457,6 +479,7 @@ ConsumerGroupSnapshot ConsumerGroup::snapshot() const {
 }
 
 void ConsumerGroup::restore(ConsumerGroupSnapshot s) {
+  ++revision_;
   group_epoch_ = s.group_epoch;
   assignment_epoch_ = s.assignment_epoch;
   members_.clear();
@@ -479,6 +502,7 @@ void ConsumerGroup::maybe_assign(const PartitionCountFn& partitions) {
   if (seen != topics_seen_) {
     if (assignment_epoch_ == group_epoch_) bump_epoch();  // a subscribed topic grew, shrank, came or went
     topics_seen_ = seen;
+    ++revision_;
   }
   if (assignment_epoch_ == group_epoch_) return;
   AssignorFunction assign = find_assignor(assignor_name());
@@ -488,6 +512,7 @@ void ConsumerGroup::maybe_assign(const PartitionCountFn& partitions) {
   target_ = assign(input, topics_seen_);
   for (auto& [mid, tps] : target_) tps = normalized(std::move(tps));
   assignment_epoch_ = group_epoch_;
+  ++revision_;
 }
 
 void ConsumerGroup::reconcile(ConsumerMember& m, const std::optional<TopicPartitionsMap>& owned) {

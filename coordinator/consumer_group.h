@@ -107,6 +107,7 @@ struct ConsumerMember {
   std::optional<ClassicMemberMetadata> classic;  // set for a member using the classic protocol
   bool left_static() const { return member_epoch == -2; }
   bool uses_classic() const { return classic.has_value(); }
+  bool operator==(const ConsumerMember&) const = default;
 };
 
 // Everything a group keeps across a restart (consumer_group_record.h encodes it).
@@ -179,6 +180,10 @@ class ConsumerGroup {
   void set_regex_topics(const std::string& regex, std::vector<std::string> topics);
 
   ConsumerGroupSnapshot snapshot() const;
+  // Moves whenever something snapshot() holds may have changed (epochs, members and what
+  // each keeps, targets, topics seen, regex matches), and only then: the group's record
+  // need not be encoded again while it stays (a steady heartbeat changes nothing).
+  uint64_t revision() const { return revision_; }
   // REQUIRES: `s` came from snapshot() (or a record of it).
   void restore(ConsumerGroupSnapshot s);
 
@@ -196,9 +201,14 @@ class ConsumerGroup {
   std::string assignor_name() const;
 
  private:
+  ConsumerHeartbeatResult heartbeat_member(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                           const std::function<std::string()>& new_member_id);
   ConsumerHeartbeatResult join(const ConsumerHeartbeat& hb, const std::function<std::string()>& new_member_id);
   ConsumerHeartbeatResult replace_static_member(const ConsumerHeartbeat& hb, const std::string& old_id);
-  void bump_epoch() { ++group_epoch_; }
+  void bump_epoch() {
+    ++group_epoch_;
+    ++revision_;
+  }
   std::vector<std::string> member_topics(const ConsumerMember& m) const;
   void maybe_assign(const PartitionCountFn& partitions);
   void reconcile(ConsumerMember& m, const std::optional<TopicPartitionsMap>& owned);
@@ -210,6 +220,7 @@ class ConsumerGroup {
   int32_t max_size_;
   int32_t group_epoch_ = 0;
   int32_t assignment_epoch_ = 0;
+  uint64_t revision_ = 0;
   std::map<std::string, ConsumerMember> members_;
   GroupAssignment target_;                   // per member, for assignment_epoch_
   TopicPartitionCounts topics_seen_;         // the partition counts target_ was made with

@@ -1,6 +1,7 @@
 #include "coordinator/consumer_membership.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "coordinator/group_migration.h"
@@ -174,7 +175,17 @@ void ConsumerMembership::after_change(Entry& entry, DurableCallback done, Offset
   } else if (entry.empty_since_ms < 0) {
     entry.empty_since_ms = clock_();
   }
+  if (group.revision() == entry.stored_revision && !entry.stored.empty() && first.empty()) {
+    if (options_.consumer_verify_unchanged_records &&
+        encode_consumer_group_value(group.snapshot()) != entry.stored) {
+      log().error("consumer group record changed without a revision: group={}", group.group_id());
+      std::abort();
+    }
+    return done(storage::Status());
+  }
   std::string record = encode_consumer_group_value(group.snapshot());
+  ++records_encoded_;
+  entry.stored_revision = group.revision();
   if (record == entry.stored && first.empty()) return done(storage::Status());
   entry.stored = record;
   first.push_back({encode_consumer_group_key(group.group_id()), std::move(record), false});
@@ -570,6 +581,7 @@ void ConsumerMembership::restore(ConsumerGroupSnapshot stored) {
   Entry& entry = create(group_id);
   entry.stored = encode_consumer_group_value(stored);
   entry.group->restore(std::move(stored));
+  entry.stored_revision = entry.group->revision();
   // Every member has one session to come back, and a member that was revoking one
   // rebalance timeout; the record is as written, so nothing is stored again.
   after_change(entry, [](storage::Status) {});

@@ -13,7 +13,8 @@
 //
 // Durability: after each heartbeat the group's record ("k/", meta_records.h) is written if
 // anything it holds changed, and the heartbeat is answered once that is durable, so what
-// a member was told survives kill -9. At start-up every member gets one session to come
+// a member was told survives kill -9. Whether it changed is the group's revision(): a
+// steady heartbeat encodes nothing (bench/consumer_heartbeat_bench.cc). At start-up every member gets one session to come
 // back; its next heartbeat carries on at its epoch (no rebalance).
 //
 // Classic members (KIP-848's migration): a consumer group may hold members that speak the
@@ -160,6 +161,9 @@ class ConsumerMembership {
     for (const auto& [id, entry] : groups_) fn(static_cast<const ConsumerGroup&>(*entry.group));
   }
   std::vector<std::string> group_ids() const;
+  // How many times a group's record was encoded to be written (tests, benches): not for a
+  // heartbeat that changed nothing.
+  uint64_t records_encoded() const { return records_encoded_; }
 
   // ---- what the rest of the coordinator asks of a consumer group ----
   // OffsetCommit: Kafka's rules -- member epoch -1 with no member id commits only while the
@@ -192,6 +196,7 @@ class ConsumerMembership {
     std::map<std::string, TimerQueue::Id> revocation_timers;  // member -> its deadline to revoke
     std::map<std::string, TimerQueue::Id> classic_timers;     // classic member -> its deadline to join or sync
     std::string stored;                                       // the record as last written
+    uint64_t stored_revision = 0;                             // the group's revision() when `stored` was made
     int64_t empty_since_ms = -1;
     int64_t regexes_resolved_ms = -1;
   };
@@ -225,6 +230,7 @@ class ConsumerMembership {
   DowngradeFn downgrade_;
   std::unordered_map<std::string, Entry> groups_;
   uint64_t next_incarnation_ = 1;
+  uint64_t records_encoded_ = 0;
   std::mt19937_64 rng_;
 };
 
