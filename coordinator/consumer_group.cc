@@ -508,8 +508,17 @@ void ConsumerGroup::maybe_assign(const PartitionCountFn& partitions) {
   AssignorFunction assign = find_assignor(assignor_name());
   if (assign == nullptr) assign = assignor_;
   std::vector<AssignorMember> input;
-  for (const auto& [mid, m] : members_) input.push_back({mid, m.rack_id, member_topics(m), target(mid)});
-  target_ = assign(input, topics_seen_);
+  bool racks_wanted = false;
+  for (const auto& [mid, m] : members_) {
+    input.push_back({mid, m.rack_id, member_topics(m), target(mid)});
+    racks_wanted = racks_wanted || m.rack_id.has_value();
+  }
+  PartitionRacks racks;
+  if (racks_wanted && partition_racks_) {
+    for (const auto& [topic, count] : topics_seen_)
+      if (count > 0) racks[topic] = partition_racks_(topic);
+  }
+  target_ = assign(input, topics_seen_, racks);
   for (auto& [mid, tps] : target_) tps = normalized(std::move(tps));
   assignment_epoch_ = group_epoch_;
   ++revision_;

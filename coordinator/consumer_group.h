@@ -123,6 +123,8 @@ struct ConsumerGroupSnapshot {
 
 // Partition count of a topic as the broker knows it now; 0 for a topic that does not exist.
 using PartitionCountFn = std::function<int32_t(const std::string& topic)>;
+// The racks of each partition's replicas of a topic (by partition; empty: none known).
+using PartitionRacksFn = std::function<std::vector<std::vector<std::string>>(const std::string& topic)>;
 
 class ConsumerGroup {
  public:
@@ -143,6 +145,10 @@ class ConsumerGroup {
   // The same with the counts given as a map (tests).
   ConsumerHeartbeatResult heartbeat(const ConsumerHeartbeat& hb, const TopicPartitionCounts& topics,
                                     const std::function<std::string()>& new_member_id);
+
+  // Where partitions are, for rack-aware assignment (consumer_assignor.h): asked when the
+  // target is computed and some member has a rack. Unset: no racks.
+  void set_partition_racks(PartitionRacksFn fn) { partition_racks_ = std::move(fn); }
 
   // A member leaves (session or rebalance timeout): its partitions are free, the group
   // epoch moves. False if there is no such member.
@@ -218,6 +224,7 @@ class ConsumerGroup {
   std::string group_id_;
   AssignorFunction assignor_;
   int32_t max_size_;
+  PartitionRacksFn partition_racks_;
   int32_t group_epoch_ = 0;
   int32_t assignment_epoch_ = 0;
   uint64_t revision_ = 0;

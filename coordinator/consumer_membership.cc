@@ -48,6 +48,9 @@ ConsumerMembership::Entry& ConsumerMembership::create(const std::string& group_i
   Entry& entry = groups_[group_id];
   entry.group = std::make_unique<ConsumerGroup>(group_id, assignor ? assignor : &assign_uniform,
                                                 options_.consumer_max_size);
+  entry.group->set_partition_racks([this](const std::string& topic) {
+    return catalog_.partition_racks ? catalog_.partition_racks(topic) : std::vector<std::vector<std::string>>{};
+  });
   entry.incarnation = next_incarnation_++;
   entry.empty_since_ms = clock_();
   return entry;

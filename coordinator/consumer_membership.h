@@ -31,7 +31,8 @@
 // consumer-protocol member. One LeaveGroup moves the group epoch once, however many
 // members it names.
 //
-// Topics come from the injected TopicCatalog: partition counts for the assignor, and the
+// Topics come from the injected TopicCatalog: partition counts and partition racks for the
+// assignor (racks only asked when a member has a RackId), and the
 // topics a regex subscription matches (only those the member may describe), resolved on
 // the group's next heartbeat after a regex first appears (the one bringing it gets the
 // member's named topics only, as Kafka's asynchronous resolution answers) and again at
@@ -68,6 +69,9 @@ inline constexpr std::string_view kConsumerGroupType = "consumer";
 // What the coordinator knows of topics, from the broker. Both run on the strand.
 struct TopicCatalog {
   PartitionCountFn partition_count;  // 0: no such topic
+  // The racks of each partition of a topic (its broker's broker.rack), for rack-aware
+  // assignment; unset or empty: not known.
+  PartitionRacksFn partition_racks;
   // The topics whose whole name `regex` matches (the caller checked it compiles).
   std::function<std::vector<std::string>(const std::string& regex)> match;
 };
