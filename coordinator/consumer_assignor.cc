@@ -181,9 +181,14 @@ class RackAligner {
 
   void align(std::vector<Unit> units) {
     units_ = std::move(units);
-    held_.assign(pb_.members.size(), {});
+    const size_t n = pb_.members.size();
+    mismatched_.assign(n, {});
+    matched_.assign(n, {});
+    holds_rack_.assign(n, {});
+    for (size_t m = 0; m < n; ++m)
+      if (pb_.members[m]->rack_id) by_rack_[*pb_.members[m]->rack_id].push_back(static_cast<int>(m));
     for (size_t u = 0; u < units_.size(); ++u)
-      if (const int m = owner_of(u); m >= 0) held_[m].insert(u);
+      if (const int m = owner_of(u); m >= 0) hold(u, m, true);
     for (bool changed = true; changed;) {
       changed = false;
       for (size_t u = 0; u < units_.size(); ++u) {
@@ -218,24 +223,48 @@ class RackAligner {
     }
     return true;
   }
+  // The racks of a unit's first partition: a member matching the unit is on one of them.
+  const std::vector<std::string>& unit_racks(size_t u) const {
+    const auto [ti, p] = units_[u].partitions.front();
+    return racks_[ti][p];
+  }
+  // Member m holds unit u (`in`) or gives it up.
+  void hold(size_t u, int m, bool in) {
+    (matches(m, u) ? matched_ : mismatched_)[m].erase(u);
+    if (in) (matches(m, u) ? matched_ : mismatched_)[m].insert(u);
+    for (const std::string& rack : unit_racks(u)) holds_rack_[m][rack] += in ? 1 : -1;
+  }
   void give(size_t u, int from, int to) {
     for (const auto& [ti, p] : units_[u].partitions) owner_[ti][p] = to;
-    held_[from].erase(u);
-    held_[to].insert(u);
+    hold(u, from, false);
+    hold(u, to, true);
   }
-  // Unit u, on x which it does not match, to a subscriber it matches. True if it moved.
+  bool exchangeable(size_t u, size_t v, int x) const { return units_[v].kind == units_[u].kind && subscribes(x, v); }
+  // Unit u, on x which it does not match, to a subscriber on its rack. True if it moved.
   bool place(size_t u, int x) {
-    for (size_t y = 0; y < pb_.members.size(); ++y) {
-      const int yi = static_cast<int>(y);
-      if (yi == x || !subscribes(yi, u) || !matches(yi, u)) continue;
-      // A unit of y's that x can hold, and that y loses nothing by (it does not match y),
-      // or that x matches: the swap matches more units than before.
-      for (size_t v : held_[y]) {
-        if (units_[v].kind != units_[u].kind || !subscribes(x, v)) continue;
-        if (!matches(x, v) && matches(yi, v)) continue;
-        give(v, yi, x);
-        give(u, x, yi);
-        return true;
+    const std::optional<std::string>& x_rack = pb_.members[x]->rack_id;
+    for (const std::string& rack : unit_racks(u)) {
+      auto candidates = by_rack_.find(rack);
+      if (candidates == by_rack_.end()) continue;
+      for (const int y : candidates->second) {
+        if (y == x || !subscribes(y, u) || !matches(y, u)) continue;
+        // In exchange, a unit of y's that x can hold and that y loses nothing by (it does
+        // not match y), else one x matches: either way more units match than before.
+        for (size_t v : mismatched_[y]) {
+          if (!exchangeable(u, v, x)) continue;
+          give(v, y, x);
+          give(u, x, y);
+          return true;
+        }
+        if (!x_rack) continue;
+        auto on_x_rack = holds_rack_[y].find(*x_rack);
+        if (on_x_rack == holds_rack_[y].end() || on_x_rack->second <= 0) continue;
+        for (size_t v : matched_[y]) {
+          if (!exchangeable(u, v, x) || !matches(x, v)) continue;
+          give(v, y, x);
+          give(u, x, y);
+          return true;
+        }
       }
     }
     return false;
@@ -245,7 +274,9 @@ class RackAligner {
   std::vector<std::vector<int>>& owner_;
   std::vector<std::vector<std::vector<std::string>>> racks_;  // [topic][partition]
   std::vector<Unit> units_;
-  std::vector<std::set<size_t>> held_;  // per member: its units
+  std::map<std::string, std::vector<int>> by_rack_;        // rack -> its members, by id
+  std::vector<std::set<size_t>> matched_, mismatched_;    // per member: the units it holds, on its rack or not
+  std::vector<std::map<std::string, int>> holds_rack_;    // per member: how many of its units each rack holds
 };
 
 }  // namespace
