@@ -87,8 +87,13 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
     it = groups_.find(create(args.group_id).group->group_id());
   }
   Entry& entry = it->second;
-  if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch && !hb.instance_id &&
-      entry.group->members().contains(hb.member_id) && maybe_downgrade(entry, hb.member_id)) {
+  // A member leaving for good (epoch -1), dynamic or static (its instance id its own), may
+  // be the last consumer-protocol one: Kafka's consumerGroupFenceMember then downgrades. A
+  // static member's temporary leave (-2) keeps it, so it does not.
+  const ConsumerMember* static_holder = hb.instance_id ? entry.group->static_member(*hb.instance_id) : nullptr;
+  if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch && entry.group->members().contains(hb.member_id) &&
+      (!hb.instance_id || (static_holder != nullptr && static_holder->member_id == hb.member_id)) &&
+      maybe_downgrade(entry, hb.member_id)) {
     log().info("consumer group member left: group={} member={}", args.group_id, hb.member_id);
     ConsumerGroupHeartbeatResult left;
     left.member_id = hb.member_id;

@@ -238,6 +238,37 @@ TEST_F(GroupMigrationTest, TheLastConsumerMemberLeavingHandsTheGroupBackToTheCla
   EXPECT_EQ((*ja)->members.size() + (*jb)->members.size(), 2u) << "the leader gets both members";
 }
 
+TEST_F(GroupMigrationTest, TheLastConsumerMemberLeavingForGoodHandsTheGroupBackEvenWhenStatic) {
+  // Kafka's consumerGroupLeave: a static member's epoch -1 fences it as a dynamic one's
+  // does, so the last consumer-protocol member leaving that way downgrades the group; its
+  // temporary leave (-2) keeps it in the group, and the group stays a consumer group.
+  auto members = classic_group({{{"t", {0, 1}}}, {{"t", {2, 3}}}});
+  NewConsumer c{"c-member"};
+  c.instance = "inst-c";
+  ASSERT_EQ(beat(c, true).error, GroupError::kNone);
+  reconcile({&members[0], &members[1]}, {&c});
+  const int32_t epoch = h.coord().find_consumer_group("g")->group_epoch();
+
+  NewConsumer away = c;
+  away.epoch = ConsumerHeartbeat::kStaticLeaveEpoch;
+  EXPECT_EQ(beat(away).member_epoch, ConsumerHeartbeat::kStaticLeaveEpoch);
+  ASSERT_NE(h.coord().find_consumer_group("g"), nullptr) << "a temporary leave keeps the member";
+
+  // Back under a new member id, then gone for good.
+  NewConsumer back{"c-back"};
+  back.instance = "inst-c";
+  ASSERT_EQ(beat(back, true).error, GroupError::kNone);
+  reconcile({&members[0], &members[1]}, {&back});
+  back.epoch = ConsumerHeartbeat::kLeaveEpoch;
+  EXPECT_EQ(beat(back).member_epoch, ConsumerHeartbeat::kLeaveEpoch);
+  EXPECT_EQ(h.coord().find_consumer_group("g"), nullptr);
+  const Group* classic = h.coord().find_group("g");
+  ASSERT_NE(classic, nullptr);
+  EXPECT_EQ(classic->size(), 2u);
+  EXPECT_GE(classic->generation_id(), epoch);
+  EXPECT_TRUE(classic->is(GroupState::kPreparingRebalance));
+}
+
 TEST_F(GroupMigrationTest, AConsumerMemberLeavingAGroupWithOtherConsumerMembersKeepsItAConsumerGroup) {
   auto members = classic_group({{{"t", {0, 1, 2, 3}}}});
   NewConsumer c{"c"}, d{"d"};
