@@ -34,8 +34,30 @@ std::string new_cluster_id() {
 // What the group coordinator's consumer groups (KIP-848) see of topics: partition counts,
 // and the topics a regex subscription matches (every whole name but internal topics',
 // as Kafka's). Both run on the coordinator's strand; the registry is thread-safe.
-coordinator::TopicCatalog consumer_topic_catalog(const TopicRegistry& topics) {
+// `cluster`: null on a single broker, whose partitions are all on its own broker.rack.
+coordinator::TopicCatalog consumer_topic_catalog(const TopicRegistry& topics, const ClusterLink* cluster,
+                                                 const std::string& own_rack) {
   coordinator::TopicCatalog catalog;
+  // Each partition's rack is that of the broker it lives on (its one replica): on a single
+  // broker this one's, in cluster mode the placed broker's while it is registered.
+  catalog.partition_racks = [&topics, cluster, own_rack](const std::string& name) {
+    std::vector<std::vector<std::string>> out;
+    const TopicPtr t = topics.find(name);
+    if (t == nullptr) return out;
+    out.resize(t->partitions.size());
+    if (cluster == nullptr) {
+      if (!own_rack.empty())
+        for (auto& racks : out) racks.push_back(own_rack);
+      return out;
+    }
+    const std::shared_ptr<const ClusterPicture> picture = cluster->picture();
+    if (picture == nullptr) return out;
+    for (size_t i = 0; i < out.size() && i < t->leaders.size(); ++i) {
+      auto b = picture->brokers.find(t->leaders[i]);
+      if (b != picture->brokers.end() && b->second.rack) out[i].push_back(*b->second.rack);
+    }
+    return out;
+  };
   catalog.partition_count = [&topics](const std::string& name) {
     const TopicPtr t = topics.find(name);
     return t == nullptr ? 0 : static_cast<int32_t>(t->partitions.size());
@@ -177,7 +199,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     groups->remove_topic_offsets(topic, std::move(done));
   });
   b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
-  b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_));
+  b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_, b->cluster_.get(), b->config_.broker_rack));
   b->groups_->set_group_timeouts([configs = b->group_configs_.get()](const std::string& group) {
     return coordinator::ConsumerGroupTimeouts{configs->effective(group, "consumer.session.timeout.ms"),
                                               configs->effective(group, "consumer.heartbeat.interval.ms")};

@@ -80,7 +80,7 @@ class UniformBuilder {
     }
   }
 
-  GroupAssignment build() {
+  std::vector<std::vector<int>> build() {
     // What members own and may keep, the first claim winning for a partition two report.
     for (size_t m = 0; m < pb_.members.size(); ++m)
       for (size_t ti = 0; ti < pb_.topics.size(); ++ti)
@@ -108,7 +108,7 @@ class UniformBuilder {
         }
       }
     }
-    return pb_.result(owner_);
+    return owner_;
   }
 
  private:
@@ -135,14 +135,172 @@ class UniformBuilder {
   std::vector<std::set<std::pair<int, int>>> by_load_;  // per topic: (count, member)
 };
 
+// Rack alignment after the assignor balanced the partitions: a "unit" is what moves as
+// one -- a partition (uniform), or a partition number of a set of co-partitioned topics
+// (range) -- and a member matches a unit when its rack holds a replica of every partition
+// in it. A unit on a member it does not match goes to a subscriber it matches, taking in
+// exchange one of that member's units of the same kind the first can hold: a swap, so
+// every member keeps its counts and the balance is the assignor's. Each swap matches
+// more units than before, so this ends.
+class RackAligner {
+ public:
+  struct Unit {
+    std::vector<std::pair<int, int32_t>> partitions;  // (topic index, partition)
+    int kind = 0;                                    // units of one kind may be exchanged
+  };
+
+  RackAligner(const Problem& pb, const PartitionRacks& racks, std::vector<std::vector<int>>& owner)
+      : pb_(pb), owner_(owner) {
+    racks_.resize(pb.topics.size());
+    for (size_t ti = 0; ti < pb.topics.size(); ++ti) {
+      auto it = racks.find(pb.topics[ti]);
+      racks_[ti].resize(pb.partitions[ti]);
+      if (it == racks.end()) continue;
+      for (int32_t p = 0; p < pb.partitions[ti] && static_cast<size_t>(p) < it->second.size(); ++p)
+        racks_[ti][p] = it->second[p];
+    }
+  }
+
+  // Whether racks can change anything: a member with a rack, and partitions on different
+  // sets of racks, some holding that member's rack.
+  bool useful() const {
+    std::set<std::string> member_racks;
+    for (const AssignorMember* m : pb_.members)
+      if (m->rack_id) member_racks.insert(*m->rack_id);
+    if (member_racks.empty()) return false;
+    const std::vector<std::string>* first = nullptr;
+    bool differ = false, overlap = false;
+    for (size_t ti = 0; ti < racks_.size(); ++ti)
+      for (const std::vector<std::string>& r : racks_[ti]) {
+        if (first == nullptr) first = &r;
+        else if (!same_set(*first, r)) differ = true;
+        for (const std::string& rack : r) overlap = overlap || member_racks.contains(rack);
+      }
+    return differ && overlap;
+  }
+
+  void align(std::vector<Unit> units) {
+    units_ = std::move(units);
+    const size_t n = pb_.members.size();
+    mismatched_.assign(n, {});
+    matched_.assign(n, {});
+    holds_rack_.assign(n, {});
+    for (size_t m = 0; m < n; ++m)
+      if (pb_.members[m]->rack_id) by_rack_[*pb_.members[m]->rack_id].push_back(static_cast<int>(m));
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (const int m = owner_of(u); m >= 0) hold(u, m, true);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t u = 0; u < units_.size(); ++u) {
+        const int x = owner_of(u);
+        if (x < 0 || matches(x, u)) continue;
+        changed = place(u, x) || changed;
+      }
+    }
+  }
+
+ private:
+  static bool same_set(std::vector<std::string> a, std::vector<std::string> b) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+  }
+  int owner_of(size_t u) const {
+    const auto [ti, p] = units_[u].partitions.front();
+    return owner_[ti][p];
+  }
+  bool subscribes(int m, size_t u) const {
+    for (const auto& [ti, p] : units_[u].partitions)
+      if (!pb_.subscribes[m][ti]) return false;
+    return true;
+  }
+  bool matches(int m, size_t u) const {
+    const std::optional<std::string>& rack = pb_.members[m]->rack_id;
+    if (!rack) return false;
+    for (const auto& [ti, p] : units_[u].partitions) {
+      const std::vector<std::string>& r = racks_[ti][p];
+      if (std::find(r.begin(), r.end(), *rack) == r.end()) return false;
+    }
+    return true;
+  }
+  // The racks of a unit's first partition: a member matching the unit is on one of them.
+  const std::vector<std::string>& unit_racks(size_t u) const {
+    const auto [ti, p] = units_[u].partitions.front();
+    return racks_[ti][p];
+  }
+  // Member m holds unit u (`in`) or gives it up.
+  void hold(size_t u, int m, bool in) {
+    (matches(m, u) ? matched_ : mismatched_)[m].erase(u);
+    if (in) (matches(m, u) ? matched_ : mismatched_)[m].insert(u);
+    for (const std::string& rack : unit_racks(u)) holds_rack_[m][rack] += in ? 1 : -1;
+  }
+  void give(size_t u, int from, int to) {
+    for (const auto& [ti, p] : units_[u].partitions) owner_[ti][p] = to;
+    hold(u, from, false);
+    hold(u, to, true);
+  }
+  bool exchangeable(size_t u, size_t v, int x) const { return units_[v].kind == units_[u].kind && subscribes(x, v); }
+  // Unit u, on x which it does not match, to a subscriber on its rack. True if it moved.
+  bool place(size_t u, int x) {
+    const std::optional<std::string>& x_rack = pb_.members[x]->rack_id;
+    for (const std::string& rack : unit_racks(u)) {
+      auto candidates = by_rack_.find(rack);
+      if (candidates == by_rack_.end()) continue;
+      for (const int y : candidates->second) {
+        if (y == x || !subscribes(y, u) || !matches(y, u)) continue;
+        // In exchange, a unit of y's that x can hold and that y loses nothing by (it does
+        // not match y), else one x matches: either way more units match than before.
+        for (size_t v : mismatched_[y]) {
+          if (!exchangeable(u, v, x)) continue;
+          give(v, y, x);
+          give(u, x, y);
+          return true;
+        }
+        if (!x_rack) continue;
+        auto on_x_rack = holds_rack_[y].find(*x_rack);
+        if (on_x_rack == holds_rack_[y].end() || on_x_rack->second <= 0) continue;
+        for (size_t v : matched_[y]) {
+          if (!exchangeable(u, v, x) || !matches(x, v)) continue;
+          give(v, y, x);
+          give(u, x, y);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  const Problem& pb_;
+  std::vector<std::vector<int>>& owner_;
+  std::vector<std::vector<std::vector<std::string>>> racks_;  // [topic][partition]
+  std::vector<Unit> units_;
+  std::map<std::string, std::vector<int>> by_rack_;        // rack -> its members, by id
+  std::vector<std::set<size_t>> matched_, mismatched_;    // per member: the units it holds, on its rack or not
+  std::vector<std::map<std::string, int>> holds_rack_;    // per member: how many of its units each rack holds
+};
+
 }  // namespace
 
-GroupAssignment assign_uniform(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics) {
+GroupAssignment assign_uniform(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics,
+                               const PartitionRacks& racks) {
   const Problem pb(members, topics);
-  return UniformBuilder(pb).build();
+  std::vector<std::vector<int>> owner = UniformBuilder(pb).build();
+  if (!racks.empty()) {
+    RackAligner aligner(pb, racks, owner);
+    if (aligner.useful()) {
+      // Every partition is a unit of its own; any two may be exchanged (each member keeps
+      // its count, and a member only ever takes a partition of a topic it subscribes to).
+      std::vector<RackAligner::Unit> units;
+      for (size_t ti = 0; ti < pb.topics.size(); ++ti)
+        for (int32_t p = 0; p < pb.partitions[ti]; ++p) units.push_back({{{static_cast<int>(ti), p}}, 0});
+      aligner.align(std::move(units));
+    }
+  }
+  return pb.result(owner);
 }
 
-GroupAssignment assign_range(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics) {
+GroupAssignment assign_range(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics,
+                             const PartitionRacks& racks) {
   const Problem pb(members, topics);
   std::vector<std::vector<int>> owner(pb.topics.size());
   for (size_t ti = 0; ti < pb.topics.size(); ++ti) {
@@ -167,6 +325,29 @@ GroupAssignment assign_range(const std::vector<AssignorMember>& members, const T
       while (held[i] >= quota[i]) ++i;  // the quotas sum to n: someone has room
       owner[ti][p] = subs[i];
       ++held[i];
+    }
+  }
+  if (!racks.empty()) {
+    RackAligner aligner(pb, racks, owner);
+    if (aligner.useful()) {
+      // Topics with the same partition count and the same subscribers are co-partitioned:
+      // partition number p of all of them is one unit. Units are exchanged only within
+      // their topic (or co-partitioned set), so each member keeps its count of each.
+      std::map<std::pair<int32_t, std::vector<int>>, std::vector<int>> sets;  // (count, subscribers) -> topics
+      for (size_t ti = 0; ti < pb.topics.size(); ++ti)
+        sets[{pb.partitions[ti], pb.subscribers[ti]}].push_back(static_cast<int>(ti));
+      std::vector<RackAligner::Unit> units;
+      int kind = 0;
+      for (const auto& [key, set] : sets) {
+        for (int32_t p = 0; p < key.first; ++p) {
+          RackAligner::Unit unit;
+          unit.kind = kind;
+          for (int ti : set) unit.partitions.push_back({ti, p});
+          units.push_back(std::move(unit));
+        }
+        ++kind;
+      }
+      aligner.align(std::move(units));
     }
   }
   return pb.result(owner);

@@ -15,10 +15,21 @@
 //            numbers of co-partitioned topics go to the same member. Sticky within
 //            each member's count.
 //
+// Racks (a member's RackId, the racks of a partition's replicas): when both are known and
+// some member's rack is not that of every partition, either assignor then moves partitions
+// so that as many as possible go to a member in one of their racks -- without changing how
+// many partitions any member gets (uniform: in all; range: of each topic) nor splitting
+// co-partitioned topics (range: topics with the same partition count and subscribers
+// move a partition number together, matched when its partitions of all those topics are
+// on the member's rack). Balance first, then racks, then stickiness, as Kafka's client-side
+// KIP-881 assignors rank them. With no rack on either side, or every partition on the same
+// racks, the result is the one without racks. (Kafka 4's server-side assignors ignore
+// racks altogether; KAFKA-19909 proposes this ranking for them.)
+//
 // Pure functions of their input: the coordinator's state machine calls them when
 // the group epoch moves (a member joins, leaves or changes its subscription, a
 // subscribed topic gains partitions) and reconciles members toward the result.
-// Topics are named as the coordinator keys them; rack ids are not used yet.
+// Topics are named as the coordinator keys them.
 #pragma once
 
 #include <cstdint>
@@ -47,11 +58,17 @@ using TopicPartitionCounts = std::map<std::string, int32_t>;
 // member id -> the partitions it is to own; every member of the input has an entry.
 using GroupAssignment = std::map<std::string, TopicPartitionsMap>;
 
-using AssignorFunction = GroupAssignment (*)(const std::vector<AssignorMember>& members,
-                                             const TopicPartitionCounts& topics);
+// The racks of each partition's replicas, by topic then partition; a topic missing, or a
+// partition past the end of its list, has no known rack.
+using PartitionRacks = std::map<std::string, std::vector<std::vector<std::string>>>;
 
-GroupAssignment assign_uniform(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics);
-GroupAssignment assign_range(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics);
+using AssignorFunction = GroupAssignment (*)(const std::vector<AssignorMember>& members,
+                                             const TopicPartitionCounts& topics, const PartitionRacks& racks);
+
+GroupAssignment assign_uniform(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics,
+                               const PartitionRacks& racks = {});
+GroupAssignment assign_range(const std::vector<AssignorMember>& members, const TopicPartitionCounts& topics,
+                             const PartitionRacks& racks = {});
 
 // "uniform" or "range" (Kafka's names); nullptr for any other name.
 AssignorFunction find_assignor(std::string_view name);

@@ -104,6 +104,7 @@ void ConsumerGroup::set_regex_topics(const std::string& regex, std::vector<std::
   if (it != regex_topics_.end() && it->second == topics) return;
   const bool in_use = regexes().contains(regex);
   regex_topics_[regex] = std::move(topics);
+  ++revision_;
   if (in_use && assignment_epoch_ == group_epoch_) bump_epoch();
 }
 
@@ -141,16 +142,23 @@ void ConsumerGroup::drop_ownership(const ConsumerMember& m) {
       }
 }
 
-bool ConsumerGroup::remove_member(const std::string& member_id) {
-  auto it = members_.find(member_id);
-  if (it == members_.end()) return false;
-  drop_ownership(it->second);
-  members_.erase(it);
-  target_.erase(member_id);
+bool ConsumerGroup::remove_member(const std::string& member_id) { return remove_members({member_id}) == 1; }
+
+size_t ConsumerGroup::remove_members(const std::vector<std::string>& member_ids) {
+  size_t removed = 0;
+  for (const std::string& member_id : member_ids) {
+    auto it = members_.find(member_id);
+    if (it == members_.end()) continue;
+    drop_ownership(it->second);
+    members_.erase(it);
+    target_.erase(member_id);
+    ++removed;
+  }
+  if (removed == 0) return 0;
   bump_epoch();
   const std::set<std::string> in_use = regexes();
   std::erase_if(regex_topics_, [&](const auto& entry) { return !in_use.contains(entry.first); });
-  return true;
+  return removed;
 }
 
 ConsumerHeartbeatResult ConsumerGroup::validate(const ConsumerHeartbeat& hb, int16_t api_version) {
@@ -188,6 +196,7 @@ ConsumerHeartbeatResult ConsumerGroup::replace_static_member(const ConsumerHeart
   }
   members_.erase(old_id);
   members_.emplace(id, std::move(m));
+  ++revision_;
   ConsumerHeartbeatResult r;
   r.member_id = id;
   return r;
@@ -200,7 +209,11 @@ ConsumerHeartbeatResult ConsumerGroup::join(const ConsumerHeartbeat& hb,
   const std::string& id = named.member_id;
   if (hb.instance_id) {
     if (const ConsumerMember* held = static_member(*hb.instance_id)) {
-      if (!held->left_static())
+      // Only a consumer-protocol member must have left first (epoch -2); one using the
+      // classic protocol is replaced at once, as a classic restart would (Kafka's
+      // getOrMaybeSubscribeStaticConsumerGroupMember): a rolling switch of static
+      // members to the consumer protocol.
+      if (!held->left_static() && !held->uses_classic())
         return failure(GroupError::kUnreleasedInstanceId, "Static member " + held->member_id + " with instance id " +
                                                               *hb.instance_id + " has not left the group yet.");
       return replace_static_member(named, held->member_id);
@@ -244,6 +257,25 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
 
 ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
                                                  const std::function<std::string()>& new_member_id) {
+  // The revision moves if the member changed in what the record keeps of it (not whether
+  // it was told its assignment); the group-wide changes move it where they happen.
+  std::optional<ConsumerMember> before;
+  if (auto it = members_.find(hb.member_id); it != members_.end()) before = it->second;
+  ConsumerHeartbeatResult r = heartbeat_member(hb, partitions, new_member_id);
+  auto after = members_.find(r.member_id.empty() ? hb.member_id : r.member_id);
+  if (after == members_.end()) {
+    if (before) ++revision_;
+  } else if (!before || before->member_id != after->first) {
+    ++revision_;
+  } else {
+    before->assignment_sent = after->second.assignment_sent;
+    if (!(*before == after->second)) ++revision_;
+  }
+  return r;
+}
+
+ConsumerHeartbeatResult ConsumerGroup::heartbeat_member(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                                        const std::function<std::string()>& new_member_id) {
   if (ConsumerHeartbeatResult invalid = validate(hb, 0); invalid.error != GroupError::kNone) return invalid;
   if (hb.server_assignor && find_assignor(*hb.server_assignor) == nullptr)
     return failure(GroupError::kUnsupportedAssignor, "ServerAssignor " + *hb.server_assignor + " is not supported.");
@@ -332,6 +364,7 @@ ConsumerHeartbeatResult ConsumerGroup::heartbeat(const ConsumerHeartbeat& hb, co
 // Classic members
 
 ConsumerHeartbeatResult ConsumerGroup::classic_join(const ClassicJoin& j, const PartitionCountFn& partitions) {
+  ++revision_;  // a JoinGroup is rare: its member's record is written again
   const std::string& id = j.member_id;
   if (j.instance_id) {
     const ConsumerMember* held = static_member(*j.instance_id);
@@ -446,6 +479,7 @@ ConsumerGroupSnapshot ConsumerGroup::snapshot() const {
 }
 
 void ConsumerGroup::restore(ConsumerGroupSnapshot s) {
+  ++revision_;
   group_epoch_ = s.group_epoch;
   assignment_epoch_ = s.assignment_epoch;
   members_.clear();
@@ -468,15 +502,26 @@ void ConsumerGroup::maybe_assign(const PartitionCountFn& partitions) {
   if (seen != topics_seen_) {
     if (assignment_epoch_ == group_epoch_) bump_epoch();  // a subscribed topic grew, shrank, came or went
     topics_seen_ = seen;
+    ++revision_;
   }
   if (assignment_epoch_ == group_epoch_) return;
   AssignorFunction assign = find_assignor(assignor_name());
   if (assign == nullptr) assign = assignor_;
   std::vector<AssignorMember> input;
-  for (const auto& [mid, m] : members_) input.push_back({mid, m.rack_id, member_topics(m), target(mid)});
-  target_ = assign(input, topics_seen_);
+  bool racks_wanted = false;
+  for (const auto& [mid, m] : members_) {
+    input.push_back({mid, m.rack_id, member_topics(m), target(mid)});
+    racks_wanted = racks_wanted || m.rack_id.has_value();
+  }
+  PartitionRacks racks;
+  if (racks_wanted && partition_racks_) {
+    for (const auto& [topic, count] : topics_seen_)
+      if (count > 0) racks[topic] = partition_racks_(topic);
+  }
+  target_ = assign(input, topics_seen_, racks);
   for (auto& [mid, tps] : target_) tps = normalized(std::move(tps));
   assignment_epoch_ = group_epoch_;
+  ++revision_;
 }
 
 void ConsumerGroup::reconcile(ConsumerMember& m, const std::optional<TopicPartitionsMap>& owned) {

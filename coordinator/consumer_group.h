@@ -20,9 +20,10 @@
 //    FENCED_MEMBER_EPOCH; an unknown member id is UNKNOWN_MEMBER_ID.
 //  - Static members (an instance id): a static leave (epoch -2) keeps the member and its
 //    partitions, the group epoch stays; a new member joining with that instance id takes
-//    its place, epoch and assignment. An instance id held by a member that has not left
-//    is UNRELEASED_INSTANCE_ID; a heartbeat naming another member's instance id is
-//    FENCED_INSTANCE_ID.
+//    its place, epoch and assignment. An instance id held by a consumer-protocol member
+//    that has not left is UNRELEASED_INSTANCE_ID (one held by a classic member is taken
+//    over at once: a static member switching protocols); a heartbeat naming another
+//    member's instance id is FENCED_INSTANCE_ID.
 #pragma once
 
 #include <cstdint>
@@ -106,6 +107,7 @@ struct ConsumerMember {
   std::optional<ClassicMemberMetadata> classic;  // set for a member using the classic protocol
   bool left_static() const { return member_epoch == -2; }
   bool uses_classic() const { return classic.has_value(); }
+  bool operator==(const ConsumerMember&) const = default;
 };
 
 // Everything a group keeps across a restart (consumer_group_record.h encodes it).
@@ -121,6 +123,8 @@ struct ConsumerGroupSnapshot {
 
 // Partition count of a topic as the broker knows it now; 0 for a topic that does not exist.
 using PartitionCountFn = std::function<int32_t(const std::string& topic)>;
+// The racks of each partition's replicas of a topic (by partition; empty: none known).
+using PartitionRacksFn = std::function<std::vector<std::vector<std::string>>(const std::string& topic)>;
 
 class ConsumerGroup {
  public:
@@ -142,9 +146,17 @@ class ConsumerGroup {
   ConsumerHeartbeatResult heartbeat(const ConsumerHeartbeat& hb, const TopicPartitionCounts& topics,
                                     const std::function<std::string()>& new_member_id);
 
+  // Where partitions are, for rack-aware assignment (consumer_assignor.h): asked when the
+  // target is computed and some member has a rack. Unset: no racks.
+  void set_partition_racks(PartitionRacksFn fn) { partition_racks_ = std::move(fn); }
+
   // A member leaves (session or rebalance timeout): its partitions are free, the group
   // epoch moves. False if there is no such member.
   bool remove_member(const std::string& member_id);
+  // Several leave at once (one LeaveGroup naming several classic members): the group epoch
+  // moves once, as Kafka's classicGroupLeaveToConsumerGroup bumps it once per request.
+  // The number of members removed (ids it does not hold are skipped).
+  size_t remove_members(const std::vector<std::string>& member_ids);
 
   // ---- classic members (KIP-848's migration: Kafka's classicGroup*ToConsumerGroup) ----
   // JoinGroup: the member is created or updated from its subscription and moves toward its
@@ -174,6 +186,10 @@ class ConsumerGroup {
   void set_regex_topics(const std::string& regex, std::vector<std::string> topics);
 
   ConsumerGroupSnapshot snapshot() const;
+  // Moves whenever something snapshot() holds may have changed (epochs, members and what
+  // each keeps, targets, topics seen, regex matches), and only then: the group's record
+  // need not be encoded again while it stays (a steady heartbeat changes nothing).
+  uint64_t revision() const { return revision_; }
   // REQUIRES: `s` came from snapshot() (or a record of it).
   void restore(ConsumerGroupSnapshot s);
 
@@ -191,9 +207,14 @@ class ConsumerGroup {
   std::string assignor_name() const;
 
  private:
+  ConsumerHeartbeatResult heartbeat_member(const ConsumerHeartbeat& hb, const PartitionCountFn& partitions,
+                                           const std::function<std::string()>& new_member_id);
   ConsumerHeartbeatResult join(const ConsumerHeartbeat& hb, const std::function<std::string()>& new_member_id);
   ConsumerHeartbeatResult replace_static_member(const ConsumerHeartbeat& hb, const std::string& old_id);
-  void bump_epoch() { ++group_epoch_; }
+  void bump_epoch() {
+    ++group_epoch_;
+    ++revision_;
+  }
   std::vector<std::string> member_topics(const ConsumerMember& m) const;
   void maybe_assign(const PartitionCountFn& partitions);
   void reconcile(ConsumerMember& m, const std::optional<TopicPartitionsMap>& owned);
@@ -203,8 +224,10 @@ class ConsumerGroup {
   std::string group_id_;
   AssignorFunction assignor_;
   int32_t max_size_;
+  PartitionRacksFn partition_racks_;
   int32_t group_epoch_ = 0;
   int32_t assignment_epoch_ = 0;
+  uint64_t revision_ = 0;
   std::map<std::string, ConsumerMember> members_;
   GroupAssignment target_;                   // per member, for assignment_epoch_
   TopicPartitionCounts topics_seen_;         // the partition counts target_ was made with

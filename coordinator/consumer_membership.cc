@@ -1,6 +1,7 @@
 #include "coordinator/consumer_membership.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "coordinator/group_migration.h"
@@ -47,6 +48,9 @@ ConsumerMembership::Entry& ConsumerMembership::create(const std::string& group_i
   Entry& entry = groups_[group_id];
   entry.group = std::make_unique<ConsumerGroup>(group_id, assignor ? assignor : &assign_uniform,
                                                 options_.consumer_max_size);
+  entry.group->set_partition_racks([this](const std::string& topic) {
+    return catalog_.partition_racks ? catalog_.partition_racks(topic) : std::vector<std::vector<std::string>>{};
+  });
   entry.incarnation = next_incarnation_++;
   entry.empty_since_ms = clock_();
   return entry;
@@ -83,8 +87,13 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
     it = groups_.find(create(args.group_id).group->group_id());
   }
   Entry& entry = it->second;
-  if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch && !hb.instance_id &&
-      entry.group->members().contains(hb.member_id) && maybe_downgrade(entry, hb.member_id)) {
+  // A member leaving for good (epoch -1), dynamic or static (its instance id its own), may
+  // be the last consumer-protocol one: Kafka's consumerGroupFenceMember then downgrades. A
+  // static member's temporary leave (-2) keeps it, so it does not.
+  const ConsumerMember* static_holder = hb.instance_id ? entry.group->static_member(*hb.instance_id) : nullptr;
+  if (hb.member_epoch == ConsumerHeartbeat::kLeaveEpoch && entry.group->members().contains(hb.member_id) &&
+      (!hb.instance_id || (static_holder != nullptr && static_holder->member_id == hb.member_id)) &&
+      maybe_downgrade(entry, hb.member_id)) {
     log().info("consumer group member left: group={} member={}", args.group_id, hb.member_id);
     ConsumerGroupHeartbeatResult left;
     left.member_id = hb.member_id;
@@ -174,7 +183,17 @@ void ConsumerMembership::after_change(Entry& entry, DurableCallback done, Offset
   } else if (entry.empty_since_ms < 0) {
     entry.empty_since_ms = clock_();
   }
+  if (group.revision() == entry.stored_revision && !entry.stored.empty() && first.empty()) {
+    if (options_.consumer_verify_unchanged_records &&
+        encode_consumer_group_value(group.snapshot()) != entry.stored) {
+      log().error("consumer group record changed without a revision: group={}", group.group_id());
+      std::abort();
+    }
+    return done(storage::Status());
+  }
   std::string record = encode_consumer_group_value(group.snapshot());
+  ++records_encoded_;
+  entry.stored_revision = group.revision();
   if (record == entry.stored && first.empty()) return done(storage::Status());
   entry.stored = record;
   first.push_back({encode_consumer_group_key(group.group_id()), std::move(record), false});
@@ -270,6 +289,17 @@ void ConsumerMembership::classic_join(JoinGroupArgs args, JoinCallback done) {
   join.rebalance_timeout_ms = args.rebalance_timeout_ms >= 0 ? args.rebalance_timeout_ms : args.session_timeout_ms;
   join.metadata = ClassicMemberMetadata{args.session_timeout_ms, args.protocols};
   join.subscription = std::move(*subscription);
+  // A static member restarting with the classic protocol replaces the member holding its
+  // instance id; if that was the last consumer-protocol member, the group becomes classic
+  // again, Stable, with no rebalance (Kafka's validateOnlineDowngradeWithReplacedMemberId).
+  std::string replaced;
+  if (unknown && args.group_instance_id) {
+    const ConsumerMember* held = group.static_member(*args.group_instance_id);
+    if (held != nullptr && held->member_id != member_id) replaced = held->member_id;
+  }
+  const bool downgrade = !replaced.empty() && downgrade_ && options_.consumer_migration_downgrade &&
+                         group.all_classic_except(replaced) &&
+                         group.members().size() <= static_cast<size_t>(options_.max_group_size);
   ConsumerHeartbeatResult r = group.classic_join(
       join, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; });
   if (r.error != GroupError::kNone) return done(join_error(member_id, r.error));
@@ -278,6 +308,20 @@ void ConsumerMembership::classic_join(JoinGroupArgs args, JoinCallback done) {
   result.protocol_type = std::string(kConsumerProtocolType);
   result.protocol_name = args.protocols.front().name;
   result.member_id = member_id;  // no leader, no member list: the broker assigns
+  if (downgrade) {
+    const std::string group_id = group.group_id();
+    StoredGroup classic = classic_group_from_consumer(group, "", clock_());
+    log().info("consumer group becomes classic: group={} replaced_static_member={} by={} members={} generation={}",
+               group_id, replaced, member_id, classic.members.size(), classic.generation_id);
+    OffsetBook::Mutations batch;
+    remove(group_id, batch);  // `group` and `entry` are gone
+    downgrade_(std::move(classic), std::move(batch), false,
+               [result = std::move(result), done = std::move(done)](storage::Status status) mutable {
+                 if (!status.ok()) return done(join_error(result.member_id, GroupError::kStorageError));
+                 done(std::move(result));
+               });
+    return;
+  }
   cancel_classic_timer(entry, member_id);
   arm_session(entry, member_id);
   arm_classic_timer(entry, group.members().at(member_id), false, "the classic member failed to sync within its rebalance timeout");
@@ -335,31 +379,59 @@ LeaveGroupResult ConsumerMembership::classic_leave(const LeaveGroupArgs& args) {
   auto it = groups_.find(args.group_id);
   if (it == groups_.end()) return error_result<LeaveGroupResult>(GroupError::kUnknownMemberId);
   Entry& entry = it->second;
-  bool removed = false;
+  ConsumerGroup& group = *entry.group;
+  // Kafka 4's classicGroupLeaveToConsumerGroup: LeaveGroup removes members of either
+  // protocol (an admin's removeMembersFromConsumerGroup names them by member id or instance
+  // id, KAFKA-18188), each answered with the ids the request gave.
+  std::vector<std::string> leaving;
   for (const MemberIdentity& who : args.members) {
     LeaveMemberResult& r = result.members.emplace_back();
     r.member_id = who.member_id;
     r.group_instance_id = who.group_instance_id;
     const ConsumerMember* m = nullptr;
     if (who.group_instance_id) {
-      m = entry.group->static_member(*who.group_instance_id);
+      m = group.static_member(*who.group_instance_id);
       // An admin may remove a static member by its instance id alone.
       if (m == nullptr) r.error = GroupError::kUnknownMemberId;
       else if (!who.member_id.empty() && who.member_id != m->member_id) r.error = GroupError::kFencedInstanceId;
-      else if (!m->uses_classic()) r.error = GroupError::kUnknownMemberId;
     } else {
-      r.error = entry.group->classic_member(who.member_id, std::nullopt, &m);
+      auto found = group.members().find(who.member_id);
+      if (found == group.members().end()) r.error = GroupError::kUnknownMemberId;
+      else m = &found->second;
     }
     if (r.error != GroupError::kNone) continue;
     const std::string id = m->member_id;
-    r.member_id = id;
-    log().info("classic member left consumer group: group={} member={} reason={}", args.group_id, id,
-               who.reason.value_or("not provided"));
-    cancel_classic_timer(entry, id);
-    entry.group->remove_member(id);
-    removed = true;
+    if (std::find(leaving.begin(), leaving.end(), id) != leaving.end()) continue;
+    log().info("member left consumer group through LeaveGroup: group={} member={} protocol={} reason={}",
+               args.group_id, id, m->uses_classic() ? "classic" : "consumer", who.reason.value_or("not provided"));
+    leaving.push_back(id);
   }
-  if (removed) {
+  if (leaving.empty()) return result;
+  // If those leaving are the consumer-protocol members and only classic ones remain, the
+  // group goes back to the classic protocol, as when the last consumer-protocol member
+  // leaves by heartbeat (KAFKA-18150).
+  const bool all_consumer = std::all_of(leaving.begin(), leaving.end(), [&](const std::string& id) {
+    return !group.members().at(id).uses_classic();
+  });
+  const size_t remaining = group.members().size() - leaving.size();
+  const bool others_classic = std::all_of(group.members().begin(), group.members().end(), [&](const auto& e) {
+    return e.second.uses_classic() || std::find(leaving.begin(), leaving.end(), e.first) != leaving.end();
+  });
+  if (downgrade_ && options_.consumer_migration_downgrade && all_consumer && others_classic && remaining > 0 &&
+      remaining <= static_cast<size_t>(options_.max_group_size)) {
+    const std::string group_id = group.group_id();
+    // Every member not using the classic protocol is left out of the classic group.
+    StoredGroup classic = classic_group_from_consumer(group, leaving.front(), clock_());
+    log().info("consumer group becomes classic: group={} leaving={} members={} generation={}", group_id,
+               leaving.size(), classic.members.size(), classic.generation_id);
+    OffsetBook::Mutations batch;
+    remove(group_id, batch);
+    downgrade_(std::move(classic), std::move(batch), true, nullptr);
+    return result;
+  }
+  for (const std::string& id : leaving) cancel_classic_timer(entry, id);
+  // One epoch move for the whole request, as Kafka's classicGroupLeaveToConsumerGroup.
+  if (group.remove_members(leaving) > 0) {
     after_change(entry, [group_id = args.group_id](storage::Status status) {
       if (!status.ok()) log().warn("consumer group change not stored: group={} error={}", group_id, status.to_string());
     });
@@ -414,7 +486,7 @@ bool ConsumerMembership::maybe_downgrade(Entry& entry, const std::string& leavin
              classic.members.size(), classic.generation_id);
   OffsetBook::Mutations batch;
   remove(group_id, batch);
-  downgrade_(std::move(classic), std::move(batch));
+  downgrade_(std::move(classic), std::move(batch), true, nullptr);
   return true;
 }
 
@@ -517,6 +589,7 @@ void ConsumerMembership::restore(ConsumerGroupSnapshot stored) {
   Entry& entry = create(group_id);
   entry.stored = encode_consumer_group_value(stored);
   entry.group->restore(std::move(stored));
+  entry.stored_revision = entry.group->revision();
   // Every member has one session to come back, and a member that was revoking one
   // rebalance timeout; the record is as written, so nothing is stored again.
   after_change(entry, [](storage::Status) {});

@@ -13,7 +13,8 @@
 //
 // Durability: after each heartbeat the group's record ("k/", meta_records.h) is written if
 // anything it holds changed, and the heartbeat is answered once that is durable, so what
-// a member was told survives kill -9. At start-up every member gets one session to come
+// a member was told survives kill -9. Whether it changed is the group's revision(): a
+// steady heartbeat encodes nothing (bench/consumer_heartbeat_bench.cc). At start-up every member gets one session to come
 // back; its next heartbeat carries on at its epoch (no rebalance).
 //
 // Classic members (KIP-848's migration): a consumer group may hold members that speak the
@@ -25,9 +26,13 @@
 // the one their JoinGroup asked for; one told to rejoin, or that joined, has its rebalance
 // timeout to send the next JoinGroup or SyncGroup, else it is removed. When the last
 // consumer-protocol member leaves and classic members remain, the group is handed back to
-// the classic protocol (set_downgrade), as group.consumer.migration.policy allows.
+// the classic protocol (set_downgrade), as group.consumer.migration.policy allows; so it is,
+// Stable and without a rebalance, when a static member's classic restart replaces the last
+// consumer-protocol member. One LeaveGroup moves the group epoch once, however many
+// members it names.
 //
-// Topics come from the injected TopicCatalog: partition counts for the assignor, and the
+// Topics come from the injected TopicCatalog: partition counts and partition racks for the
+// assignor (racks only asked when a member has a RackId), and the
 // topics a regex subscription matches (only those the member may describe), resolved on
 // the group's next heartbeat after a regex first appears (the one bringing it gets the
 // member's named topics only, as Kafka's asynchronous resolution answers) and again at
@@ -64,6 +69,9 @@ inline constexpr std::string_view kConsumerGroupType = "consumer";
 // What the coordinator knows of topics, from the broker. Both run on the strand.
 struct TopicCatalog {
   PartitionCountFn partition_count;  // 0: no such topic
+  // The racks of each partition of a topic (its broker's broker.rack), for rack-aware
+  // assignment; unset or empty: not known.
+  PartitionRacksFn partition_racks;
   // The topics whose whole name `regex` matches (the caller checked it compiles).
   std::function<std::vector<std::string>(const std::string& regex)> match;
 };
@@ -142,8 +150,11 @@ class ConsumerMembership {
   // the heartbeat that caused the upgrade. Its members get their classic sessions.
   void adopt(ConsumerGroupSnapshot converted);
   // Called with the classic group to make, and the mutations that drop this group's
-  // record, when a consumer group is to become classic again. Unset: never.
-  using DowngradeFn = std::function<void(StoredGroup classic, OffsetBook::Mutations batch)>;
+  // record, when a consumer group is to become classic again: `rebalance` when a member
+  // left (its members rejoin), not when a static member's classic restart replaced the
+  // last consumer-protocol member (the group stays Stable); `done` once durable. Unset: never.
+  using DowngradeFn =
+      std::function<void(StoredGroup classic, OffsetBook::Mutations batch, bool rebalance, DurableCallback done)>;
   void set_downgrade(DowngradeFn fn) { downgrade_ = std::move(fn); }
 
   const ConsumerGroup* find(std::string_view group_id) const;
@@ -154,6 +165,9 @@ class ConsumerMembership {
     for (const auto& [id, entry] : groups_) fn(static_cast<const ConsumerGroup&>(*entry.group));
   }
   std::vector<std::string> group_ids() const;
+  // How many times a group's record was encoded to be written (tests, benches): not for a
+  // heartbeat that changed nothing.
+  uint64_t records_encoded() const { return records_encoded_; }
 
   // ---- what the rest of the coordinator asks of a consumer group ----
   // OffsetCommit: Kafka's rules -- member epoch -1 with no member id commits only while the
@@ -186,6 +200,7 @@ class ConsumerMembership {
     std::map<std::string, TimerQueue::Id> revocation_timers;  // member -> its deadline to revoke
     std::map<std::string, TimerQueue::Id> classic_timers;     // classic member -> its deadline to join or sync
     std::string stored;                                       // the record as last written
+    uint64_t stored_revision = 0;                             // the group's revision() when `stored` was made
     int64_t empty_since_ms = -1;
     int64_t regexes_resolved_ms = -1;
   };
@@ -219,6 +234,7 @@ class ConsumerMembership {
   DowngradeFn downgrade_;
   std::unordered_map<std::string, Entry> groups_;
   uint64_t next_incarnation_ = 1;
+  uint64_t records_encoded_ = 0;
   std::mt19937_64 rng_;
 };
 

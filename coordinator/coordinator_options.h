@@ -32,6 +32,9 @@ struct CoordinatorOptions {
   // whose last consumer-protocol member leaves becomes classic again (downgrade).
   bool consumer_migration_upgrade = true;
   bool consumer_migration_downgrade = true;
+  // Tests: each time a consumer group's record is not re-encoded because its revision did
+  // not move, encode it anyway and abort if it differs from the one last written.
+  bool consumer_verify_unchanged_records = false;
 };
 
 }  // namespace rokka::coordinator

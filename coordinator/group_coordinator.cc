@@ -20,8 +20,8 @@ GroupCoordinator::GroupCoordinator(CoordinatorOptions options, storage::MetaStor
       offsets_(options_, writer_),
       membership_(options_, clock_, writer_, timers_, groups_),
       consumer_(options_, clock_, writer_, timers_) {
-  consumer_.set_downgrade([this](StoredGroup classic, OffsetBook::Mutations batch) {
-    membership_.adopt(classic, std::move(batch));
+  consumer_.set_downgrade([this](StoredGroup classic, OffsetBook::Mutations batch, bool rebalance, DurableCallback done) {
+    membership_.adopt(classic, std::move(batch), rebalance, std::move(done));
   });
 }
 

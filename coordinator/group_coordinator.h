@@ -146,6 +146,8 @@ class GroupCoordinator {
   // ---- introspection (tests, metrics) ----
   const Group* find_group(std::string_view group_id) const { return groups_.find(group_id); }
   const ConsumerGroup* find_consumer_group(std::string_view group_id) const { return consumer_.find(group_id); }
+  // How many times a consumer group's record was encoded (tests, benches).
+  uint64_t consumer_records_encoded() const { return consumer_.records_encoded(); }
   size_t group_count() const { return groups_.size() + consumer_.size(); }
   uint64_t completed_rebalances() const { return membership_.completed_rebalances(); }  // Membership's
   const OffsetBook& offsets() const { return offsets_; }

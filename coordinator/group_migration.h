@@ -28,7 +28,10 @@ namespace rokka::coordinator {
 // nullopt if a member's subscription or assignment is not the consumer protocol's.
 std::optional<ConsumerGroupSnapshot> consumer_group_from_classic(const Group& group);
 
-// REQUIRES: every member but `leaving_member_id` uses the classic protocol.
+// The classic group of the members that use the classic protocol, but `leaving_member_id`
+// (may be empty): for when the others leave -- the last consumer-protocol member by
+// heartbeat or timeout, those a LeaveGroup names -- or none does (a static member's classic
+// restart replaced the last consumer-protocol member).
 StoredGroup classic_group_from_consumer(const ConsumerGroup& group, const std::string& leaving_member_id,
                                         int64_t now_ms);
 

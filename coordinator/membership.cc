@@ -752,12 +752,15 @@ void Membership::restore(const StoredGroup& stored) {
   }
 }
 
-void Membership::adopt(const StoredGroup& converted, OffsetBook::Mutations batch) {
+void Membership::adopt(const StoredGroup& converted, OffsetBook::Mutations batch, bool rebalance,
+                       DurableCallback done) {
   restore(converted);
   batch.push_back({encode_group_key(converted.group_id), encode_group_value(converted), false});
-  writer_.write(std::move(batch), [group_id = converted.group_id](storage::Status status) {
+  writer_.write(std::move(batch), [group_id = converted.group_id, done = std::move(done)](storage::Status status) {
     if (!status.ok()) log().warn("downgraded group not stored: group={} error={}", group_id, status.to_string());
+    if (done) done(status);
   });
+  if (!rebalance) return;
   if (Group* group = groups_.find(converted.group_id)) maybe_prepare_rebalance(*group, "group downgraded from the consumer protocol");
 }
 

@@ -80,8 +80,12 @@ class Membership {
   void restore(const StoredGroup& stored);
   // A consumer group handed back to the classic protocol (group_migration.h): made as if
   // restored, its record written (with `batch`, the consumer group's removal, in one
-  // write), and a rebalance started so its members rejoin as classic members.
-  void adopt(const StoredGroup& converted, OffsetBook::Mutations batch);
+  // write), and, if `rebalance`, a rebalance started so its members rejoin as classic
+  // members (a member left); without, the group stays Stable at its generation (a static
+  // member was replaced by its classic restart, as Kafka's convertToClassicGroup does).
+  // `done` once the write is durable.
+  void adopt(const StoredGroup& converted, OffsetBook::Mutations batch, bool rebalance = true,
+             DurableCallback done = nullptr);
   // The group becomes Dead: its timers are cancelled and its record's tombstone is
   // appended to `out`. The caller erases it from the GroupMap.
   void remove(Group& group, OffsetBook::Mutations& out);

@@ -146,7 +146,7 @@ TEST(ConsumerAssignorTest, StaleClaimsAreDroppedAndADoubleClaimHasOneOwner) {
   const std::vector<AssignorMember> members{member("a", {"t"}, {{"t", {0, 1, 2, 3, 9}}}),
                                             member("b", {"t"}, {{"t", {0}}, {"old", {0, 1}}})};
   for (AssignorFunction assign : {&assign_uniform, &assign_range}) {
-    const GroupAssignment a = assign(members, topics);
+    const GroupAssignment a = assign(members, topics, {});
     expect_complete_and_exclusive(members, topics, a);
     EXPECT_EQ(total(a.at("a")), 2u);
     EXPECT_EQ(total(a.at("b")), 2u);
@@ -187,7 +187,7 @@ TEST(ConsumerAssignorTest, MembersWithNothingToReadStillGetAnEntry) {
   const TopicPartitionCounts topics{{"t", 1}};
   const std::vector<AssignorMember> members{member("a", {"t"}), member("b", {"t"}), member("c", {"missing"})};
   for (AssignorFunction assign : {&assign_uniform, &assign_range}) {
-    const GroupAssignment a = assign(members, topics);
+    const GroupAssignment a = assign(members, topics, {});
     expect_complete_and_exclusive(members, topics, a);
     EXPECT_EQ(total(a.at("a")) + total(a.at("b")), 1u);
     EXPECT_TRUE(a.at("c").empty());
@@ -200,6 +200,86 @@ TEST(ConsumerAssignorTest, AssignorsByKafkasNames) {
   EXPECT_EQ(find_assignor("range"), &assign_range);
   EXPECT_EQ(find_assignor("sticky"), nullptr);
   EXPECT_EQ(find_assignor(""), nullptr);
+}
+
+AssignorMember racked(std::string id, std::optional<std::string> rack, std::vector<std::string> topics,
+                      TopicPartitionsMap current = {}) {
+  return {std::move(id), std::move(rack), std::move(topics), std::move(current)};
+}
+
+// How many partitions are on a member of one of their racks.
+size_t rack_local(const std::vector<AssignorMember>& members, const PartitionRacks& racks, const GroupAssignment& a) {
+  size_t n = 0;
+  for (const AssignorMember& m : members) {
+    if (!m.rack_id) continue;
+    for (const auto& [t, ps] : a.at(m.member_id)) {
+      auto it = racks.find(t);
+      if (it == racks.end()) continue;
+      for (int32_t p : ps)
+        if (static_cast<size_t>(p) < it->second.size() &&
+            std::find(it->second[p].begin(), it->second[p].end(), *m.rack_id) != it->second[p].end())
+          ++n;
+    }
+  }
+  return n;
+}
+
+TEST(ConsumerAssignorTest, UniformGivesEachMemberThePartitionsOnItsRack) {
+  const TopicPartitionCounts topics{{"t", 4}};
+  const PartitionRacks racks{{"t", {{"r1"}, {"r1"}, {"r2"}, {"r2"}}}};
+  std::vector<AssignorMember> members{racked("a", "r1", {"t"}), racked("b", "r2", {"t"})};
+  const GroupAssignment plain = assign_uniform(members, topics);
+  EXPECT_EQ(rack_local(members, racks, plain), 2u) << "without racks: every other partition";
+  const GroupAssignment a = assign_uniform(members, topics, racks);
+  EXPECT_EQ(a.at("a"), (TopicPartitionsMap{{"t", {0, 1}}}));
+  EXPECT_EQ(a.at("b"), (TopicPartitionsMap{{"t", {2, 3}}}));
+  // Balance before racks: with three on r1's partitions, r1's member still gets its two.
+  const PartitionRacks skewed{{"t", {{"r1"}, {"r1"}, {"r1"}, {"r2"}}}};
+  const GroupAssignment s = assign_uniform(members, topics, skewed);
+  EXPECT_EQ(total(s.at("a")), 2u);
+  EXPECT_EQ(total(s.at("b")), 2u);
+  EXPECT_TRUE(s.at("b").at("t") == std::vector<int32_t>({0, 3}) || s.at("b").at("t") == std::vector<int32_t>({1, 3}) ||
+              s.at("b").at("t") == std::vector<int32_t>({2, 3}));
+  // Racks win over stickiness: owning the other rack's partitions, they swap.
+  const GroupAssignment again = assign_uniform(carried(members, plain), topics, racks);
+  EXPECT_EQ(again, a);
+  // And once aligned, nothing moves.
+  EXPECT_EQ(assign_uniform(carried(members, a), topics, racks), a);
+}
+
+TEST(ConsumerAssignorTest, WithoutRacksOnBothSidesTheAssignmentIsTheOneWithoutRacks) {
+  const TopicPartitionCounts topics{{"t", 6}, {"u", 3}};
+  const std::vector<AssignorMember> plain_members{member("a", {"t", "u"}), member("b", {"t"}), member("c", {"t", "u"})};
+  std::vector<AssignorMember> racked_members{racked("a", "r1", {"t", "u"}), racked("b", "r2", {"t"}),
+                                             racked("c", "r3", {"t", "u"})};
+  const PartitionRacks racks{{"t", {{"r1"}, {"r2"}, {"r3"}, {"r1"}, {"r2"}, {"r3"}}}, {"u", {{"r2"}, {"r2"}, {"r1"}}}};
+  const PartitionRacks one_rack{{"t", std::vector<std::vector<std::string>>(6, {"r1", "r2", "r3"})},
+                                {"u", std::vector<std::vector<std::string>>(3, {"r1", "r2", "r3"})}};
+  for (AssignorFunction assign : {&assign_uniform, &assign_range}) {
+    const GroupAssignment expected = assign(plain_members, topics, {});
+    EXPECT_EQ(assign(plain_members, topics, racks), expected) << "members without racks";
+    EXPECT_EQ(assign(racked_members, topics, {}), expected) << "partitions without racks";
+    EXPECT_EQ(assign(racked_members, topics, one_rack), expected) << "every partition on every rack";
+  }
+}
+
+TEST(ConsumerAssignorTest, RangeMovesCoPartitionedPartitionsToTheirRackTogether) {
+  const TopicPartitionCounts topics{{"a", 4}, {"b", 4}};
+  const std::vector<std::vector<std::string>> placed{{"r2"}, {"r2"}, {"r1"}, {"r1"}};
+  const PartitionRacks racks{{"a", placed}, {"b", placed}};
+  const std::vector<AssignorMember> members{racked("m1", "r1", {"a", "b"}), racked("m2", "r2", {"a", "b"})};
+  const GroupAssignment plain = assign_range(members, topics);
+  EXPECT_EQ(plain.at("m1"), (TopicPartitionsMap{{"a", {0, 1}}, {"b", {0, 1}}}));
+  const GroupAssignment a = assign_range(members, topics, racks);
+  EXPECT_EQ(a.at("m1"), (TopicPartitionsMap{{"a", {2, 3}}, {"b", {2, 3}}}));
+  EXPECT_EQ(a.at("m2"), (TopicPartitionsMap{{"a", {0, 1}}, {"b", {0, 1}}}));
+  // Co-partitioning first: where a's and b's partition 1 are on different racks, nobody
+  // matches that partition number, and the pair still goes to one member.
+  PartitionRacks split = racks;
+  split["b"][1] = {"r1"};
+  const GroupAssignment c = assign_range(members, topics, split);
+  for (const std::string m : {"m1", "m2"}) EXPECT_EQ(c.at(m).at("a"), c.at(m).at("b")) << m;
+  EXPECT_EQ(c.at("m1").at("a").size(), 2u);
 }
 
 // Random groups over several epochs: the invariants hold each time, and uniform
@@ -221,7 +301,7 @@ TEST(ConsumerAssignorTest, RandomGroupsKeepTheInvariantsOverEpochs) {
     for (AssignorFunction assign : {&assign_uniform, &assign_range}) {
       std::vector<AssignorMember> epoch = members;
       for (int e = 0; e < 3; ++e) {
-        const GroupAssignment a = assign(epoch, topics);
+        const GroupAssignment a = assign(epoch, topics, {});
         expect_complete_and_exclusive(epoch, topics, a);
         if (assign == &assign_uniform) {
           for (const AssignorMember& from : epoch)
@@ -248,6 +328,61 @@ TEST(ConsumerAssignorTest, RandomGroupsKeepTheInvariantsOverEpochs) {
         }
         epoch = carried(epoch, a);
         if (epoch.size() > 1 && rng() % 2) epoch.erase(epoch.begin() + static_cast<long>(rng() % epoch.size()));
+      }
+    }
+  }
+}
+
+// Random groups with random racks: the same counts as without racks (uniform: per member;
+// range: per member and topic), every partition owned once by a subscriber, and never
+// fewer partitions on their member's rack than without racks.
+TEST(ConsumerAssignorTest, RacksNeverChangeTheBalanceOnRandomGroups) {
+  std::mt19937 rng(20261206);
+  const std::vector<std::string> rack_names{"r1", "r2", "r3"};
+  for (int round = 0; round < 300; ++round) {
+    TopicPartitionCounts topics;
+    PartitionRacks racks;
+    const int ntopics = 1 + static_cast<int>(rng() % 4);
+    for (int t = 0; t < ntopics; ++t) {
+      const std::string name = "t" + std::to_string(t);
+      topics[name] = static_cast<int32_t>(rng() % 16);
+      for (int32_t p = 0; p < topics[name]; ++p) {
+        std::vector<std::string> r;
+        for (const std::string& rack : rack_names)
+          if (rng() % 3 == 0) r.push_back(rack);
+        racks[name].push_back(std::move(r));
+      }
+    }
+    std::vector<AssignorMember> members;
+    const int nmembers = 1 + static_cast<int>(rng() % 7);
+    for (int m = 0; m < nmembers; ++m) {
+      std::vector<std::string> subs;
+      for (int t = 0; t < ntopics; ++t)
+        if (rng() % 3 != 0) subs.push_back("t" + std::to_string(t));
+      std::optional<std::string> rack;
+      if (rng() % 4 != 0) rack = rack_names[rng() % rack_names.size()];
+      members.push_back(racked("m" + std::to_string(m), rack, subs));
+    }
+    for (AssignorFunction assign : {&assign_uniform, &assign_range}) {
+      std::vector<AssignorMember> epoch = members;
+      for (int e = 0; e < 2; ++e) {
+        const GroupAssignment plain = assign(epoch, topics, {});
+        const GroupAssignment a = assign(epoch, topics, racks);
+        expect_complete_and_exclusive(epoch, topics, a);
+        EXPECT_GE(rack_local(epoch, racks, a), rack_local(epoch, racks, plain)) << "round " << round;
+        for (const AssignorMember& m : epoch) {
+          if (assign == &assign_uniform) {
+            EXPECT_EQ(total(a.at(m.member_id)), total(plain.at(m.member_id))) << "round " << round;
+          } else {
+            for (const auto& [t, n] : topics) {
+              const auto& got = a.at(m.member_id);
+              const auto& want = plain.at(m.member_id);
+              EXPECT_EQ(got.contains(t) ? got.at(t).size() : 0, want.contains(t) ? want.at(t).size() : 0)
+                  << "round " << round;
+            }
+          }
+        }
+        epoch = carried(epoch, a);
       }
     }
   }

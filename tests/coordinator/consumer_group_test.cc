@@ -23,11 +23,13 @@ struct Client {
   std::vector<std::string> topics;
   TopicPartitionsMap owned;
   bool joined = false;
+  std::optional<std::string> rack;
 
   ConsumerHeartbeat next() const {
     ConsumerHeartbeat hb;
     hb.member_id = id;
     hb.member_epoch = epoch;
+    hb.rack_id = rack;
     if (!joined) {
       hb.subscribed_topics = topics;
       hb.rebalance_timeout_ms = 30000;
@@ -64,6 +66,38 @@ TEST(ConsumerGroupTest, ThreeMembersSplitTwelvePartitionsWithNoOverlapAndNoGap) 
     for (int32_t p : c.owned.at("t")) EXPECT_TRUE(seen.insert(p).second) << p;
   }
   EXPECT_EQ(seen.size(), 12u);
+}
+
+TEST(ConsumerGroupTest, MembersGetThePartitionsOnTheirRackWhenTheBrokerKnowsWhereTheyAre) {
+  // ConsumerGroupHeartbeat's RackId and the brokers' broker.rack reach the assignor: each
+  // member reads from its own rack (both assignors), and with no partition racks the split
+  // is the rack-blind one.
+  const TopicPartitionCounts counts{{"t", 4}};
+  for (const AssignorFunction assignor : {&assign_uniform, &assign_range}) {
+    for (const bool known : {true, false}) {
+      ConsumerGroup g("g", assignor, 100);
+      if (known) {
+        g.set_partition_racks([](const std::string& topic) {
+          return topic == "t" ? std::vector<std::vector<std::string>>{{"east"}, {"west"}, {"east"}, {"west"}}
+                              : std::vector<std::vector<std::string>>{};
+        });
+      }
+      Client a{"a", 0, {"t"}}, b{"b", 0, {"t"}};
+      a.rack = "west";
+      b.rack = "east";
+      for (int round = 0; round < 5; ++round)
+        for (Client* c : {&a, &b}) ASSERT_EQ(c->beat(g, counts).error, GroupError::kNone);
+      EXPECT_EQ(g.state(), ConsumerGroup::State::kStable);
+      EXPECT_EQ(g.members().at("a").rack_id, "west");
+      if (known) {
+        EXPECT_EQ(a.owned, (TopicPartitionsMap{{"t", {1, 3}}})) << "west's partitions";
+        EXPECT_EQ(b.owned, (TopicPartitionsMap{{"t", {0, 2}}})) << "east's partitions";
+      } else {
+        EXPECT_EQ(count(a.owned) + count(b.owned), 4u);
+        EXPECT_NE(a.owned, (TopicPartitionsMap{{"t", {1, 3}}})) << "the rack-blind split differs here";
+      }
+    }
+  }
 }
 
 TEST(ConsumerGroupTest, APartitionMovesOnlyAfterItsOwnerRevokedIt) {

@@ -101,6 +101,52 @@ TEST_F(ConsumerMembershipTest, ThreeMembersSplitTwelvePartitionsAndEachAnswerWai
   EXPECT_FALSE(quiet->assignment.has_value());
 }
 
+TEST_F(ConsumerMembershipTest, ASteadyHeartbeatDoesNotEncodeTheGroupsRecordAgain) {
+  // The group's record is encoded only when something it keeps changed: a steady
+  // heartbeat (the common case, every member every 5 s) costs no O(group) encode
+  // (bench/consumer_heartbeat_bench.cc). The harness also checks, each time the encode is
+  // skipped, that the record would have been the same (consumer_verify_unchanged_records).
+  h.topics["t"] = 6;
+  Consumer a{"a", {"t"}}, b{"b", {"t"}}, c{"c", {"t"}};
+  rounds({&a, &b, &c}, 4);
+  ASSERT_EQ(h.coord().find_consumer_group("g")->state(), ConsumerGroup::State::kStable);
+  const uint64_t encoded = h.coord().consumer_records_encoded();
+  const size_t writes = h.meta.writes();
+  for (int i = 0; i < 10; ++i) {
+    h.advance(1000);
+    rounds({&a, &b, &c}, 1);
+  }
+  EXPECT_EQ(h.coord().consumer_records_encoded(), encoded);
+  EXPECT_EQ(h.meta.writes(), writes);
+  // A change is encoded and written once: a new rack id...
+  ConsumerGroupHeartbeatArgs racked = a.next("g");
+  racked.heartbeat.rack_id = "r1";
+  std::optional<ConsumerGroupHeartbeatResult> answer;
+  h.coord().consumer_group_heartbeat(std::move(racked), [&](ConsumerGroupHeartbeatResult r) { answer = std::move(r); });
+  h.settle();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(h.coord().consumer_records_encoded(), encoded + 1);
+  EXPECT_EQ(h.meta.writes(), writes + 1);
+  EXPECT_EQ(h.coord().find_consumer_group("g")->members().at("a").rack_id, "r1");
+  // ... and a member leaving; the others' steady heartbeats after it encode nothing more
+  // than what their reconciliation changes.
+  c.epoch = ConsumerHeartbeat::kLeaveEpoch;
+  beat(c);
+  rounds({&a, &b}, 4);
+  const uint64_t settled = h.coord().consumer_records_encoded();
+  EXPECT_GT(settled, encoded + 1);
+  rounds({&a, &b}, 3);
+  EXPECT_EQ(h.coord().consumer_records_encoded(), settled);
+  // What was written is what a restart reads back.
+  h.restart();
+  const ConsumerGroup* g = h.coord().find_consumer_group("g");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->members().size(), 2u);
+  EXPECT_EQ(g->members().at("a").rack_id, "r1");
+  EXPECT_EQ(g->members().at("a").assigned, a.owned);
+  EXPECT_EQ(g->members().at("b").assigned, b.owned);
+}
+
 TEST_F(ConsumerMembershipTest, AMemberThatStopsHeartbeatingIsRemovedAfterItsSessionAndOnlyItsPartitionsMove) {
   h.topics["t"] = 6;
   Consumer a{"a", {"t"}}, b{"b", {"t"}}, c{"c", {"t"}};

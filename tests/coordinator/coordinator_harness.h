@@ -50,6 +50,7 @@ inline CoordinatorOptions test_options() {
   o.initial_rebalance_delay_ms = 3000;
   o.offsets_retention_ms = 24 * 3600 * 1000LL;
   o.offsets_retention_check_interval_ms = 60000;
+  o.consumer_verify_unchanged_records = true;
   return o;
 }
 

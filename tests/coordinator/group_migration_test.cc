@@ -49,6 +49,7 @@ struct NewConsumer {
   std::string id;
   int32_t epoch = 0;
   TopicPartitionsMap owned;
+  std::optional<std::string> instance;  // group.instance.id: a static member
 };
 
 class GroupMigrationTest : public ::testing::Test {
@@ -62,11 +63,16 @@ class GroupMigrationTest : public ::testing::Test {
 
   // A Stable classic group "g" of `ids` over topic t (4 partitions), the leader giving
   // each member a consumer-protocol assignment from `plan`.
-  std::vector<ClassicConsumer> classic_group(const std::vector<std::map<std::string, std::vector<int32_t>>>& plan) {
+  // With `instance_ids`, member i is static with instance id instance_ids[i].
+  std::vector<ClassicConsumer> classic_group(const std::vector<std::map<std::string, std::vector<int32_t>>>& plan,
+                                             const std::vector<std::string>& instance_ids = {}) {
     h.topics["t"] = 4;
     std::vector<Answer<JoinGroupResult>> joins;
-    for (size_t i = 0; i < plan.size(); ++i)
-      joins.push_back(h.join(h.join_args("g", "", {{"cooperative-sticky", subscription_v1({"t"}, {})}})));
+    for (size_t i = 0; i < plan.size(); ++i) {
+      JoinGroupArgs a = h.join_args("g", "", {{"cooperative-sticky", subscription_v1({"t"}, {})}});
+      if (i < instance_ids.size()) a.group_instance_id = instance_ids[i];
+      joins.push_back(h.join(std::move(a)));
+    }
     h.advance(7000);  // the initial rebalance delay, extended once
     std::vector<ClassicConsumer> out;
     std::string leader;
@@ -93,6 +99,7 @@ class GroupMigrationTest : public ::testing::Test {
     a.api_version = 1;
     a.heartbeat.member_id = c.id;
     a.heartbeat.member_epoch = c.epoch;
+    a.heartbeat.instance_id = c.instance;
     if (join) {
       a.heartbeat.rebalance_timeout_ms = 30000;
       a.heartbeat.subscribed_topics = std::vector<std::string>{"t"};
@@ -231,6 +238,37 @@ TEST_F(GroupMigrationTest, TheLastConsumerMemberLeavingHandsTheGroupBackToTheCla
   EXPECT_EQ((*ja)->members.size() + (*jb)->members.size(), 2u) << "the leader gets both members";
 }
 
+TEST_F(GroupMigrationTest, TheLastConsumerMemberLeavingForGoodHandsTheGroupBackEvenWhenStatic) {
+  // Kafka's consumerGroupLeave: a static member's epoch -1 fences it as a dynamic one's
+  // does, so the last consumer-protocol member leaving that way downgrades the group; its
+  // temporary leave (-2) keeps it in the group, and the group stays a consumer group.
+  auto members = classic_group({{{"t", {0, 1}}}, {{"t", {2, 3}}}});
+  NewConsumer c{"c-member"};
+  c.instance = "inst-c";
+  ASSERT_EQ(beat(c, true).error, GroupError::kNone);
+  reconcile({&members[0], &members[1]}, {&c});
+  const int32_t epoch = h.coord().find_consumer_group("g")->group_epoch();
+
+  NewConsumer away = c;
+  away.epoch = ConsumerHeartbeat::kStaticLeaveEpoch;
+  EXPECT_EQ(beat(away).member_epoch, ConsumerHeartbeat::kStaticLeaveEpoch);
+  ASSERT_NE(h.coord().find_consumer_group("g"), nullptr) << "a temporary leave keeps the member";
+
+  // Back under a new member id, then gone for good.
+  NewConsumer back{"c-back"};
+  back.instance = "inst-c";
+  ASSERT_EQ(beat(back, true).error, GroupError::kNone);
+  reconcile({&members[0], &members[1]}, {&back});
+  back.epoch = ConsumerHeartbeat::kLeaveEpoch;
+  EXPECT_EQ(beat(back).member_epoch, ConsumerHeartbeat::kLeaveEpoch);
+  EXPECT_EQ(h.coord().find_consumer_group("g"), nullptr);
+  const Group* classic = h.coord().find_group("g");
+  ASSERT_NE(classic, nullptr);
+  EXPECT_EQ(classic->size(), 2u);
+  EXPECT_GE(classic->generation_id(), epoch);
+  EXPECT_TRUE(classic->is(GroupState::kPreparingRebalance));
+}
+
 TEST_F(GroupMigrationTest, AConsumerMemberLeavingAGroupWithOtherConsumerMembersKeepsItAConsumerGroup) {
   auto members = classic_group({{{"t", {0, 1, 2, 3}}}});
   NewConsumer c{"c"}, d{"d"};
@@ -241,6 +279,104 @@ TEST_F(GroupMigrationTest, AConsumerMemberLeavingAGroupWithOtherConsumerMembersK
   beat(c);
   ASSERT_NE(h.coord().find_consumer_group("g"), nullptr);
   EXPECT_EQ(h.coord().find_group("g"), nullptr);
+}
+
+TEST_F(GroupMigrationTest, OneLeaveGroupForSeveralClassicMembersMovesTheGroupEpochOnce) {
+  // Kafka's classicGroupLeaveToConsumerGroup removes every member the request names and
+  // writes one group epoch record: epoch + 1, not + the number of members.
+  auto members = classic_group({{{"t", {0, 1}}}, {{"t", {2, 3}}}});
+  ASSERT_EQ(members.size(), 2u);
+  NewConsumer c{"c-member"};
+  ASSERT_EQ(beat(c, true).error, GroupError::kNone);
+  reconcile({&members[0], &members[1]}, {&c});
+  const int32_t epoch = h.coord().find_consumer_group("g")->group_epoch();
+
+  LeaveGroupResult left = h.leave("g", {{members[0].id, std::nullopt, std::nullopt},
+                                        {members[1].id, std::nullopt, std::nullopt},
+                                        {"nobody", std::nullopt, std::nullopt}});
+  h.settle();
+  ASSERT_EQ(left.members.size(), 3u);
+  EXPECT_EQ(left.members[0].error, GroupError::kNone);
+  EXPECT_EQ(left.members[1].error, GroupError::kNone);
+  EXPECT_EQ(left.members[2].error, GroupError::kUnknownMemberId);
+  const ConsumerGroup* group = h.coord().find_consumer_group("g");
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->group_epoch(), epoch + 1);
+  EXPECT_EQ(group->members().size(), 1u);
+  for (int i = 0; i < 4 && count(c.owned) < 4; ++i) beat(c);
+  EXPECT_EQ(count(c.owned), 4u);
+  EXPECT_EQ(c.epoch, epoch + 1);
+
+  // A request that names nobody it holds moves nothing.
+  h.leave("g", {{"nobody", std::nullopt, std::nullopt}});
+  h.settle();
+  EXPECT_EQ(h.coord().find_consumer_group("g")->group_epoch(), epoch + 1);
+}
+
+TEST_F(GroupMigrationTest, AStaticClassicMemberRestartingWithTheConsumerProtocolTakesItsOwnPlace) {
+  // A rolling switch of static members: the consumer-protocol member with a classic
+  // member's instance id replaces it at once (no UNRELEASED_INSTANCE_ID: only a
+  // consumer-protocol member must have left first), keeping its partitions.
+  auto members = classic_group({{{"t", {0, 1}}}, {{"t", {2, 3}}}}, {"inst-a", "inst-b"});
+  ASSERT_EQ(members.size(), 2u);
+  NewConsumer a2{"a-restarted"};
+  a2.instance = "inst-a";
+  ConsumerGroupHeartbeatResult joined = beat(a2, true);
+  ASSERT_EQ(joined.error, GroupError::kNone) << joined.message;
+  const ConsumerGroup* group = h.coord().find_consumer_group("g");
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->members().size(), 2u);
+  EXPECT_FALSE(group->members().contains(members[0].id));
+  ASSERT_TRUE(group->members().contains("a-restarted"));
+  EXPECT_FALSE(group->members().at("a-restarted").uses_classic());
+  reconcile({&members[1]}, {&a2});
+  EXPECT_EQ(a2.owned, (TopicPartitionsMap{{"t", {0, 1}}})) << "it keeps the partitions of the member it replaced";
+  EXPECT_EQ(members[1].owned, (TopicPartitionsMap{{"t", {2, 3}}}));
+  // The old instance is fenced.
+  EXPECT_EQ(h.heartbeat("g", members[0].generation, members[0].id, "inst-a"), GroupError::kFencedInstanceId);
+}
+
+TEST_F(GroupMigrationTest, TheLastConsumerMemberReplacedByItsClassicRestartHandsTheGroupBackWithoutARebalance) {
+  // Kafka's classicGroupJoinToConsumerGroup: a static member rejoining with the classic
+  // protocol replaces the last consumer-protocol member; the group becomes classic, Stable
+  // at its epoch, the new member holding the replaced one's assignment; nobody rejoins.
+  auto members = classic_group({{{"t", {0, 1, 2, 3}}}}, {"inst-a"});
+  ASSERT_EQ(members.size(), 1u);
+  NewConsumer c{"c-member"};
+  c.instance = "inst-c";
+  ASSERT_EQ(beat(c, true).error, GroupError::kNone);
+  reconcile({&members[0]}, {&c});
+  ASSERT_EQ(count(c.owned), 2u);
+  const int32_t epoch = h.coord().find_consumer_group("g")->group_epoch();
+  ASSERT_EQ(members[0].generation, epoch);
+
+  JoinGroupArgs restart = h.join_args("g", "", {{"cooperative-sticky", subscription_v1({"t"}, {})}});
+  restart.group_instance_id = "inst-c";
+  auto j = h.join(std::move(restart));
+  h.settle();
+  ASSERT_TRUE(j->has_value());
+  ASSERT_EQ((*j)->error, GroupError::kNone);
+  EXPECT_NE((*j)->member_id, "c-member");
+  EXPECT_EQ((*j)->generation_id, epoch);
+  EXPECT_EQ(h.coord().find_consumer_group("g"), nullptr);
+  const Group* classic = h.coord().find_group("g");
+  ASSERT_NE(classic, nullptr);
+  EXPECT_TRUE(classic->is(GroupState::kStable));
+  EXPECT_EQ(classic->generation_id(), epoch);
+  EXPECT_EQ(classic->size(), 2u);
+
+  auto sync = h.sync("g", (*j)->generation_id, (*j)->member_id, {}, "inst-c");
+  h.settle();
+  ASSERT_TRUE(sync->has_value());
+  ASSERT_EQ((*sync)->error, GroupError::kNone);
+  EXPECT_EQ(parse_assignment((*sync)->assignment), c.owned) << "the replaced member's assignment";
+  // The other member goes on at its generation: no rebalance.
+  EXPECT_EQ(h.heartbeat("g", members[0].generation, members[0].id, "inst-a"), GroupError::kNone);
+
+  // And it survives a restart as a classic group.
+  h.restart();
+  ASSERT_NE(h.coord().find_group("g"), nullptr);
+  EXPECT_EQ(h.coord().find_consumer_group("g"), nullptr);
 }
 
 TEST_F(GroupMigrationTest, WithTheUpgradeDisabledAConsumerMemberIsRefused) {
@@ -316,9 +452,49 @@ TEST_F(GroupMigrationTest, HostileClassicJoinsToAConsumerGroupGetKafkasErrors) {
   auto sync = h.sync("g", c.epoch, "c");
   ASSERT_TRUE(sync->has_value());
   EXPECT_EQ((*sync)->error, GroupError::kUnknownMemberId);
-  LeaveGroupResult left = h.leave("g", {{"c", std::nullopt, std::nullopt}});
-  ASSERT_EQ(left.members.size(), 1u);
+  LeaveGroupResult left = h.leave("g", {{"nobody", std::nullopt, std::nullopt}, {"", "no-such-instance", std::nullopt}});
+  ASSERT_EQ(left.members.size(), 2u);
   EXPECT_EQ(left.members[0].error, GroupError::kUnknownMemberId);
+  EXPECT_EQ(left.members[1].error, GroupError::kUnknownMemberId);
+}
+
+TEST_F(GroupMigrationTest, LeaveGroupRemovesConsumerProtocolMembersAndTheLastOnesLeavingHandTheGroupBack) {
+  // Kafka 4 (KAFKA-18188): LeaveGroup -- an admin's removeMembersFromConsumerGroup --
+  // removes a member of either protocol, by member id or by instance id alone, answering
+  // with the ids it was given. KAFKA-18150: when that removes the last consumer-protocol
+  // members and classic ones remain, the group goes back to the classic protocol.
+  auto members = classic_group({{{"t", {0, 1, 2, 3}}}});
+  NewConsumer c{"c"}, d{"d"};
+  d.instance = "inst-d";
+  ASSERT_EQ(beat(c, true).error, GroupError::kNone);
+  ASSERT_EQ(beat(d, true).error, GroupError::kNone);
+  reconcile({&members[0]}, {&c, &d});
+  const int32_t epoch = h.coord().find_consumer_group("g")->group_epoch();
+
+  // d by its instance id alone: removed, answered with no member id; c stays a consumer member.
+  LeaveGroupResult left = h.leave("g", {{"", "inst-d", std::nullopt}});
+  h.settle();
+  ASSERT_EQ(left.members.size(), 1u);
+  EXPECT_EQ(left.members[0].error, GroupError::kNone);
+  EXPECT_EQ(left.members[0].member_id, "");
+  EXPECT_EQ(left.members[0].group_instance_id, "inst-d");
+  ASSERT_NE(h.coord().find_consumer_group("g"), nullptr);
+  EXPECT_EQ(h.coord().find_consumer_group("g")->group_epoch(), epoch + 1);
+  EXPECT_FALSE(h.coord().find_consumer_group("g")->members().contains("d"));
+
+  // c by member id: the last consumer-protocol member; the classic one remains: downgrade.
+  const int32_t before = h.coord().find_consumer_group("g")->group_epoch();
+  left = h.leave("g", {{"c", std::nullopt, std::nullopt}});
+  h.settle();
+  ASSERT_EQ(left.members.size(), 1u);
+  EXPECT_EQ(left.members[0].error, GroupError::kNone);
+  EXPECT_EQ(left.members[0].member_id, "c");
+  EXPECT_EQ(h.coord().find_consumer_group("g"), nullptr);
+  const Group* classic = h.coord().find_group("g");
+  ASSERT_NE(classic, nullptr);
+  EXPECT_EQ(classic->size(), 1u);
+  EXPECT_EQ(classic->generation_id(), before);
+  EXPECT_TRUE(classic->is(GroupState::kPreparingRebalance));
 }
 
 TEST(ConsumerProtocolTest, SubscriptionsAndAssignmentsRoundTripAndHostileBytesAreRefused) {
