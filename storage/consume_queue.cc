@@ -97,7 +97,7 @@ int64_t ConsumeQueue::find_timestamp(const IndexFiles& ix, const Units& v, int64
 
 Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
   const int64_t ordinal = w_unit_end_;
-  auto dir = dir_.load(std::memory_order_relaxed);
+  const ChunkDir* dir = w_dir_.get();
   // A queue holding no chunk (new, emptied, or rebuilt) starts over in the small-first
   // layout; one that holds chunks keeps its layout.
   const bool fresh = !dir || dir->chunks.empty();
@@ -111,8 +111,8 @@ Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
     next->first_chunk_ordinal = fresh ? chunk_ordinal : dir->first_chunk_ordinal;
     if (!fresh) next->chunks = dir->chunks;
     next->chunks.push_back(*chunk);
-    dir_.store(next, std::memory_order_release);
-    dir = std::move(next);
+    set_dir(std::move(next));
+    dir = w_dir_.get();
   }
   QueueUnit u = in;
   running_max_ts_ = std::max(running_max_ts_, in.max_timestamp);
@@ -159,7 +159,7 @@ std::optional<LogPosition> ConsumeQueue::first_entry_at_or_after(const IndexFile
 }
 
 void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal) {
-  auto dir = dir_.load(std::memory_order_relaxed);
+  auto dir = w_dir_;
   if (!dir) return;
   auto next = std::make_shared<ChunkDir>();
   next->first_chunk_ordinal = std::max(from_ordinal, dir->first_chunk_ordinal);
@@ -174,7 +174,7 @@ void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_
     }
   }
   if (released.empty() && released_small.empty()) return;
-  dir_.store(std::move(next), std::memory_order_release);
+  set_dir(std::move(next));
   ix.release(released, released_small);
 }
 
@@ -239,10 +239,10 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
     format::encode_unit(u, unit_ptr_for_write(ix, *dir, ordinal));
     digest += unit_digest(ordinal, u);
   }
-  auto old = dir_.load(std::memory_order_relaxed);
+  auto old = w_dir_;
   generation_.fetch_add(1, std::memory_order_relaxed);  // odd: readers retry
   std::atomic_thread_fence(std::memory_order_release);
-  dir_.store(std::move(dir), std::memory_order_release);
+  set_dir(std::move(dir));
   unit_end_.store(end, std::memory_order_release);
   generation_.fetch_add(1, std::memory_order_release);  // even again
   w_unit_end_ = end;
@@ -265,7 +265,7 @@ void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
     running_max_ts_ = -1;
   }
   w_unit_end_ = new_end;
-  auto dir = dir_.load(std::memory_order_relaxed);
+  auto dir = w_dir_;
   const bool small_first = !dir || dir->small_first;
   keep_chunks(ix, 0, new_end > 0 ? unit_place(ix, small_first, new_end - 1).chunk_ordinal + 1 : 0);
   unit_end_.store(w_unit_end_, std::memory_order_release);
@@ -281,14 +281,14 @@ bool ConsumeQueue::drop_before(IndexFiles& ix, LogPosition begin) {
   w_first_unit_ = new_first;
   first_unit_.store(new_first, std::memory_order_release);
   refresh_start();
-  auto dir = dir_.load(std::memory_order_relaxed);
+  auto dir = w_dir_;
   keep_chunks(ix, unit_place(ix, !dir || dir->small_first, new_first).chunk_ordinal, INT64_MAX);
   return true;
 }
 
 void ConsumeQueue::release_all(IndexFiles& ix) {
   keep_chunks(ix, INT64_MAX, INT64_MAX);
-  dir_.store(nullptr, std::memory_order_release);
+  set_dir(nullptr);
   digest_ = 0;
 }
 
@@ -301,7 +301,7 @@ ConsumeQueue::State ConsumeQueue::state() const {
   s.running_max_ts = running_max_ts_;
   s.first_base = first_base_;
   s.digest = digest_known_ ? std::optional<uint64_t>(digest_) : std::nullopt;
-  if (auto dir = dir_.load(std::memory_order_relaxed)) s.dir = *dir;
+  if (auto dir = w_dir_) s.dir = *dir;
   return s;
 }
 
@@ -315,8 +315,7 @@ void ConsumeQueue::restore(const State& s) {
   digest_ = s.digest.value_or(0);
   digest_known_ = s.digest.has_value();
   first_unit_.store(s.first_unit, std::memory_order_release);
-  dir_.store(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<ChunkDir>(s.dir),
-             std::memory_order_release);
+  set_dir(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<const ChunkDir>(s.dir));
 }
 
 bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,
