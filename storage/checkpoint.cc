@@ -3,11 +3,16 @@
 namespace rokka::storage {
 
 CheckpointWriter::CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
-                                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages) {
+                                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages, uint32_t chunk_units,
+                                   uint32_t first_chunk_units, const std::vector<uint32_t>& free_small_chunks) {
   body_.i64(log_end.value);
   body_.u32(next_chunk);
   body_.u32(static_cast<uint32_t>(free_chunks.size()));
   for (uint32_t c : free_chunks) body_.u32(c);
+  body_.u32(chunk_units);
+  body_.u32(first_chunk_units);
+  body_.u32(static_cast<uint32_t>(free_small_chunks.size()));
+  for (uint32_t c : free_small_chunks) body_.u32(c);
   body_.u32(static_cast<uint32_t>(segment_ages.size()));
   for (const auto& [start, ms] : segment_ages) {
     body_.i64(start);
@@ -27,6 +32,7 @@ void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& 
   body_.i64(q.running_max_ts);
   body_.i64(q.first_base);
   body_.i64(q.dir.first_chunk_ordinal);
+  body_.u8(q.dir.small_first ? 1 : 0);
   body_.u32(static_cast<uint32_t>(q.dir.chunks.size()));
   for (uint32_t c : q.dir.chunks) body_.u32(c);
   body_.u8(q.digest ? 1 : 0);
@@ -72,6 +78,11 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
   cp.log_end.value = d.i64();
   cp.next_chunk = d.u32();
   for (uint32_t n = d.count(4); n > 0 && d.ok(); --n) cp.free_chunks.push_back(d.u32());
+  if (version >= 4) {
+    cp.chunk_units = d.u32();
+    cp.first_chunk_units = d.u32();
+    for (uint32_t n = d.count(4); n > 0 && d.ok(); --n) cp.free_small_chunks.push_back(d.u32());
+  }
   for (uint32_t n = d.count(16); n > 0 && d.ok(); --n) {
     const int64_t start = d.i64();
     cp.segment_ages.emplace_back(start, d.i64());
@@ -87,6 +98,12 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
     q.running_max_ts = d.i64();
     q.first_base = d.i64();
     q.dir.first_chunk_ordinal = d.i64();
+    q.dir.small_first = false;  // versions 1-3: the uniform layout
+    if (version >= 4) {
+      const uint8_t layout = d.u8();
+      if (layout > 1) return Status::corruption("checkpoint chunk layout");
+      q.dir.small_first = layout == 1;
+    }
     for (uint32_t c = d.count(4); c > 0 && d.ok(); --c) q.dir.chunks.push_back(d.u32());
     q.digest = std::nullopt;
     if (version >= 3) {

@@ -27,6 +27,10 @@ struct Checkpoint {
   LogPosition log_end;
   uint32_t next_chunk = 0;
   std::vector<uint32_t> free_chunks;
+  // The index geometry the units were written with; 0 when not recorded (versions 1-3:
+  // chunks of the configured chunk_units, no small chunks).
+  uint32_t chunk_units = 0, first_chunk_units = 0;
+  std::vector<uint32_t> free_small_chunks;
   std::vector<std::pair<int64_t, int64_t>> segment_ages;  // segment start, last append ms
   std::vector<PartitionCheckpoint> partitions;
 };
@@ -36,7 +40,8 @@ struct Checkpoint {
 class CheckpointWriter {
  public:
   CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
-                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages);
+                   const std::vector<std::pair<int64_t, int64_t>>& segment_ages, uint32_t chunk_units = 0,
+                   uint32_t first_chunk_units = 0, const std::vector<uint32_t>& free_small_chunks = {});
   void add_partition(PartitionId id, const ConsumeQueue::State& queue, const ProducerStateTable* producers,
                      const TxnIndex* txns);
   std::vector<std::byte> finish();
@@ -48,7 +53,8 @@ class CheckpointWriter {
 };
 
 // kCorruption when the frame, CRC or any count is bad (hostile-input safe). Reads
-// version 1 (no transaction state) and version 2.
+// version 1 (no transaction state), 2 (no units digest) and 3 (no index geometry:
+// every ChunkDir in the uniform layout).
 Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file);
 
 }  // namespace rokka::storage

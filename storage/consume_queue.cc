@@ -31,15 +31,34 @@ uint64_t ConsumeQueue::unit_digest(int64_t ordinal, const QueueUnit& u) {
   return mix(h ^ static_cast<uint64_t>(u.max_timestamp));
 }
 
+void release_chunks(IndexFiles& ix, const ChunkDir& dir) {
+  if (dir.small_first && dir.first_chunk_ordinal == 0 && !dir.chunks.empty()) {
+    ix.release({dir.chunks.begin() + 1, dir.chunks.end()}, {dir.chunks.front()});
+  } else {
+    ix.release(dir.chunks);
+  }
+}
+
+std::byte* ConsumeQueue::unit_ptr(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) {
+  const UnitPlace at = unit_place(ix, dir.small_first, ordinal);
+  const uint32_t chunk = dir.chunks[static_cast<size_t>(at.chunk_ordinal - dir.first_chunk_ordinal)];
+  return dir.small_first && at.chunk_ordinal == 0 ? ix.small_unit(chunk, at.slot) : ix.unit(chunk, at.slot);
+}
+
+std::byte* ConsumeQueue::unit_ptr_for_write(IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) {
+  const UnitPlace at = unit_place(ix, dir.small_first, ordinal);
+  const uint32_t chunk = dir.chunks[static_cast<size_t>(at.chunk_ordinal - dir.first_chunk_ordinal)];
+  return dir.small_first && at.chunk_ordinal == 0 ? ix.small_unit_for_write(chunk, at.slot)
+                                                  : ix.unit_for_write(chunk, at.slot);
+}
+
 QueueUnit ConsumeQueue::unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const {
-  const int64_t cu = ix.chunk_units();
-  const auto idx = static_cast<size_t>(ordinal / cu - dir.first_chunk_ordinal);
-  return format::decode_unit(ix.unit(dir.chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+  return format::decode_unit(unit_ptr(ix, dir, ordinal));
 }
 
 std::optional<QueueUnit> ConsumeQueue::unit(const IndexFiles& ix, const Units& v, int64_t ordinal) const {
   if (!v.dir || ordinal < v.first || ordinal >= v.end) return std::nullopt;
-  const int64_t idx = ordinal / ix.chunk_units() - v.dir->first_chunk_ordinal;
+  const int64_t idx = unit_place(ix, v.dir->small_first, ordinal).chunk_ordinal - v.dir->first_chunk_ordinal;
   if (idx < 0 || idx >= static_cast<int64_t>(v.dir->chunks.size())) return std::nullopt;
   return unit_at(ix, *v.dir, ordinal);
 }
@@ -77,25 +96,28 @@ int64_t ConsumeQueue::find_timestamp(const IndexFiles& ix, const Units& v, int64
 }
 
 Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
-  const int64_t cu = ix.chunk_units();
   const int64_t ordinal = w_unit_end_;
-  auto dir = dir_.load(std::memory_order_relaxed);
-  const int64_t chunk_ordinal = ordinal / cu;
-  if (!dir || chunk_ordinal - dir->first_chunk_ordinal >= static_cast<int64_t>(dir->chunks.size())) {
-    auto chunk = ix.allocate_chunk();
+  const ChunkDir* dir = w_dir_.get();
+  // A queue holding no chunk (new, emptied, or rebuilt) starts over in the small-first
+  // layout; one that holds chunks keeps its layout.
+  const bool fresh = !dir || dir->chunks.empty();
+  const bool small_first = fresh || dir->small_first;
+  const int64_t chunk_ordinal = unit_place(ix, small_first, ordinal).chunk_ordinal;
+  if (fresh || chunk_ordinal - dir->first_chunk_ordinal >= static_cast<int64_t>(dir->chunks.size())) {
+    auto chunk = small_first && chunk_ordinal == 0 ? ix.allocate_small_chunk() : ix.allocate_chunk();
     if (!chunk.ok()) return chunk.status();
     auto next = std::make_shared<ChunkDir>();
-    next->first_chunk_ordinal = dir && !dir->chunks.empty() ? dir->first_chunk_ordinal : chunk_ordinal;
-    if (dir) next->chunks = dir->chunks;
+    next->small_first = small_first;
+    next->first_chunk_ordinal = fresh ? chunk_ordinal : dir->first_chunk_ordinal;
+    if (!fresh) next->chunks = dir->chunks;
     next->chunks.push_back(*chunk);
-    dir_.store(next, std::memory_order_release);
-    dir = std::move(next);
+    set_dir(std::move(next));
+    dir = w_dir_.get();
   }
   QueueUnit u = in;
   running_max_ts_ = std::max(running_max_ts_, in.max_timestamp);
   u.max_timestamp = running_max_ts_;
-  const auto idx = static_cast<size_t>(chunk_ordinal - dir->first_chunk_ordinal);
-  format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+  format::encode_unit(u, unit_ptr_for_write(ix, *dir, ordinal));
   digest_ += unit_digest(ordinal, u);
   if (w_unit_end_ == w_first_unit_) first_base_ = u.base_offset;  // rebuild: the log says where offsets start
   ++w_unit_end_;
@@ -137,22 +159,23 @@ std::optional<LogPosition> ConsumeQueue::first_entry_at_or_after(const IndexFile
 }
 
 void ConsumeQueue::keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal) {
-  auto dir = dir_.load(std::memory_order_relaxed);
+  auto dir = w_dir_;
   if (!dir) return;
   auto next = std::make_shared<ChunkDir>();
   next->first_chunk_ordinal = std::max(from_ordinal, dir->first_chunk_ordinal);
-  std::vector<uint32_t> released;
+  next->small_first = dir->small_first;
+  std::vector<uint32_t> released, released_small;
   for (size_t i = 0; i < dir->chunks.size(); ++i) {
     const int64_t ordinal = dir->first_chunk_ordinal + static_cast<int64_t>(i);
     if (ordinal >= from_ordinal && ordinal < to_ordinal) {
       next->chunks.push_back(dir->chunks[i]);
     } else {
-      released.push_back(dir->chunks[i]);
+      (dir->small_first && ordinal == 0 ? released_small : released).push_back(dir->chunks[i]);
     }
   }
-  if (released.empty()) return;
-  dir_.store(std::move(next), std::memory_order_release);
-  ix.release(released);
+  if (released.empty() && released_small.empty()) return;
+  set_dir(std::move(next));
+  ix.release(released, released_small);
 }
 
 int64_t ConsumeQueue::ordinal_of(const IndexFiles& ix, int64_t offset) const {
@@ -194,14 +217,14 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
   all.insert(all.end(), fresh.begin(), fresh.end());
   for (int64_t i = b; i < w_unit_end_; ++i) all.push_back(writer_unit(ix, i));
 
-  const int64_t cu = ix.chunk_units();
   const auto end = w_first_unit_ + static_cast<int64_t>(all.size());
-  auto dir = std::make_shared<ChunkDir>();
-  dir->first_chunk_ordinal = w_first_unit_ / cu;
-  for (int64_t c = w_first_unit_ / cu; c < (end + cu - 1) / cu; ++c) {
-    auto chunk = ix.allocate_chunk();
+  auto dir = std::make_shared<ChunkDir>();  // the small-first layout
+  dir->first_chunk_ordinal = unit_place(ix, true, w_first_unit_).chunk_ordinal;
+  const int64_t chunk_end = end > w_first_unit_ ? unit_place(ix, true, end - 1).chunk_ordinal + 1 : 0;
+  for (int64_t c = dir->first_chunk_ordinal; c < chunk_end; ++c) {
+    auto chunk = c == 0 ? ix.allocate_small_chunk() : ix.allocate_chunk();
     if (!chunk.ok()) {
-      ix.release(dir->chunks);
+      release_chunks(ix, *dir);
       return chunk.status();
     }
     dir->chunks.push_back(*chunk);
@@ -213,20 +236,19 @@ Status ConsumeQueue::replace_range(IndexFiles& ix, int64_t a, int64_t b, std::sp
     running = std::max(running, all[i].max_timestamp);
     QueueUnit u = all[i];
     u.max_timestamp = running;
-    const auto idx = static_cast<size_t>(ordinal / cu - dir->first_chunk_ordinal);
-    format::encode_unit(u, ix.unit_for_write(dir->chunks[idx], static_cast<uint32_t>(ordinal % cu)));
+    format::encode_unit(u, unit_ptr_for_write(ix, *dir, ordinal));
     digest += unit_digest(ordinal, u);
   }
-  auto old = dir_.load(std::memory_order_relaxed);
+  auto old = w_dir_;
   generation_.fetch_add(1, std::memory_order_relaxed);  // odd: readers retry
   std::atomic_thread_fence(std::memory_order_release);
-  dir_.store(std::move(dir), std::memory_order_release);
+  set_dir(std::move(dir));
   unit_end_.store(end, std::memory_order_release);
   generation_.fetch_add(1, std::memory_order_release);  // even again
   w_unit_end_ = end;
   running_max_ts_ = running;
   digest_ = digest;
-  if (old) ix.release(old->chunks);
+  if (old) release_chunks(ix, *old);
   return {};
 }
 
@@ -243,8 +265,9 @@ void ConsumeQueue::truncate_after(IndexFiles& ix, LogPosition end) {
     running_max_ts_ = -1;
   }
   w_unit_end_ = new_end;
-  const int64_t cu = ix.chunk_units();
-  keep_chunks(ix, 0, (new_end + cu - 1) / cu);
+  auto dir = w_dir_;
+  const bool small_first = !dir || dir->small_first;
+  keep_chunks(ix, 0, new_end > 0 ? unit_place(ix, small_first, new_end - 1).chunk_ordinal + 1 : 0);
   unit_end_.store(w_unit_end_, std::memory_order_release);
   next_offset_.store(w_next_offset_, std::memory_order_release);
   refresh_start();
@@ -258,13 +281,14 @@ bool ConsumeQueue::drop_before(IndexFiles& ix, LogPosition begin) {
   w_first_unit_ = new_first;
   first_unit_.store(new_first, std::memory_order_release);
   refresh_start();
-  keep_chunks(ix, new_first / ix.chunk_units(), INT64_MAX);
+  auto dir = w_dir_;
+  keep_chunks(ix, unit_place(ix, !dir || dir->small_first, new_first).chunk_ordinal, INT64_MAX);
   return true;
 }
 
 void ConsumeQueue::release_all(IndexFiles& ix) {
   keep_chunks(ix, INT64_MAX, INT64_MAX);
-  dir_.store(nullptr, std::memory_order_release);
+  set_dir(nullptr);
   digest_ = 0;
 }
 
@@ -277,7 +301,7 @@ ConsumeQueue::State ConsumeQueue::state() const {
   s.running_max_ts = running_max_ts_;
   s.first_base = first_base_;
   s.digest = digest_known_ ? std::optional<uint64_t>(digest_) : std::nullopt;
-  if (auto dir = dir_.load(std::memory_order_relaxed)) s.dir = *dir;
+  if (auto dir = w_dir_) s.dir = *dir;
   return s;
 }
 
@@ -291,8 +315,7 @@ void ConsumeQueue::restore(const State& s) {
   digest_ = s.digest.value_or(0);
   digest_known_ = s.digest.has_value();
   first_unit_.store(s.first_unit, std::memory_order_release);
-  dir_.store(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<ChunkDir>(s.dir),
-             std::memory_order_release);
+  set_dir(s.dir.chunks.empty() && s.dir.first_chunk_ordinal == 0 ? nullptr : std::make_shared<const ChunkDir>(s.dir));
 }
 
 bool ConsumeQueue::units_consistent(const IndexFiles& ix, LogPosition log_end,

@@ -1,6 +1,9 @@
 // ConsumeQueue: one partition's index, a logical array of fixed 32-byte units (one
-// per stored batch) living in chunks of the shared IndexFiles. Unit i of the
-// partition is slot i % chunk_units of chunk dir.chunks[i / chunk_units -
+// per stored batch) living in chunks of the shared IndexFiles. With a small first
+// chunk (f = first_chunk_units, c = chunk_units), units [0, f) are in the small chunk
+// of chunk ordinal 0 and unit i >= f is slot (i - f) % c of chunk ordinal
+// 1 + (i - f) / c; in the uniform layout (checkpoints before version 4) unit i is slot
+// i % c of chunk ordinal i / c. The chunk of ordinal k is dir.chunks[k -
 // dir.first_chunk_ordinal]. Lookups by offset and by timestamp are binary searches.
 //
 // Threading: put/publish/truncate_after/drop_before/restore on the writer thread.
@@ -24,9 +27,30 @@
 namespace rokka::storage {
 
 struct ChunkDir {
-  int64_t first_chunk_ordinal = 0;  // ordinal (unit / chunk_units) of chunks[0]
+  int64_t first_chunk_ordinal = 0;  // chunk ordinal of chunks[0]
   std::vector<uint32_t> chunks;
+  // Chunk ordinal 0 is a small chunk (IndexFiles::allocate_small_chunk); false: the
+  // uniform layout of checkpoints before version 4 (every chunk chunk_units units). A
+  // queue takes the small-first layout whenever it starts a ChunkDir with no chunk.
+  bool small_first = true;
 };
+
+// Where unit `ordinal` of a queue lives: its chunk ordinal and slot.
+struct UnitPlace {
+  int64_t chunk_ordinal = 0;
+  uint32_t slot = 0;
+};
+inline UnitPlace unit_place(bool small_first, uint32_t first_units, uint32_t chunk_units, int64_t ordinal) {
+  if (!small_first) return {ordinal / chunk_units, static_cast<uint32_t>(ordinal % chunk_units)};
+  if (ordinal < first_units) return {0, static_cast<uint32_t>(ordinal)};
+  const int64_t rest = ordinal - first_units;
+  return {1 + rest / chunk_units, static_cast<uint32_t>(rest % chunk_units)};
+}
+inline UnitPlace unit_place(const IndexFiles& ix, bool small_first, int64_t ordinal) {
+  return unit_place(small_first, ix.first_chunk_units(), ix.chunk_units(), ordinal);
+}
+// Releases every chunk of `dir` (small or not) to `ix`.
+void release_chunks(IndexFiles& ix, const ChunkDir& dir);
 
 using format::QueueUnit;
 
@@ -120,12 +144,15 @@ class ConsumeQueue {
  private:
   QueueUnit unit_at(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal) const;
   QueueUnit writer_unit(const IndexFiles& ix, int64_t ordinal) const {
-    return unit_at(ix, *dir_.load(std::memory_order_relaxed), ordinal);
+    return unit_at(ix, *w_dir_, ordinal);
   }
   // The ordinal of the writer-side unit whose base offset is exactly `offset`, or -1.
   int64_t ordinal_of(const IndexFiles& ix, int64_t offset) const;
   // The first writer-side unit in [w_first_unit_, w_unit_end_) whose entry starts at or after pos.
   int64_t first_unit_at_or_after(const IndexFiles& ix, LogPosition pos) const;
+  // The unit at `ordinal` of `dir`, which must hold its chunk.
+  static std::byte* unit_ptr(const IndexFiles& ix, const ChunkDir& dir, int64_t ordinal);
+  static std::byte* unit_ptr_for_write(IndexFiles& ix, const ChunkDir& dir, int64_t ordinal);
   // Keeps chunks with ordinals in [from_ordinal, to_ordinal) and releases the rest.
   void keep_chunks(IndexFiles& ix, int64_t from_ordinal, int64_t to_ordinal);
   void refresh_start();
@@ -138,6 +165,13 @@ class ConsumeQueue {
   std::atomic<int64_t> first_unit_{0};
   std::atomic<int64_t> unit_end_{0};
   std::atomic<std::shared_ptr<const ChunkDir>> dir_;
+  // The writer's copy of dir_: loading a std::atomic<shared_ptr> takes a lock and a
+  // reference count (it was 23 % of a start at 1,000,000 partitions, three unit searches each).
+  std::shared_ptr<const ChunkDir> w_dir_;
+  void set_dir(std::shared_ptr<const ChunkDir> dir) {  // writer
+    w_dir_ = dir;
+    dir_.store(std::move(dir), std::memory_order_release);
+  }
   // writer only
   int64_t w_next_offset_ = 0;
   int64_t w_unit_end_ = 0;

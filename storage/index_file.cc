@@ -7,7 +7,11 @@
 namespace rokka::storage {
 
 Result<std::unique_ptr<IndexFiles>> IndexFiles::open(const IndexOptions& options, uint32_t next_chunk,
-                                                     std::vector<uint32_t> free_chunks) {
+                                                     std::vector<uint32_t> free_chunks,
+                                                     std::vector<uint32_t> free_small) {
+  if (options.chunk_units == 0 || options.file_chunks == 0 || options.first_chunk_units > options.chunk_units ||
+      (options.first_chunk_units != 0 && options.chunk_units % options.first_chunk_units != 0))
+    return Status::invalid_argument("bad index geometry");
   if (Status s = options.fs->create_dirs(options.dir); !s.ok()) return s;
   std::unique_ptr<IndexFiles> ix(new IndexFiles(options));
   const size_t files = (static_cast<size_t>(next_chunk) + options.file_chunks - 1) / options.file_chunks;
@@ -29,6 +33,8 @@ Result<std::unique_ptr<IndexFiles>> IndexFiles::open(const IndexOptions& options
   ix->warm_chunks_.store(next_chunk, std::memory_order_relaxed);
   for (uint32_t c : free_chunks)
     if (c < next_chunk) ix->free_.push_back(c);
+  for (uint32_t c : free_small)
+    if (ix->small_chunk_allocated(c)) ix->free_small_.push_back(c);
   return ix;
 }
 
@@ -84,13 +90,36 @@ Result<uint32_t> IndexFiles::allocate_chunk() {
   return c;
 }
 
-void IndexFiles::release(const std::vector<uint32_t>& chunks) {
+Result<uint32_t> IndexFiles::allocate_small_chunk() {
+  if (per_page_ == 1) return allocate_chunk();  // small chunks are whole chunks
+  if (!free_small_.empty()) {
+    const uint32_t c = free_small_.back();
+    free_small_.pop_back();
+    return c;
+  }
+  auto page = allocate_chunk();
+  if (!page.ok()) return page.status();
+  const uint64_t first = uint64_t{*page} * per_page_;
+  if (first + per_page_ - 1 > UINT32_MAX) {
+    release({*page});
+    return Status::io_error("index space exhausted");
+  }
+  // The rest of the chunk, handed out in ascending order (from the back).
+  for (uint64_t id = first + per_page_ - 1; id > first; --id) free_small_.push_back(static_cast<uint32_t>(id));
+  return static_cast<uint32_t>(first);
+}
+
+void IndexFiles::release(const std::vector<uint32_t>& chunks, const std::vector<uint32_t>& small) {
   quarantine_.insert(quarantine_.end(), chunks.begin(), chunks.end());
+  auto& small_to = per_page_ == 1 ? quarantine_ : quarantine_small_;
+  small_to.insert(small_to.end(), small.begin(), small.end());
 }
 
 void IndexFiles::recycle() {
   free_.insert(free_.end(), quarantine_.begin(), quarantine_.end());
   quarantine_.clear();
+  free_small_.insert(free_small_.end(), quarantine_small_.begin(), quarantine_small_.end());
+  quarantine_small_.clear();
 }
 
 Status IndexFiles::sync() {
@@ -115,11 +144,19 @@ void IndexFiles::reset() {
   warm_chunks_.store(populated_until_, std::memory_order_relaxed);
   free_.clear();
   quarantine_.clear();
+  free_small_.clear();
+  quarantine_small_.clear();
 }
 
 std::vector<uint32_t> IndexFiles::free_chunks() const {
   std::vector<uint32_t> all = free_;
   all.insert(all.end(), quarantine_.begin(), quarantine_.end());
+  return all;
+}
+
+std::vector<uint32_t> IndexFiles::free_small_chunks() const {
+  std::vector<uint32_t> all = free_small_;
+  all.insert(all.end(), quarantine_small_.begin(), quarantine_small_.end());
   return all;
 }
 

@@ -12,14 +12,18 @@ namespace rokka::storage {
 namespace {
 
 // A checkpointed ChunkDir must cover the unit range it claims, with allocated chunks.
-bool dir_consistent(const ConsumeQueue::State& q, uint32_t chunk_units, uint32_t next_chunk) {
-  for (uint32_t c : q.dir.chunks)
-    if (c >= next_chunk) return false;
+bool dir_consistent(const ConsumeQueue::State& q, const IndexFiles& ix) {
+  const ChunkDir& dir = q.dir;
+  for (size_t i = 0; i < dir.chunks.size(); ++i) {
+    const bool small = dir.small_first && dir.first_chunk_ordinal + static_cast<int64_t>(i) == 0;
+    if (small ? !ix.small_chunk_allocated(dir.chunks[i]) : dir.chunks[i] >= ix.next_chunk()) return false;
+  }
+  if (dir.first_chunk_ordinal < 0) return false;
   if (q.first_unit == q.unit_end) return true;
-  const int64_t first_ordinal = q.first_unit / chunk_units;
-  const int64_t last_ordinal = (q.unit_end - 1) / chunk_units;
-  return q.dir.first_chunk_ordinal <= first_ordinal &&
-         last_ordinal - q.dir.first_chunk_ordinal < static_cast<int64_t>(q.dir.chunks.size());
+  const int64_t first_ordinal = unit_place(ix, dir.small_first, q.first_unit).chunk_ordinal;
+  const int64_t last_ordinal = unit_place(ix, dir.small_first, q.unit_end - 1).chunk_ordinal;
+  return dir.first_chunk_ordinal <= first_ordinal &&
+         last_ordinal - dir.first_chunk_ordinal < static_cast<int64_t>(dir.chunks.size());
 }
 
 // One recovery: the steps of recover() in order (recovery.h), sharing what they open.
@@ -94,9 +98,18 @@ Result<std::optional<Checkpoint>> Recovery::read_checkpoint() {
 }
 
 Result<bool> Recovery::open_index(std::optional<Checkpoint>& cp) {
-  const IndexOptions iopt{options_.dir / "index", &fs_, options_.index_chunk_units, options_.index_file_chunks};
-  if (cp) {
-    auto ix = IndexFiles::open(iopt, cp->next_chunk, cp->free_chunks);
+  const IndexOptions iopt{options_.dir / "index", &fs_, options_.index_chunk_units, options_.index_file_chunks,
+                          options_.index_first_chunk_units};
+  // Versions 1-3 record no geometry: their chunks are of the configured size (the
+  // uniform layout, no small chunks).
+  const bool same_geometry = !cp || cp->chunk_units == 0 ||
+                             (cp->chunk_units == options_.index_chunk_units &&
+                              cp->first_chunk_units == options_.index_first_chunk_units);
+  if (cp && !same_geometry) {
+    log_warn("index written with chunks of {}/{} units, configured {}/{}: rebuilding the index from the log",
+             cp->first_chunk_units, cp->chunk_units, options_.index_first_chunk_units, options_.index_chunk_units);
+  } else if (cp) {
+    auto ix = IndexFiles::open(iopt, cp->next_chunk, cp->free_chunks, cp->free_small_chunks);
     if (ix.ok()) {
       out_.index = std::move(*ix);
       if (restore_checkpoint(*cp)) return false;
@@ -125,7 +138,7 @@ bool Recovery::restore_checkpoint(Checkpoint& cp) {
   IndexFiles& index = *out_.index;
   const CommitLog& log = *out_.log;
   for (const auto& pc : cp.partitions) {
-    if (!dir_consistent(pc.queue, options_.index_chunk_units, cp.next_chunk)) return false;
+    if (!dir_consistent(pc.queue, index)) return false;
   }
   // Units the checkpoint's digest vouches for are not checked against the log's entry
   // headers below the stretch replay_log() re-verifies (reading one header per stored
@@ -134,7 +147,7 @@ bool Recovery::restore_checkpoint(Checkpoint& cp) {
   for (auto& pc : cp.partitions) {
     Partition* p = partitions_.get(pc.id);
     if (!p) {  // deleted since: its chunks are free again
-      index.release(pc.queue.dir.chunks);
+      release_chunks(index, pc.queue.dir);
       continue;
     }
     p->queue.restore(pc.queue);

@@ -27,7 +27,8 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
 
 Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
   if (options.segment_bytes < 64 * 1024 || options.max_append_bytes > options.segment_bytes / 2 ||
-      options.index_chunk_units == 0 || options.index_file_chunks == 0)
+      options.index_chunk_units == 0 || options.index_file_chunks == 0 || options.index_first_chunk_units == 0 ||
+      options.index_chunk_units % options.index_first_chunk_units != 0)
     return Status::invalid_argument("bad store options");
   auto store = std::make_unique<StoreImpl>(std::move(options));
   if (Status s = store->start(); !s.ok()) return s;

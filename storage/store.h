@@ -63,7 +63,11 @@ struct StoreOptions {
   // New CommitLog segments get all their blocks when created (log.preallocate).
   bool preallocate = false;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
-  uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each)
+  uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each: 4 KiB)
+  // Units of a partition's first index chunk, a piece of a shared chunk (8: 256 B, 16
+  // partitions per page); divides index_chunk_units. A store opened with a geometry
+  // other than its checkpoint's rebuilds its index from the log.
+  uint32_t index_first_chunk_units = 8;
   uint32_t index_file_chunks = 32768;              // chunks per shared index file (128 MiB)
   class FileSystem* fs = nullptr;                  // IO layer; nullptr = the real one (tests inject faults)
   std::function<int64_t()> clock_ms;               // wall clock in ms; empty = system_clock

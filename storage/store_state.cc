@@ -7,7 +7,8 @@ namespace rokka::storage {
 std::vector<std::byte> encode_checkpoint(const StoreState& state) {
   std::vector<std::pair<int64_t, int64_t>> ages;
   for (const auto& seg : state.log.segments()) ages.emplace_back(seg.start.value, seg.last_append_ms);
-  CheckpointWriter w(state.log.write_end(), state.index.next_chunk(), state.index.free_chunks(), ages);
+  CheckpointWriter w(state.log.write_end(), state.index.next_chunk(), state.index.free_chunks(), ages,
+                     state.index.chunk_units(), state.index.first_chunk_units(), state.index.free_small_chunks());
   state.partitions.for_each([&](PartitionId id, const Partition& p) {
     if (p.live.load(std::memory_order_relaxed))
       w.add_partition(id, p.queue.state(), p.producers.get(), p.txn_index.get());

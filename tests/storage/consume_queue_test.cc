@@ -350,5 +350,116 @@ TEST_F(ConsumeQueueTest, APutThatGetsNoChunkChangesNothing) {
   ix_.reset();  // before `faulty`
 }
 
+// Small first chunks (2 units; 2 per chunk of 4): a queue's first 2 units take half a
+// page, later units whole chunks, and every writer call keeps the addressing straight.
+class SmallFirstChunkTest : public ConsumeQueueTest {
+ protected:
+  void SetUp() override {
+    auto ix = IndexFiles::open({dir_ / "index", &FileSystem::real(), kChunkUnits, 16, 2}, 0, {});
+    ASSERT_TRUE(ix.ok()) << ix.status().to_string();
+    ix_ = std::move(*ix);
+  }
+};
+
+TEST_F(SmallFirstChunkTest, QueuesWithAFewBatchesSharePagesAndLaterUnitsTakeWholeChunks) {
+  std::vector<ConsumeQueue> queues(8);
+  for (auto& q : queues) put(q);
+  for (auto& q : queues) put(q);
+  EXPECT_EQ(ix_->next_chunk(), 4u);  // 8 queues of 2 units: 4 chunks (8 with one chunk each)
+  put(queues[0]);                    // its third unit: a chunk of its own
+  EXPECT_EQ(ix_->next_chunk(), 5u);
+  for (int i = 0; i < 5; ++i) put(queues[0]);  // units 3-7: the rest of that chunk, then another
+  EXPECT_EQ(queues[0].state().dir.chunks.size(), 3u);
+  EXPECT_EQ(ix_->next_chunk(), 6u);
+  for (auto& q : queues) q.publish();
+  EXPECT_EQ(bases(queues[0]), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (size_t i = 1; i < queues.size(); ++i) EXPECT_EQ(bases(queues[i]), (std::vector<int64_t>{0, 1})) << i;
+  const auto v = queues[0].units();
+  for (int64_t off = 0; off < 8; ++off) EXPECT_EQ(queues[0].find_offset(*ix_, v, off), off);
+}
+
+TEST_F(SmallFirstChunkTest, DropCutReplaceAndReleaseGiveTheSmallChunkBackAsASmallChunk) {
+  std::vector<int64_t> positions;
+  for (int i = 0; i < 9; ++i) {  // units 0-1 small, 2-5 and 6-8 in chunks
+    positions.push_back(pos_);
+    put(q_, 1, 10 * i);
+  }
+  q_.publish();
+  const uint32_t small = q_.state().dir.chunks[0];
+  ASSERT_TRUE(q_.drop_before(*ix_, {positions[2]}));  // the whole small chunk goes
+  EXPECT_EQ(q_.state().dir.chunks.size(), 2u);
+  EXPECT_EQ(q_.state().dir.first_chunk_ordinal, 1);
+  ix_->recycle();
+  EXPECT_EQ(ix_->free_small_chunks(), (std::vector<uint32_t>{1, small}));
+  EXPECT_TRUE(ix_->free_chunks().empty());
+  EXPECT_EQ(bases(q_), (std::vector<int64_t>{2, 3, 4, 5, 6, 7, 8}));
+  q_.truncate_after(*ix_, {positions[6]});  // back to units 2-5: the last chunk goes
+  EXPECT_EQ(q_.state().dir.chunks.size(), 1u);
+  ix_->recycle();
+  EXPECT_EQ(ix_->free_chunks().size(), 1u);
+  const QueueUnit kept{{pos_}, 100, 1, 3, 100};  // compaction: 3-4 as one batch
+  pos_ += 200;
+  ASSERT_TRUE(q_.replace_range(*ix_, 3, 5, std::vector<QueueUnit>{kept}).ok());
+  EXPECT_EQ(bases(q_), (std::vector<int64_t>{2, 3, 5}));
+  const auto all = [](const QueueUnit&) { return true; };
+  ConsumeQueue copy;
+  copy.restore(q_.state());
+  EXPECT_TRUE(copy.units_consistent(*ix_, {pos_}, all, LogPosition{0}));
+  q_.release_all(*ix_);
+  ix_->recycle();
+  EXPECT_EQ(ix_->free_chunks().size(), 2u);        // both whole chunks are free again;
+  EXPECT_EQ(ix_->free_small_chunks().size(), 2u);  // chunk 0 stays cut in two, both free
+}
+
+TEST_F(SmallFirstChunkTest, ACompactedQueueGetsASmallFirstChunkAgain) {
+  for (int i = 0; i < 3; ++i) put(q_, 2);  // units 0-1 small, 2 in a chunk
+  const QueueUnit kept{{pos_}, 100, 3, 0, 100};  // 0-3 as one batch
+  pos_ += 200;
+  ASSERT_TRUE(q_.replace_range(*ix_, 0, 2, std::vector<QueueUnit>{kept}).ok());
+  q_.publish();
+  EXPECT_EQ(bases(q_), (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(q_.state().dir.chunks.size(), 1u);  // both units now fit the small chunk
+  EXPECT_TRUE(q_.state().dir.small_first);
+}
+
+// A queue restored from a version 1-3 checkpoint is in the uniform layout (unit i in
+// chunk i / 4): it is read there, grows there, and takes the small-first layout only
+// once it holds no chunk any more.
+TEST_F(SmallFirstChunkTest, AUniformQueueFromAnOlderCheckpointKeepsItsLayout) {
+  auto uniform_ix = IndexFiles::open({dir_ / "index", &FileSystem::real(), kChunkUnits, 16}, 0, {});
+  ASSERT_TRUE(uniform_ix.ok());
+  ConsumeQueue old;
+  std::vector<int64_t> positions;
+  for (int i = 0; i < 6; ++i) {
+    positions.push_back(pos_);
+    ASSERT_TRUE(old.put(**uniform_ix, next_unit(old)).ok());
+  }
+  ConsumeQueue::State st = old.state();
+  st.dir.small_first = false;  // as decode_checkpoint reads a version 3 queue
+  const uint32_t next_chunk = (*uniform_ix)->next_chunk();
+  ASSERT_TRUE((*uniform_ix)->sync().ok());
+  uniform_ix->reset();
+  auto ix = IndexFiles::open({dir_ / "index", &FileSystem::real(), kChunkUnits, 16, 2}, next_chunk, {});
+  ASSERT_TRUE(ix.ok());
+  ix_ = std::move(*ix);
+  q_.restore(st);
+  const auto all = [](const QueueUnit&) { return true; };
+  ASSERT_TRUE(q_.units_consistent(*ix_, {pos_}, all));
+  q_.publish();
+  EXPECT_EQ(bases(q_), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  for (int i = 0; i < 3; ++i) put(q_);  // units 6, 7 in chunk 1; 8 in a new chunk
+  q_.publish();
+  EXPECT_EQ(q_.state().dir.chunks.size(), 3u);
+  EXPECT_FALSE(q_.state().dir.small_first);
+  EXPECT_EQ(bases(q_), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  for (int i = 0; i < 3; ++i) put(q_);  // 9-11: chunk 2 full
+  ASSERT_TRUE(q_.drop_before(*ix_, {pos_}));  // retention takes every unit and chunk
+  EXPECT_TRUE(q_.state().dir.chunks.empty());
+  put(q_);
+  q_.publish();
+  EXPECT_TRUE(q_.state().dir.small_first);
+  EXPECT_EQ(bases(q_), std::vector<int64_t>{12});
+}
+
 }  // namespace
 }  // namespace rokka::storage

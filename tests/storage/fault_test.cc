@@ -144,14 +144,16 @@ TEST_F(FaultTest, SyncModeGroupCommitSharesOneFsync) {
 // its blocks when created: on a full disk that is an error the append returns, not
 // a SIGBUS at the first store into a hole.
 TEST_F(FaultTest, IndexFileThatCannotReserveItsBlocksFailsTheAppend) {
-  open();  // the first index file: 16 chunks of 4 units
-  for (int i = 1; i < 64; ++i) ASSERT_TRUE(append_one().ok()) << i;
-  faulty_.fail_allocate = true;  // the 65th unit needs the second index file
+  // The first index file: 16 chunks of 4 units; the partition's first 2 units are in a
+  // small chunk (half of chunk 0), the next 60 in chunks 1-15.
+  open();
+  for (int i = 1; i < 62; ++i) ASSERT_TRUE(append_one().ok()) << i;
+  faulty_.fail_allocate = true;  // the 63rd unit needs the second index file
   EXPECT_EQ(append_one().status().code(), StatusCode::kIoError);
   faulty_.fail_allocate = false;
   EXPECT_EQ(append_one().status().code(), StatusCode::kReadOnly);
-  EXPECT_EQ(store_->offsets(pid_)->next_offset, 64);  // the failed batch was never published
-  EXPECT_FALSE(read_one(*store_, pid_, 63).empty());
+  EXPECT_EQ(store_->offsets(pid_)->next_offset, 62);  // the failed batch was never published
+  EXPECT_FALSE(read_one(*store_, pid_, 61).empty());
 }
 
 }  // namespace

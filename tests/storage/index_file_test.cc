@@ -177,5 +177,49 @@ TEST_F(IndexFilesTest, ResetForgetsEveryAllocation) {
   EXPECT_EQ(allocate(*ix), 0u);
 }
 
+// A partition's first chunk is a small one (here 1 unit, 4 per chunk): small chunks are
+// cut from one chunk at a time, in order, so 4 partitions with a batch each share a page.
+TEST_F(IndexFilesTest, SmallChunksAreCutFromOneChunkInOrderAndReusedAfterRecycle) {
+  IndexOptions o = options();
+  o.first_chunk_units = 1;
+  auto opened = IndexFiles::open(o, 0, {});
+  ASSERT_TRUE(opened.ok()) << opened.status().to_string();
+  auto& ix = **opened;
+  std::vector<uint32_t> small;
+  for (int i = 0; i < 5; ++i) {
+    auto c = ix.allocate_small_chunk();
+    ASSERT_TRUE(c.ok());
+    small.push_back(*c);
+  }
+  EXPECT_EQ(small, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(ix.next_chunk(), 2u);  // chunk 0 cut in four, chunk 1 begun
+  EXPECT_EQ(ix.small_unit(2, 0), ix.unit(0, 2));
+  EXPECT_EQ(ix.small_unit(4, 0), ix.unit(1, 0));
+  EXPECT_EQ(allocate(ix), 2u);  // whole chunks come after the cut ones
+  EXPECT_EQ(ix.free_small_chunks(), (std::vector<uint32_t>{7, 6, 5}));  // the rest of chunk 1
+  ix.release({}, {1});
+  EXPECT_EQ(*ix.allocate_small_chunk(), 5u);  // a released one waits for recycle()
+  ix.recycle();
+  EXPECT_EQ(*ix.allocate_small_chunk(), 1u);
+  EXPECT_EQ(ix.next_chunk(), 3u);
+}
+
+TEST_F(IndexFilesTest, FreeSmallChunksOfUnallocatedChunksAreDroppedAtOpen) {
+  { ASSERT_TRUE(open_ok(0)->allocate_chunk().ok()); }  // the file exists
+  IndexOptions o = options();
+  o.first_chunk_units = 2;  // 2 small chunks per chunk: chunk 0 holds 0 and 1
+  auto ix = IndexFiles::open(o, 1, {}, {1, 2, 3});
+  ASSERT_TRUE(ix.ok());
+  EXPECT_EQ((*ix)->free_small_chunks(), std::vector<uint32_t>{1});
+}
+
+TEST_F(IndexFilesTest, AFirstChunkSizeThatDoesNotDivideTheChunkIsRefused) {
+  IndexOptions o = options();
+  o.first_chunk_units = 3;
+  EXPECT_EQ(IndexFiles::open(o, 0, {}).status().code(), StatusCode::kInvalidArgument);
+  o.first_chunk_units = 8;
+  EXPECT_EQ(IndexFiles::open(o, 0, {}).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace rokka::storage

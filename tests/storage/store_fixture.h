@@ -21,7 +21,8 @@ inline StoreOptions small_options(const std::filesystem::path& dir) {
   o.segment_bytes = 64 * 1024;
   o.max_append_bytes = 32 * 1024;
   o.flush_mode = FlushMode::kSync;
-  o.index_chunk_units = 4;  // chunk boundaries every 4 batches
+  o.index_chunk_units = 4;        // chunk boundaries every 4 batches
+  o.index_first_chunk_units = 2;  // after a partition's first 2 (2 first chunks per chunk)
   o.index_file_chunks = 16;
   return o;
 }

@@ -141,4 +141,26 @@ TEST(StoreStatsTest, PageCacheWindowWithMinusOneIsTheWholeLog) {
 }
 
 }  // namespace
+// Issue 22: a partition's first index chunk is 256 bytes (8 units), not a 4 KiB page, so
+// 2,000 partitions holding one batch each keep 500 KiB of index (125 pages), not 2,000
+// pages (7.8 MiB). The index window counts the chunks handed out and the 1 MiB
+// pre-faulted ahead of them.
+TEST(StoreStatsTest, PartitionsHoldingABatchEachShareIndexPages) {
+  TempDir dir;
+  StoreOptions o;  // the default index geometry
+  o.dir = dir.path();
+  o.segment_bytes = 4 * kMiB;
+  o.max_append_bytes = kMiB;
+  o.index_file_chunks = 1024;  // 4 MiB index files
+  auto store = open_store(o);
+  const auto pids = create(*store, 2000);
+  std::vector<AppendRequest> reqs;
+  const auto batch = make_batch({.value_bytes = 10});
+  for (PartitionId pid : pids) reqs.push_back({pid, batch});
+  for (const auto& r : append_all(*store, reqs)) ASSERT_TRUE(r.ok());
+  EXPECT_EQ(store->stats().page_cache_index_bytes, kMiB);  // 125 chunks used, 256 pre-faulted
+  EXPECT_EQ(count_files(dir.path() / "index"), 1u);
+  for (PartitionId pid : {pids.front(), pids.back()}) EXPECT_EQ(read_one(*store, pid, 0), with_base(batch, 0));
+}
+
 }  // namespace rokka::storage::test
