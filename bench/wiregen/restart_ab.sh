@@ -22,21 +22,8 @@ PORT=$(free_port) HPORT=$(free_port)
 PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-now() { date +%s.%N; }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-start() {  # binary dir
-  STARTED=$(now)
-  "$1" --override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$2" --override store.flush.mode=async \
-    --override "rokka.http.listeners=127.0.0.1:$HPORT" >>"$WORK/rokka.log" 2>&1 &
-  PID=$!
-  until curl -sf -m 1 "http://127.0.0.1:$HPORT/readyz" >/dev/null 2>&1; do
-    kill -0 "$PID" 2>/dev/null || { echo "rokka exited; log: $WORK/rokka.log" >&2; tail -5 "$WORK/rokka.log" >&2; exit 1; }
-    sleep 0.05
-  done
-  READY=$(python3 -c "print(round($(now) - $STARTED, 3))")
-}
-stop() { kill -TERM "$PID"; wait "$PID" || true; PID=; }
+# shellcheck source=bench/wiregen/rokka_process.sh
+source "$ROOT/bench/wiregen/rokka_process.sh"
 drop_cache() {
   python3 - "$1" <<'EOF'
 import os, sys

@@ -25,24 +25,9 @@ PID=
 FAILED=0
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-now() { date +%s.%N; }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
 log() { echo "# $(date -u +%H:%M:%S) $*" >&2; }
-
-start() {  # binary; sets PID and READY (seconds from the fork to /readyz 200)
-  local started
-  started=$(now)
-  "$1" --override "listeners=PLAINTEXT://$BOOT" --override "log.dirs=$DATA" --override store.flush.mode=async \
-    --override "rokka.http.listeners=127.0.0.1:$HPORT" >>"$WORK/rokka.log" 2>&1 &
-  PID=$!
-  until curl -sf -m 1 "http://127.0.0.1:$HPORT/readyz" >/dev/null 2>&1; do
-    kill -0 "$PID" 2>/dev/null || { echo "rokka exited; log: $WORK/rokka.log" >&2; tail -5 "$WORK/rokka.log" >&2; exit 1; }
-    sleep 0.05
-  done
-  READY=$(python3 -c "print(round($(now) - $started, 3))")
-}
-kill9() { kill -KILL "$PID"; wait "$PID" 2>/dev/null || true; PID=; }
-stop() { kill -TERM "$PID"; wait "$PID" || true; PID=; }
+# shellcheck source=bench/wiregen/rokka_process.sh
+source "$ROOT/bench/wiregen/rokka_process.sh"
 step() {  # name extra_json wiregen-args...: one JSON line; a consume step with counts not as expected fails the run
   local name=$1 extra=$2 before line
   shift 2
@@ -61,23 +46,23 @@ sys.exit(1 if bad else 0)' "$name" "$before" "$(load)" "$extra" "$line" || FAILE
 sum_counts() { awk '{n[$1" "$2] += $3} END {for (k in n) print k, n[k]}' "$@"; }
 
 log "work dir $WORK; load $(load)"
-start "$OLD"
+start "$OLD" "$DATA"
 step old-create "{\"ready_s\": $READY}" --mode create-topics --partitions "$PARTITIONS" --timeout-s 300
 step old-fill "" --mode produce --records-per-batch 16 --size 1024 --each-partition 1 --counts-out "$WORK/c1.txt" --timeout-s 120
 step old-fill-2 "" --mode produce --records-per-batch 1 --size 100 --each-partition 1 --counts-out "$WORK/c2.txt" --timeout-s 120
 kill9
 sum_counts "$WORK/c1.txt" "$WORK/c2.txt" >"$WORK/c12.txt"
-start "$NEW"
+start "$NEW" "$DATA"
 step new-verify-after-old-kill9 "{\"ready_s\": $READY}" --mode consume --connections-per-broker 4 \
   --expect-counts "$WORK/c12.txt" --duration-s 1200 --timeout-s 120
 step new-fill-3 "" --mode produce --records-per-batch 1 --size 100 --each-partition 1 --counts-out "$WORK/c3.txt" --timeout-s 120
 kill9
 sum_counts "$WORK/c1.txt" "$WORK/c2.txt" "$WORK/c3.txt" >"$WORK/c123.txt"
-start "$NEW"
+start "$NEW" "$DATA"
 step new-verify-after-kill9 "{\"ready_s\": $READY}" --mode consume --connections-per-broker 4 \
   --expect-counts "$WORK/c123.txt" --duration-s 1200 --timeout-s 120
 stop
-start "$NEW"
+start "$NEW" "$DATA"
 step new-verify-after-clean "{\"ready_s\": $READY}" --mode consume --connections-per-broker 4 \
   --expect-counts "$WORK/c123.txt" --duration-s 1200 --timeout-s 120
 grep -E "storage: recovered|index|checkpoint" "$WORK/rokka.log" | sed 's/^/# rokka: /' >&2 || true
