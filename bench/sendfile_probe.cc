@@ -4,7 +4,7 @@
 // with `--gap` bytes skipped between them (another partition's entries, entry headers).
 //
 //   writev:   one gathered write per response, straight from a read-only shared mapping
-//             (what broker/connection.cc does today)
+//             (what broker/net/connection.cc does today)
 //   sendfile: one sendfile per run, the response corked (TCP_CORK) so runs share segments
 //
 // A forked receiver reads everything into a 1 MiB buffer (as a client does). Prints one JSON

@@ -6,8 +6,8 @@
 
 #include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
-#include "broker/txn_markers.h"
-#include "broker/txn_marker_sender.h"
+#include "broker/records/txn_markers.h"
+#include "broker/link/txn_marker_sender.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view kClusterIdKey = "c/cluster_id";
 static_assert(kClusterIdKey.starts_with(storage::meta_prefix::kCluster));
 
-// The MetaStore prefixes of the state the brokers of a cluster share (broker/shared_meta.h).
+// The MetaStore prefixes of the state the brokers of a cluster share (broker/meta/shared_meta.h).
 constexpr std::string_view kSharedPrefixes[] = {storage::meta_prefix::kAcls, storage::meta_prefix::kScramCredentials,
                                                 storage::meta_prefix::kDynamicConfig,
                                                 storage::meta_prefix::kClientQuotas,

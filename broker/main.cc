@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "broker/broker.h"
-#include "broker/config.h"
-#include "broker/http_server.h"
+#include "broker/config/config.h"
+#include "broker/net/http_server.h"
 #include "broker/logging.h"
 #include "broker/metrics.h"
 #include "storage/fault_probe.h"

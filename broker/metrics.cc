@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "broker/services.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "coordinator/group_service.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/api_keys.h"

@@ -33,7 +33,7 @@
 #include <prometheus/registry.h>
 
 #include "broker/error_tally.h"
-#include "broker/quota_manager.h"
+#include "broker/net/quota_manager.h"
 #include "storage/latency_histogram.h"
 
 namespace rokka::coordinator {

@@ -5,8 +5,8 @@
 #include <atomic>
 #include <string>
 
-#include "broker/config.h"
-#include "broker/request_memory.h"
+#include "broker/config/config.h"
+#include "broker/net/request_memory.h"
 
 namespace rokka::storage {
 class Store;

@@ -21,7 +21,7 @@
 //                                      credentials ("u/..."), dynamic broker configs ("d/...") and
 //                                      client quotas ("q/..."), one etcd key per MetaStore key
 //                                      (storage/meta_keys.h; the key may hold any byte), its value a
-//                                      JSON string of the MetaStore value in base64 (broker/etcd_shared_meta.h)
+//                                      JSON string of the MetaStore value in base64 (broker/meta/etcd_shared_meta.h)
 //
 // Deviations from SCALE-OUT.md §3.2: moves live under <root>/moving/ (not under
 // <root>/topics/<name>/moving/) so that <root>/topics/ holds only topic records; ACLs,

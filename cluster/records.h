@@ -77,7 +77,7 @@ std::string encode_producer_id_block(const ProducerIdBlockRecord& rec);
 Result<ProducerIdBlockRecord> decode_producer_id_block(std::string_view json);
 
 // <root>/meta/<MetaStore key>: one record of the broker state the brokers share (ACLs, SCRAM
-// credentials, dynamic broker configs, client quotas; broker/etcd_shared_meta.h), the
+// credentials, dynamic broker configs, client quotas; broker/meta/etcd_shared_meta.h), the
 // MetaStore value unchanged, as a JSON string of its bytes in padded base64 ("AAE=" for the
 // bytes 00 01; "" for none). Base64 because the values are binary (a SCRAM record, a float64)
 // and a JSON string holds only UTF-8.

@@ -36,7 +36,7 @@ namespace rokka::protocol {
 // on which the Java producer splits its batch and retries). Kafka's max.message.bytes
 // limits only the compressed batch; walking the inflated records costs CPU in
 // proportion to their size, so a bomb is cut off here. The log cleaner inflates
-// stored batches up to the same size (broker/batch_rewriter.h).
+// stored batches up to the same size (broker/records/batch_rewriter.h).
 inline constexpr size_t kMaxInflatedBatchBytes = size_t{256} << 20;
 
 // A record spanning two decompressed chunks is gathered whole up to this size; a

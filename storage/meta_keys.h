@@ -17,11 +17,11 @@
 namespace rokka::storage::meta_prefix {
 
 inline constexpr std::string_view kStore = "s/";             // storage: the partition table (storage/partition_records.h)
-inline constexpr std::string_view kTopics = "t/";            // broker: topics and their configs (broker/topic_registry.cc)
-inline constexpr std::string_view kProducerIds = "p/";       // broker: producer id blocks (broker/producer_ids.cc)
-inline constexpr std::string_view kAcls = "a/";              // broker: ACL bindings (broker/authorizer.cc)
+inline constexpr std::string_view kTopics = "t/";            // broker: topics and their configs (broker/meta/topic_registry.cc)
+inline constexpr std::string_view kProducerIds = "p/";       // broker: producer id blocks (broker/meta/producer_ids.cc)
+inline constexpr std::string_view kAcls = "a/";              // broker: ACL bindings (broker/meta/authorizer.cc)
 inline constexpr std::string_view kCluster = "c/";           // broker: the cluster id (broker/broker.cc)
-inline constexpr std::string_view kDynamicConfig = "d/";     // broker: dynamic broker configs (broker/dynamic_config.cc)
+inline constexpr std::string_view kDynamicConfig = "d/";     // broker: dynamic broker configs (broker/meta/dynamic_config.cc)
 inline constexpr std::string_view kScramCredentials = "u/";  // broker: SCRAM credentials per user and mechanism
 inline constexpr std::string_view kClientQuotas = "q/";      // broker: client quotas per entity and key
 inline constexpr std::string_view kGroupConfigs = "gc/";     // broker: GROUP config resources (KIP-848)

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"

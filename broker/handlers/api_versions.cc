@@ -1,6 +1,6 @@
 #include "protocol/messages/api_versions.h"
 
-#include "broker/api_table.h"
+#include "broker/net/api_table.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 

@@ -1,14 +1,14 @@
 // What a handler asks before acting on a resource: may this request's principal, from
-// its host, perform `op` on it? One call into the Authorizer (broker/authorizer.h);
+// its host, perform `op` on it? One call into the Authorizer (broker/meta/authorizer.h);
 // always yes when no authorizer is configured.
 #pragma once
 
 #include <string_view>
 
-#include "broker/acl.h"
-#include "broker/authorizer.h"
+#include "broker/meta/acl.h"
+#include "broker/meta/authorizer.h"
 #include "broker/handlers/handler_util.h"
-#include "broker/request_context.h"
+#include "broker/net/request_context.h"
 #include "broker/services.h"
 
 namespace rokka::broker {

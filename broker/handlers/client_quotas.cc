@@ -1,5 +1,5 @@
 // DescribeClientQuotas (48) and AlterClientQuotas (49): the broker's client quotas
-// (broker/client_quotas.h) over the wire, with the checks and messages of Kafka's
+// (broker/meta/client_quotas.h) over the wire, with the checks and messages of Kafka's
 // controller. Describing needs Cluster DESCRIBE_CONFIGS, altering Cluster
 // ALTER_CONFIGS, as in Kafka. An alteration is durable before its response leaves; its
 // valid entries are one atomic write, an invalid one changes nothing.
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "broker/async.h"
-#include "broker/client_quotas.h"
+#include "broker/net/async.h"
+#include "broker/meta/client_quotas.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"

@@ -6,13 +6,13 @@
 #include <set>
 #include <sstream>
 
-#include "broker/async.h"
-#include "broker/dynamic_config.h"
-#include "broker/group_configs.h"
+#include "broker/net/async.h"
+#include "broker/meta/dynamic_config.h"
+#include "broker/meta/group_configs.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
-#include "broker/listener_security.h"
+#include "broker/net/listener_security.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/incremental_alter_configs.h"

@@ -1,6 +1,6 @@
 #include "protocol/messages/delete_records.h"
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"

@@ -9,7 +9,7 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "storage/store.h"
 
 namespace rokka::broker {

@@ -1,12 +1,12 @@
 #include "protocol/messages/describe_producers.h"
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "storage/store.h"
 
 namespace rokka::broker {

@@ -7,13 +7,13 @@
 #include <unordered_map>
 
 #include "broker/error_mapping.h"
-#include "broker/fetch_waiters.h"
+#include "broker/records/fetch_waiters.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
 #include "broker/metrics.h"
-#include "broker/quota_manager.h"
+#include "broker/net/quota_manager.h"
 #include "protocol/record_batch.h"
 #include "storage/store.h"
 

@@ -5,9 +5,9 @@
 #include <limits>
 #include <string_view>
 
-#include "broker/request_context.h"
+#include "broker/net/request_context.h"
 #include "broker/services.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "protocol/error_code.h"
 #include "protocol/message.h"
 

@@ -1,7 +1,7 @@
 // One handler per API, each in broker/handlers/<api>.cc.
 #pragma once
 
-#include "broker/request_context.h"
+#include "broker/net/request_context.h"
 
 namespace rokka::broker {
 

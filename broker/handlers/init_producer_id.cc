@@ -1,12 +1,12 @@
 #include "protocol/messages/init_producer_id.h"
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
-#include "broker/producer_ids.h"
+#include "broker/meta/producer_ids.h"
 #include "coordinator/transaction_service.h"
 
 namespace rokka::broker {

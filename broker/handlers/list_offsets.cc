@@ -5,7 +5,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
-#include "broker/record_lookup.h"
+#include "broker/records/record_lookup.h"
 #include "storage/store.h"
 
 namespace rokka::broker {

@@ -1,6 +1,6 @@
 #include "protocol/messages/metadata.h"
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"

@@ -9,8 +9,8 @@
 #include <cstdint>
 
 #include "broker/metrics.h"
-#include "broker/quota_manager.h"
-#include "broker/request_context.h"
+#include "broker/net/quota_manager.h"
+#include "broker/net/request_context.h"
 #include "broker/services.h"
 
 namespace rokka::broker {

@@ -7,7 +7,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/routing.h"
 #include "broker/handlers/handlers.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/partition_reassignments.h"
 

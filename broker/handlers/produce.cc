@@ -6,14 +6,14 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
 #include "broker/metrics.h"
-#include "broker/quota_manager.h"
+#include "broker/net/quota_manager.h"
 #include "broker/logging.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/legacy_records.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "broker/cluster_link.h"
+#include "broker/link/cluster_link.h"
 #include "broker/handlers/authorize.h"
 
 namespace rokka::broker {

@@ -1,5 +1,5 @@
 // Which broker serves what. On a single broker this one leads every partition and coordinates
-// every group; in cluster mode (broker/cluster_link.h) a partition is led by the broker its
+// every group; in cluster mode (broker/link/cluster_link.h) a partition is led by the broker its
 // topic's placement names, a group or transactional id by its coordinator shard's broker.
 #pragma once
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "broker/handlers/handler_util.h"
-#include "broker/request_context.h"
+#include "broker/net/request_context.h"
 #include "broker/services.h"
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/leader_hint.h"
 

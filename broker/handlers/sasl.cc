@@ -1,13 +1,13 @@
 // SaslHandshake and SaslAuthenticate: the connection's SASL exchange
-// (broker/connection_auth.h holds the state machine and Kafka's rules).
+// (broker/net/connection_auth.h holds the state machine and Kafka's rules).
 #include <chrono>
 
-#include "broker/connection_auth.h"
+#include "broker/net/connection_auth.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/logging.h"
 #include "broker/metrics.h"
-#include "broker/scram_credentials.h"
+#include "broker/meta/scram_credentials.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
 

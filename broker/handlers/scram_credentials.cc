@@ -1,5 +1,5 @@
 // DescribeUserScramCredentials (50) and AlterUserScramCredentials (51): the broker's
-// SCRAM credentials (broker/scram_credentials.h) over the wire, with the checks and
+// SCRAM credentials (broker/meta/scram_credentials.h) over the wire, with the checks and
 // messages of Kafka's ScramControlManager. Describing needs Cluster DESCRIBE, altering
 // Cluster ALTER. An alteration is durable before its response leaves, and its valid
 // changes are one atomic write.
@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
-#include "broker/scram_credentials.h"
+#include "broker/meta/scram_credentials.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "security/scram_crypto.h"

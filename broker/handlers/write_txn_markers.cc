@@ -1,11 +1,11 @@
 #include "protocol/messages/write_txn_markers.h"
 
-#include "broker/async.h"
+#include "broker/net/async.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
-#include "broker/txn_markers.h"
+#include "broker/records/txn_markers.h"
 
 namespace rokka::broker {
 
@@ -13,7 +13,7 @@ using protocol::ErrorCode;
 
 // A transaction coordinator on another broker of the cluster asks this one to write COMMIT
 // or ABORT markers into partitions it leads (Kafka's broker-to-broker request; the client
-// side is broker/txn_marker_sender.h). Needs CLUSTER_ACTION on the cluster. Each partition
+// side is broker/link/txn_marker_sender.h). Needs CLUSTER_ACTION on the cluster. Each partition
 // gets its own error: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (the coordinator
 // asks the new leader), KAFKA_STORAGE_ERROR when the write failed.
 boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext ctx) {

@@ -1,11 +1,11 @@
-// ACL bindings, filters and the Authorizer's decisions (Kafka's rules, broker/acl.h,
-// broker/authorizer.h), on an in-memory MetaStore.
+// ACL bindings, filters and the Authorizer's decisions (Kafka's rules, broker/meta/acl.h,
+// broker/meta/authorizer.h), on an in-memory MetaStore.
 #include <gtest/gtest.h>
 
-#include "broker/acl.h"
-#include "broker/authorizer.h"
+#include "broker/meta/acl.h"
+#include "broker/meta/authorizer.h"
 #include "broker/broker.h"
-#include "broker/config.h"
+#include "broker/config/config.h"
 #include "tests/testutil/fake_meta_store.h"
 
 namespace rokka::broker {

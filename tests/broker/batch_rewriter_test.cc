@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "broker/batch_rewriter.h"
+#include "broker/records/batch_rewriter.h"
 #include "storage/crc32c.h"
 #include "tests/testutil/record_batch_builder.h"
 

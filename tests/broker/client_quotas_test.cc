@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "broker/client_quotas.h"
-#include "broker/quota_manager.h"
+#include "broker/meta/client_quotas.h"
+#include "broker/net/quota_manager.h"
 #include "tests/testutil/fake_meta_store.h"
 
 namespace rokka::broker {

@@ -1,4 +1,4 @@
-#include "broker/config.h"
+#include "broker/config/config.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "broker/authorizer.h"
-#include "broker/denial_log.h"
+#include "broker/meta/authorizer.h"
+#include "broker/meta/denial_log.h"
 #include "tests/testutil/fake_meta_store.h"
 
 namespace rokka::broker {

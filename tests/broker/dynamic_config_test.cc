@@ -1,6 +1,6 @@
 // DynamicBrokerConfig: Kafka's split between dynamic and static broker configs, and
 // values that are stored durably per broker / as the cluster default.
-#include "broker/dynamic_config.h"
+#include "broker/meta/dynamic_config.h"
 
 #include <gtest/gtest.h>
 

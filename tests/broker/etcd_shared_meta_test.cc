@@ -2,17 +2,17 @@
 // what a batch becomes, hostile values (skipped, never a crash), notifications by prefix,
 // and the components (Authorizer, ScramCredentials, ClientQuotas, DynamicBrokerConfig)
 // reloading a change another broker made.
-#include "broker/etcd_shared_meta.h"
+#include "broker/meta/etcd_shared_meta.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <optional>
 
-#include "broker/authorizer.h"
-#include "broker/client_quotas.h"
-#include "broker/dynamic_config.h"
-#include "broker/scram_credentials.h"
+#include "broker/meta/authorizer.h"
+#include "broker/meta/client_quotas.h"
+#include "broker/meta/dynamic_config.h"
+#include "broker/meta/scram_credentials.h"
 #include "cluster/records.h"
 #include "security/scram_crypto.h"
 #include "storage/meta_keys.h"

@@ -1,4 +1,4 @@
-#include "broker/frame_buffer.h"
+#include "broker/net/frame_buffer.h"
 
 #include <gtest/gtest.h>
 

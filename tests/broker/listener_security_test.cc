@@ -1,7 +1,7 @@
 // build_listener_security on its own: which ssl.client.auth a listener takes (KIP-684:
 // the bare key is for SSL listeners, a SASL_SSL listener asks for client certificates
 // only under its own listener.name.<l>. prefix).
-#include "broker/listener_security.h"
+#include "broker/net/listener_security.h"
 
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>

@@ -7,10 +7,10 @@
 #include <atomic>
 #include <future>
 
-#include "broker/batch_rewriter.h"
-#include "broker/config.h"
-#include "broker/log_cleaner.h"
-#include "broker/topic_registry.h"
+#include "broker/records/batch_rewriter.h"
+#include "broker/config/config.h"
+#include "broker/records/log_cleaner.h"
+#include "broker/meta/topic_registry.h"
 #include "tests/testutil/record_batch_builder.h"
 #include "tests/testutil/temp_dir.h"
 

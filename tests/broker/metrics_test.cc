@@ -1,12 +1,12 @@
-// broker/metrics.h and broker/http_server.h without a broker: what /readyz says at each
+// broker/metrics.h and broker/net/http_server.h without a broker: what /readyz says at each
 // start-up step, that /metrics answers, the error tally of a response, and the
 // rokka.http.listeners key.
 #include "broker/metrics.h"
 
 #include <gtest/gtest.h>
 
-#include "broker/config.h"
-#include "broker/http_server.h"
+#include "broker/config/config.h"
+#include "broker/net/http_server.h"
 #include "protocol/messages/produce.h"
 #include "tests/testutil/http_client.h"
 #include "tests/testutil/temp_dir.h"

@@ -3,7 +3,7 @@
 // answer INVALID_PARTITIONS with the reason, at the limit they succeed.
 #include <gtest/gtest.h>
 
-#include "broker/config.h"
+#include "broker/config/config.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"

@@ -1,11 +1,11 @@
-// ScramCredentials (broker/scram_credentials.h) on an in-memory MetaStore: what a
+// ScramCredentials (broker/meta/scram_credentials.h) on an in-memory MetaStore: what a
 // lookup gives a ScramServer, durability before the callback, and reloading.
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
 
-#include "broker/scram_credentials.h"
+#include "broker/meta/scram_credentials.h"
 #include "security/scram_crypto.h"
 #include "security/scram_server.h"
 #include "tests/security/scram_test_client.h"

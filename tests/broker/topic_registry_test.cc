@@ -1,6 +1,6 @@
 // TopicRegistry: Kafka's '.'/'_' collision rule as a constant-time lookup, and topic
 // creation that does not stall other clients next to a hundred thousand topics.
-#include "broker/topic_registry.h"
+#include "broker/meta/topic_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,586 @@
+#include "broker/link/cluster_link.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <future>
+#include <random>
+
+#include "broker/logging.h"
+#include "cluster/placement.h"
+
+namespace rokka::broker {
+namespace asio = boost::asio;
+using protocol::ErrorCode;
+using storage::Result;
+using storage::Status;
+
+namespace {
+
+// How long a topic change may take to come back through this broker's view.
+constexpr auto kSyncDeadline = std::chrono::seconds(30);
+
+TopicError topic_error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
+
+// An etcd failure, as a client sees it: retriable.
+TopicError etcd_error(const Status& s) {
+  return topic_error(ErrorCode::kRequestTimedOut, "the cluster's metadata store (etcd) did not answer: " + s.to_string());
+}
+
+std::string uuid_hex(const protocol::Uuid& id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : id) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+std::optional<protocol::Uuid> parse_uuid_hex(std::string_view text) {
+  if (text.size() != 32) return std::nullopt;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  protocol::Uuid id{};
+  for (size_t i = 0; i < id.size(); ++i) {
+    const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    id[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return id;
+}
+
+// Where a new topic's round-robin starts, so that topics' first partitions spread over brokers.
+int32_t placement_start(std::string_view name) { return cluster::coordinator_shard(name, 1 << 30); }
+
+// One placement range per assigned partition.
+void add_assignment(cluster::Placement& p, int32_t first, const std::vector<int32_t>& brokers) {
+  for (size_t i = 0; i < brokers.size(); ++i) p.ranges.push_back({first + static_cast<int32_t>(i), 0, {brokers[i]}});
+}
+
+// `done`, called once: by the function returned, or with `late` after kSyncDeadline.
+template <typename E>
+std::function<void(E)> within_deadline(asio::io_context& io, std::function<void(E)> done, E late) {
+  auto once = std::make_shared<std::function<void(E)>>(std::move(done));
+  auto timer = std::make_shared<asio::steady_timer>(io, kSyncDeadline);
+  timer->async_wait([once, late = std::move(late)](const boost::system::error_code& ec) {
+    if (!ec && *once) std::exchange(*once, nullptr)(late);
+  });
+  return [once, timer](E e) {
+    timer->cancel();
+    if (*once) std::exchange(*once, nullptr)(std::move(e));
+  };
+}
+
+// Runs (with success) and drops the waiters of the revisions up to `revision`.
+template <typename E>
+void complete_up_to(std::multimap<int64_t, std::function<void(E)>>& waiters, int64_t revision) {
+  while (!waiters.empty() && waiters.begin()->first <= revision) {
+    auto done = std::move(waiters.begin()->second);
+    waiters.erase(waiters.begin());
+    done({});
+  }
+}
+
+// Whether a txn changed a key: etcd gives a txn that changed nothing the store's current
+// revision, which may be a write outside this cluster's root that the view never sees.
+bool changed_a_key(const cluster::TxnResult& r) {
+  for (const auto& op : r.responses) {
+    if (std::holds_alternative<cluster::PutResult>(op)) return true;
+    if (const auto* d = std::get_if<cluster::DeleteResult>(&op); d != nullptr && d->deleted > 0) return true;
+  }
+  return false;
+}
+
+// Blocks the calling (non-cluster) thread on a coroutine run on `io`.
+template <typename T>
+T run_on(asio::io_context& io, asio::awaitable<T> aw) {
+  // Through an optional: co_spawn's future wants a default-constructible result.
+  auto wrapped = [](asio::awaitable<T> a) -> asio::awaitable<std::optional<T>> {
+    co_return std::optional<T>(co_await std::move(a));
+  };
+  return *asio::co_spawn(io, wrapped(std::move(aw)), asio::use_future).get();
+}
+
+}  // namespace
+
+const cluster::Listener* ClusterBroker::listener(std::string_view name) const {
+  for (const auto& l : listeners)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+ClusterLink::ClusterLink(const BrokerConfig& config)
+    : config_(config), self_(config.broker_id), keys_(config.cluster_root), work_(asio::make_work_guard(io_)) {
+  picture_.store(std::make_shared<const ClusterPicture>());
+}
+
+ClusterLink::~ClusterLink() { stop(); }
+
+Result<std::unique_ptr<ClusterLink>> ClusterLink::connect(const BrokerConfig& config) {
+  auto endpoints = cluster::parse_endpoints(config.cluster_etcd_endpoints);
+  if (!endpoints.ok())
+    return Status::invalid_argument("rokka.cluster.etcd.endpoints: " + endpoints.status().message());
+  std::unique_ptr<ClusterLink> link(new ClusterLink(config));
+  link->thread_ = std::thread([io = &link->io_] {
+    pthread_setname_np(pthread_self(), "rokka-cluster");
+    io->run();
+  });
+  cluster::EtcdClientOptions options;
+  options.endpoints = std::move(endpoints).value();
+  link->client_ = cluster::EtcdClient::create(link->io_.get_executor(), std::move(options));
+  link->view_ = cluster::ClusterView::create(link->client_, link->keys_);
+  link->producer_ids_ = std::make_unique<cluster::ProducerIdBlocks>(link->client_, link->keys_, link->self_);
+  link->view_->subscribe([l = link.get()](const cluster::ClusterView::SnapshotPtr& s) { l->on_snapshot(s); });
+  asio::post(link->io_, [view = link->view_] { view->start(); });
+
+  const auto wait = std::max<std::chrono::milliseconds>(std::chrono::seconds(60),
+                                                        std::chrono::milliseconds(5 * config.cluster_session_timeout_ms));
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  auto next_note = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (link->view_->full_reads() == 0) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return Status::io_error("etcd at " + config.cluster_etcd_endpoints + " did not answer within " +
+                              std::to_string(wait.count() / 1000) + " s");
+    if (std::chrono::steady_clock::now() >= next_note) {
+      broker_log().warn("waiting for etcd: endpoints={}", config.cluster_etcd_endpoints);
+      next_note += std::chrono::seconds(5);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  broker_log().info("cluster view read: root={} revision={}", link->keys_.root(), link->view_->snapshot()->revision);
+  return link;
+}
+
+Result<std::string> ClusterLink::agree_cluster_id(const std::string& local) {
+  auto agree = [this, &local]() -> asio::awaitable<Result<std::string>> {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string mine = local;
+    if (mine.empty()) {
+      std::random_device rd;
+      for (int i = 0; i < 22; ++i) mine.push_back(kAlphabet[rd() % 64]);
+    }
+    const std::string key = keys_.cluster_id();
+    cluster::Txn txn{{cluster::Compare::absent(key)},
+                     {cluster::PutRequest{key, cluster::encode_cluster_id(mine)}},
+                     {cluster::RangeRequest{.key = key}}};
+    for (int attempt = 0;; ++attempt) {
+      auto r = co_await client_->txn(txn);
+      if (!r.ok()) {
+        if (attempt >= 20) co_return r.status();
+        asio::steady_timer t(co_await asio::this_coro::executor, std::chrono::milliseconds(500));
+        co_await t.async_wait(asio::use_awaitable);
+        continue;  // an unknown outcome is settled by the next attempt's compare
+      }
+      if (r->succeeded) {
+        founded_ = true;
+        co_return mine;
+      }
+      const auto* range = r->responses.empty() ? nullptr : std::get_if<cluster::RangeResult>(&r->responses[0]);
+      if (range == nullptr || range->kvs.empty()) continue;  // deleted in between: try again
+      co_return cluster::decode_cluster_id(range->kvs[0].value);
+    }
+  };
+  auto id = run_on(io_, agree());
+  if (!id.ok()) return id.status();
+  if (!local.empty() && *id != local)
+    return Status::invalid_argument("this broker's data (log.dirs) belongs to cluster " + local + ", but " +
+                                    keys_.cluster_id() + " in etcd is " + *id +
+                                    ": use an empty log.dirs to join this cluster");
+  broker_log().info("{} cluster: cluster_id={} root={}", founded_ ? "founded" : "joined", *id, keys_.root());
+  return id;
+}
+
+Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry& topics) {
+  cluster::MembershipOptions options;
+  options.broker_id = self_;
+  for (const Listener& l : advertised)
+    options.listeners.push_back({l.name, l.host, l.port, l.security_protocol});
+  if (!config_.broker_rack.empty()) options.rack = config_.broker_rack;
+  options.lease_ttl = std::chrono::seconds(std::max<int64_t>(2, config_.cluster_session_timeout_ms / 1000));
+
+  auto serving = std::make_shared<std::promise<void>>();
+  auto served = std::make_shared<std::once_flag>();
+  membership_ = cluster::Membership::create(client_, keys_, options);
+  membership_->subscribe([serving, served](const cluster::MembershipEvent& e) {
+    if (e.kind == cluster::MembershipEvent::Kind::kServing) {
+      broker_log().info("registered in the cluster: broker_epoch={} lease={}", e.epoch, e.lease);
+      std::call_once(*served, [&serving] { serving->set_value(); });
+    } else {
+      broker_log().warn("fenced: this broker leads nothing until its lease is renewed: reason={}", e.reason);
+    }
+  });
+  election_ = cluster::ControllerElection::create(client_, keys_, membership_);
+  election_->subscribe([](const cluster::ControllerEvent& e) {
+    if (e.kind == cluster::ControllerEvent::Kind::kElected)
+      broker_log().info("elected controller: controller_epoch={}", e.epoch);
+    else
+      broker_log().warn("no longer controller: controller_epoch={}", e.epoch);
+  });
+
+  // The registry follows the view from here on; a founding broker's own topics go to etcd first.
+  std::promise<void> first_sync;
+  asio::post(io_, [this, &topics, &first_sync] {
+    asio::co_spawn(
+        io_,
+        [this, &topics, &first_sync]() -> asio::awaitable<void> {
+          if (founded_) co_await publish_local_topics(topics);
+          topics_ = &topics;
+          topics.set_authority(this);
+          // The registry matches the view as it is now (the founder's topics in it), then follows it.
+          const int64_t revision = view_->snapshot()->revision;
+          when_synced(revision, [&first_sync](TopicError) { first_sync.set_value(); });
+          sync_topics();
+        },
+        asio::detached);
+  });
+  first_sync.get_future().wait();
+
+  asio::post(io_, [m = membership_, e = election_] {
+    m->start();
+    e->start();
+  });
+  const auto wait = std::chrono::milliseconds(std::max<int64_t>(60000, 5 * config_.cluster_session_timeout_ms));
+  if (serving->get_future().wait_for(wait) != std::future_status::ready)
+    return Status::io_error("not registered in etcd within " + std::to_string(wait.count() / 1000) + " s");
+  return {};
+}
+
+void ClusterLink::stop() {
+  if (stopped_ || !thread_.joinable()) return;
+  stopped_ = true;
+  auto shutdown = [this]() -> asio::awaitable<void> {
+    if (election_) co_await election_->stop(true);
+    if (membership_) co_await membership_->stop(true);
+    view_->stop();
+    client_->shutdown();
+  };
+  try {
+    auto done = asio::co_spawn(io_, shutdown(), asio::use_future);
+    if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+      broker_log().warn("cluster: leaving etcd took over 10 s; the lease will end by itself");
+  } catch (const std::exception& e) {
+    broker_log().warn("cluster: leaving etcd failed: error={}", e.what());
+  }
+  work_.reset();
+  io_.stop();
+  thread_.join();
+}
+
+// ---- the view ----
+
+void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
+  auto p = std::make_shared<ClusterPicture>();
+  for (const auto& [id, b] : snap->brokers)
+    p->brokers[id] = ClusterBroker{id, b.registration.listeners, b.registration.rack};
+  if (snap->controller) p->controller = snap->controller->broker_id;
+  if (auto it = snap->raw.find(keys_.coordinators()); it != snap->raw.end()) {
+    auto rec = cluster::decode_coordinators(it->second.value);
+    if (rec.ok()) {
+      p->coordinator_shards = rec->shards;
+      p->coordinators = rec->placement.leaders(rec->shards);
+    } else {
+      broker_log().warn("cluster: {} does not decode: {}", keys_.coordinators(), rec.status().to_string());
+    }
+  }
+  picture_.store(std::move(p), std::memory_order_release);
+  latest_ = snap;
+  complete_up_to(seen_waiters_, snap->revision);  // the writers first: followers may reload over their changes
+  for (auto& fn : view_followers_) fn(snap);
+  sync_topics();
+}
+
+std::vector<int32_t> ClusterLink::live_brokers() const {
+  std::vector<int32_t> out;
+  for (const auto& [id, b] : picture()->brokers) out.push_back(id);
+  return out;
+}
+
+// Brings the registry to the latest snapshot, one change at a time (each is durable locally
+// before the next starts); a snapshot that arrives meanwhile is applied after.
+void ClusterLink::sync_topics() {
+  if (topics_ == nullptr || syncing_ || !latest_) return;
+  if (latest_->revision <= synced_revision_) return;
+  syncing_ = true;
+  const auto snap = latest_;
+  using Step = std::function<void(std::function<void(TopicError)>)>;
+  auto steps = std::make_shared<std::vector<std::pair<std::string, Step>>>();
+  TopicRegistry& reg = *topics_;
+  for (const auto& [name, info] : snap->topics) {
+    const auto id = parse_uuid_hex(info.record.id);
+    auto placement = cluster::decode_placement(info.record.placement, info.record.partitions);
+    if (!id || !placement.ok()) {
+      broker_log().warn("cluster: topic record not applied: topic={} error={}", name,
+                        !id ? std::string("bad id") : placement.status().to_string());
+      continue;
+    }
+    std::vector<int32_t> leaders = placement->leaders(info.record.partitions);
+    const int32_t partitions = info.record.partitions;
+    const auto& configs = info.record.configs;
+    TopicPtr local = reg.find(name);
+    if (local && local->id != *id) {
+      steps->emplace_back("replace " + name, [&reg, n = name](auto done) { reg.apply_remove(n, done); });
+      local = nullptr;
+    }
+    if (!local) {
+      steps->emplace_back("create " + name, [&reg, n = name, id = *id, partitions, configs, leaders](auto done) {
+        reg.apply_create(n, id, partitions, configs, leaders, done);
+      });
+      continue;
+    }
+    if (static_cast<int32_t>(local->partitions.size()) < partitions)
+      steps->emplace_back("grow " + name, [&reg, n = name, partitions, leaders](auto done) {
+        reg.apply_grow(n, partitions, leaders, done);
+      });
+    if (local->configs != configs || local->leaders != leaders)
+      steps->emplace_back("update " + name, [&reg, n = name, configs, leaders](auto done) {
+        reg.apply_update(n, configs, leaders, done);
+      });
+  }
+  for (const TopicPtr& t : reg.all())
+    if (!t->internal && snap->topic(t->name) == nullptr)
+      steps->emplace_back("delete " + t->name, [&reg, n = t->name](auto done) { reg.apply_remove(n, done); });
+
+  auto next = std::make_shared<std::function<void(size_t)>>();
+  *next = [this, steps, snap, next](size_t i) {
+    if (i == steps->size()) {
+      syncing_ = false;
+      asio::post(io_, [next] { *next = nullptr; });  // breaks the cycle once this call has returned
+      synced(snap->revision);
+      sync_topics();
+      return;
+    }
+    (*steps)[i].second([this, steps, next, i](TopicError e) {
+      if (!e.ok()) broker_log().error("cluster: {} failed: {}", (*steps)[i].first, e.message);
+      asio::post(io_, [next, i] { (*next)(i + 1); });
+    });
+  };
+  (*next)(0);
+}
+
+void ClusterLink::synced(int64_t revision) {
+  synced_revision_ = std::max(synced_revision_, revision);
+  complete_up_to(sync_waiters_, synced_revision_);
+}
+
+void ClusterLink::when_synced(int64_t revision, std::function<void(TopicError)> done) {
+  if (revision <= synced_revision_) return done({});
+  // Whichever comes first: the registry catches up, or the deadline.
+  sync_waiters_.emplace(revision, within_deadline(io_, std::move(done),
+                                                  topic_error(ErrorCode::kRequestTimedOut,
+                                                              "the change was written to etcd but this broker has not "
+                                                              "applied it yet")));
+}
+
+// ---- the shared broker state ----
+
+void ClusterLink::when_seen(int64_t revision, std::function<void(Status)> done) {
+  if (revision <= view_->snapshot()->revision) return done({});
+  seen_waiters_.emplace(revision, within_deadline(io_, std::move(done),
+                                                  Status::io_error("written to etcd, but this broker's view has not "
+                                                                   "seen it yet")));
+}
+
+void ClusterLink::follow_view(std::function<void(const SnapshotPtr&)> fn) {
+  asio::post(io_, [this, fn = std::move(fn)]() mutable {
+    fn(view_->snapshot());
+    view_followers_.push_back(std::move(fn));
+  });
+}
+
+void ClusterLink::commit(cluster::Txn txn, TxnCallback done) {
+  auto work = [this, txn = std::move(txn), done = std::move(done)]() mutable -> asio::awaitable<void> {
+    auto r = co_await client_->txn(std::move(txn));
+    if (!r.ok()) co_return done(r.status());
+    if (!changed_a_key(*r)) co_return done(std::move(r));
+    const int64_t revision = r->header.revision;
+    when_seen(revision, [r = std::move(r), done = std::move(done)](Status s) {
+      if (!s.ok()) return done(s);
+      done(r);
+    });
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
+}
+
+// A founding broker that served topics as a single broker keeps them: each becomes a record
+// placed on this broker alone.
+asio::awaitable<void> ClusterLink::publish_local_topics(TopicRegistry& topics) {
+  for (const TopicPtr& t : topics.all()) {
+    if (t->internal) continue;
+    cluster::TopicRecord rec;
+    rec.id = uuid_hex(t->id);
+    rec.partitions = static_cast<int32_t>(t->partitions.size());
+    cluster::Placement p;
+    p.add_round_robin(0, {self_}, 0);
+    rec.placement = cluster::encode_placement(p);
+    rec.configs = t->configs;
+    const std::string key = keys_.topic(t->name);
+    cluster::Txn txn{{cluster::Compare::absent(key)}, {cluster::PutRequest{key, cluster::encode_topic(rec)}}, {}};
+    auto r = co_await client_->txn(std::move(txn));
+    if (!r.ok()) broker_log().error("cluster: topic {} not published: {}", t->name, r.status().to_string());
+    else broker_log().info("cluster: published this broker's topic: topic={}", t->name);
+  }
+}
+
+// ---- topic changes ----
+
+void ClusterLink::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
+                         std::vector<int32_t> assignment, std::function<void(TopicError)> done) {
+  auto work = [this, name = std::move(name), partitions, configs = std::move(configs),
+               assignment = std::move(assignment), done = std::move(done)]() -> asio::awaitable<void> {
+    cluster::Placement placement;
+    if (assignment.empty()) {
+      const auto live = live_brokers();
+      if (live.empty()) {
+        done(topic_error(ErrorCode::kBrokerNotAvailable, "no broker is registered in the cluster"));
+        co_return;
+      }
+      placement.add_round_robin(0, live, placement_start(name));
+    } else {
+      add_assignment(placement, 0, assignment);
+    }
+    cluster::TopicRecord rec;
+    rec.id = uuid_hex(TopicRegistry::new_topic_id());
+    rec.partitions = partitions;
+    rec.placement = cluster::encode_placement(placement);
+    rec.configs = configs;
+    const std::string key = keys_.topic(name);
+    cluster::Txn txn{{cluster::Compare::absent(key)}, {cluster::PutRequest{key, cluster::encode_topic(rec)}}, {}};
+    auto r = co_await client_->txn(std::move(txn));
+    if (!r.ok()) co_return done(etcd_error(r.status()));
+    if (!r->succeeded) co_return done(topic_error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists"));
+    broker_log().info("cluster: created topic: name={} partitions={} revision={}", name, partitions, r->header.revision);
+    when_synced(r->header.revision, done);
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
+}
+
+void ClusterLink::remove(std::string name, std::function<void(TopicError)> done) {
+  auto work = [this, name = std::move(name), done = std::move(done)]() -> asio::awaitable<void> {
+    cluster::DeleteRequest req{.key = keys_.topic(name)};
+    auto r = co_await client_->delete_range(std::move(req));
+    if (!r.ok()) co_return done(etcd_error(r.status()));
+    if (r->deleted == 0) co_return done(topic_error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + name + "'"));
+    broker_log().info("cluster: deleted topic: name={} revision={}", name, r->header.revision);
+    when_synced(r->header.revision, done);
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
+}
+
+void ClusterLink::update_topic(std::string name, std::function<TopicError(cluster::TopicRecord&)> change,
+                               std::function<void(TopicError)> done) {
+  auto work = [this, name = std::move(name), change = std::move(change),
+               done = std::move(done)]() -> asio::awaitable<void> {
+    const std::string key = keys_.topic(name);
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      cluster::RangeRequest read{.key = key};
+      auto current = co_await client_->range(std::move(read));
+      if (!current.ok()) co_return done(etcd_error(current.status()));
+      if (current->kvs.empty()) co_return done(topic_error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + name + "'"));
+      const cluster::KeyValue& kv = current->kvs[0];
+      auto rec = cluster::decode_topic(kv.value);
+      if (!rec.ok()) co_return done(topic_error(ErrorCode::kUnknownServerError, rec.status().to_string()));
+      if (TopicError e = change(*rec); !e.ok()) co_return done(std::move(e));
+      cluster::Txn txn{{cluster::Compare::modified_at(key, kv.mod_revision)},
+                       {cluster::PutRequest{key, cluster::encode_topic(*rec)}},
+                       {}};
+      auto r = co_await client_->txn(std::move(txn));
+      if (!r.ok()) co_return done(etcd_error(r.status()));
+      if (r->succeeded) {
+        when_synced(r->header.revision, done);
+        co_return;
+      }
+      // Another broker changed the topic in between: read it again.
+    }
+    done(topic_error(ErrorCode::kRequestTimedOut, "topic '" + name + "' kept changing; try again"));
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
+}
+
+void ClusterLink::add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
+                                 std::function<void(TopicError)> done) {
+  auto change = [this, new_total, assignment = std::move(assignment), name](cluster::TopicRecord& rec) -> TopicError {
+    const int32_t have = rec.partitions;
+    if (new_total <= have)
+      return topic_error(ErrorCode::kInvalidPartitions, "topic '" + name + "' already has " + std::to_string(have) +
+                                                            " partitions; the count can only grow");
+    auto placement = cluster::decode_placement(rec.placement, have);
+    if (!placement.ok()) return topic_error(ErrorCode::kUnknownServerError, placement.status().to_string());
+    if (assignment.empty()) {
+      const auto live = live_brokers();
+      if (live.empty()) return topic_error(ErrorCode::kBrokerNotAvailable, "no broker is registered in the cluster");
+      placement->add_round_robin(have, live, placement_start(name) + have);
+    } else {
+      add_assignment(*placement, have, assignment);
+    }
+    rec.partitions = new_total;
+    rec.placement = cluster::encode_placement(*placement);
+    return {};
+  };
+  update_topic(std::move(name), std::move(change), std::move(done));
+}
+
+void ClusterLink::set_configs(std::string name, std::map<std::string, std::string> configs,
+                              std::function<void(TopicError)> done) {
+  update_topic(
+      std::move(name),
+      [configs = std::move(configs)](cluster::TopicRecord& rec) {
+        rec.configs = configs;
+        return TopicError{};
+      },
+      std::move(done));
+}
+
+// ---- coordinators and producer ids ----
+
+int32_t ClusterLink::coordinator_of(std::string_view key) {
+  const auto p = picture();
+  if (p->coordinator_shards == 0) {
+    asio::post(io_, [this] {
+      if (placing_coordinators_) return;
+      placing_coordinators_ = true;
+      asio::co_spawn(io_, place_coordinators(), asio::detached);
+    });
+    return -1;
+  }
+  const int32_t broker = p->coordinators[static_cast<size_t>(cluster::coordinator_shard(key, p->coordinator_shards))];
+  return p->live(broker) ? broker : -1;
+}
+
+// The coordinator shards are placed once, over the brokers alive at the first
+// FindCoordinator, as Kafka creates __consumer_offsets then; each shard's groups and
+// transactions stay with that broker.
+asio::awaitable<void> ClusterLink::place_coordinators() {
+  const auto live = live_brokers();
+  if (!live.empty()) {
+    cluster::CoordinatorsRecord rec;
+    rec.shards = kCoordinatorShards;
+    rec.placement.add_round_robin(0, live, 0);
+    const std::string key = keys_.coordinators();
+    cluster::Txn txn{{cluster::Compare::absent(key)}, {cluster::PutRequest{key, cluster::encode_coordinators(rec)}}, {}};
+    auto r = co_await client_->txn(std::move(txn));
+    if (!r.ok()) broker_log().warn("cluster: placing the coordinators failed: {}", r.status().to_string());
+    else if (r->succeeded) broker_log().info("cluster: placed {} coordinator shards over {} brokers", rec.shards, live.size());
+  }
+  placing_coordinators_ = false;  // the view brings the record (ours or another broker's)
+}
+
+void ClusterLink::reserve_producer_ids(std::function<void(Result<std::pair<int64_t, int64_t>>)> done) {
+  auto work = [this, done = std::move(done)]() -> asio::awaitable<void> {
+    auto block = co_await producer_ids_->allocate();
+    if (!block.ok()) co_return done(block.status());
+    done(std::pair{block->first, block->end});
+  };
+  asio::co_spawn(io_, std::move(work), asio::detached);
+}
+
+}  // namespace rokka::broker

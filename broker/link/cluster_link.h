@@ -1,0 +1,150 @@
+// ClusterLink: the broker's side of cluster mode (rokka.cluster.etcd.endpoints set;
+// docs/cluster.md). It owns the `rokka-cluster` thread and, on it, the cluster room's parts:
+// the etcd client, this broker's Membership (registration under a lease, the fence clock),
+// the ControllerElection and the ClusterView. From the view it keeps
+//   - the TopicRegistry following etcd's topic records (topics created, grown, reconfigured
+//     and deleted on any broker are applied here, one change at a time), and
+//   - a ClusterPicture for the handlers: the live brokers, the controller, the coordinator shards,
+// and it gives the shared broker state (ACLs, SCRAM credentials, dynamic broker configs, client
+// quotas: broker/meta/etcd_shared_meta.h) the view and etcd txns answered once the view has them.
+// Handlers never wait on etcd to read; the topic changes they ask for (TopicAuthority) are
+// compare-guarded etcd writes, answered once this broker's registry has applied them.
+//
+// Every partition has one copy, on the broker its topic's placement names (cluster/placement.h).
+// Every broker holds every topic's partitions in its registry (empty where it does not lead),
+// so a partition's data stays where it was written.
+#pragma once
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker/config/config.h"
+#include "broker/meta/etcd_shared_meta.h"
+#include "broker/meta/topic_registry.h"
+#include "cluster/cluster_view.h"
+#include "cluster/controller.h"
+#include "cluster/membership.h"
+#include "cluster/producer_id_blocks.h"
+
+namespace rokka::broker {
+
+struct ClusterBroker {
+  int32_t id = -1;
+  std::vector<cluster::Listener> listeners;
+  std::optional<std::string> rack;
+  // The listener named `name` (the one a request came in on), or nullptr: Kafka lists a
+  // broker to a client only on the listener the client used.
+  const cluster::Listener* listener(std::string_view name) const;
+};
+
+// What handlers read of the cluster; immutable once published.
+struct ClusterPicture {
+  std::map<int32_t, ClusterBroker> brokers;  // registered, i.e. alive
+  int32_t controller = -1;
+  int32_t coordinator_shards = 0;      // 0 until the shards are placed (the first FindCoordinator)
+  std::vector<int32_t> coordinators;  // each shard's broker
+  bool live(int32_t id) const { return brokers.count(id) != 0; }
+};
+
+class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
+ public:
+  // The coordinator shards (Kafka's offsets.topic.num.partitions default).
+  static constexpr int32_t kCoordinatorShards = 50;
+
+  // Starts the thread and the etcd client and reads the whole view (waits for etcd up to
+  // about a minute). Nothing is registered yet.
+  static storage::Result<std::unique_ptr<ClusterLink>> connect(const BrokerConfig& config);
+  ~ClusterLink() override;
+
+  // Start-up, on the caller's thread (blocking). The cluster id: etcd's, or `local` (this
+  // broker's data, may be empty: then a new one) when this broker founds the cluster. A
+  // broker whose data belongs to another cluster is refused, as Kafka refuses it.
+  storage::Result<std::string> agree_cluster_id(const std::string& local);
+  // Registers this broker under its lease with `advertised`, campaigns for controller, and
+  // makes `topics` follow etcd (a founding broker first publishes the topics it already had).
+  // Returns once registered and the registry matches the view.
+  storage::Status join(const std::vector<Listener>& advertised, TopicRegistry& topics);
+  // Resigns as controller, revokes the lease (the others see this broker leave at once),
+  // stops the thread. Idempotent.
+  void stop();
+
+  // ---- any thread ----
+  std::shared_ptr<const ClusterPicture> picture() const { return picture_.load(std::memory_order_acquire); }
+  // True while this broker may not act as a leader: its lease may have ended.
+  bool fenced() const { return !membership_ || membership_->fenced(); }
+  int32_t self() const { return self_; }
+  // The broker coordinating `key` (a group or transactional id), or -1 while none can: the
+  // shards are being placed (first use), or their broker is down.
+  int32_t coordinator_of(std::string_view key);
+  // A block of producer ids no other broker gets (ProducerIds::BlockSource).
+  void reserve_producer_ids(std::function<void(storage::Result<std::pair<int64_t, int64_t>>)> done);
+
+  // ---- TopicAuthority (any thread; callbacks on the cluster thread) ----
+  void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
+              std::vector<int32_t> assignment, std::function<void(TopicError)> done) override;
+  void remove(std::string name, std::function<void(TopicError)> done) override;
+  void add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
+                      std::function<void(TopicError)> done) override;
+  void set_configs(std::string name, std::map<std::string, std::string> configs,
+                   std::function<void(TopicError)> done) override;
+
+  // ---- ClusterMetaAccess: the shared broker state (any thread; callbacks on the cluster thread) ----
+  const cluster::Keys& keys() const override { return keys_; }
+  SnapshotPtr view() const override { return view_->snapshot(); }
+  void follow_view(std::function<void(const SnapshotPtr&)> fn) override;
+  void commit(cluster::Txn txn, TxnCallback done) override;
+  // Whether this broker created the cluster id (agree_cluster_id): it publishes what it had.
+  bool founded() const { return founded_; }
+
+ private:
+  explicit ClusterLink(const BrokerConfig& config);
+  void on_snapshot(const cluster::ClusterView::SnapshotPtr& snap);  // cluster thread
+  void sync_topics();                                               // cluster thread
+  void synced(int64_t revision);                                    // cluster thread
+  // Calls `done` once the registry has applied etcd's revision `revision` (or after a deadline).
+  void when_synced(int64_t revision, std::function<void(TopicError)> done);  // cluster thread
+  // Calls `done` once the view has etcd's revision `revision` (or after a deadline).
+  void when_seen(int64_t revision, std::function<void(storage::Status)> done);  // cluster thread
+  boost::asio::awaitable<void> publish_local_topics(TopicRegistry& topics);
+  boost::asio::awaitable<void> place_coordinators();
+  // Updates the record of topic `name` with `change` (compare-and-swap on its revision, retried).
+  void update_topic(std::string name, std::function<TopicError(cluster::TopicRecord&)> change,
+                    std::function<void(TopicError)> done);
+  std::vector<int32_t> live_brokers() const;
+
+  const BrokerConfig& config_;
+  const int32_t self_;
+  cluster::Keys keys_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  std::thread thread_;
+  std::shared_ptr<cluster::EtcdClient> client_;
+  std::shared_ptr<cluster::ClusterView> view_;
+  std::shared_ptr<cluster::Membership> membership_;
+  std::shared_ptr<cluster::ControllerElection> election_;
+  std::unique_ptr<cluster::ProducerIdBlocks> producer_ids_;
+  std::atomic<std::shared_ptr<const ClusterPicture>> picture_;
+  bool founded_ = false;  // this broker created the cluster id (start-up only)
+  bool stopped_ = false;
+
+  // ---- cluster thread ----
+  TopicRegistry* topics_ = nullptr;  // set by join()
+  cluster::ClusterView::SnapshotPtr latest_;
+  bool syncing_ = false;
+  int64_t synced_revision_ = 0;
+  std::multimap<int64_t, std::function<void(TopicError)>> sync_waiters_;
+  bool placing_coordinators_ = false;
+  std::multimap<int64_t, std::function<void(storage::Status)>> seen_waiters_;
+  std::vector<std::function<void(const SnapshotPtr&)>> view_followers_;
+};
+
+}  // namespace rokka::broker

@@ -1,0 +1,143 @@
+#include "broker/meta/group_configs.h"
+
+#include <charconv>
+#include <mutex>
+
+#include "coordinator/byte_codec.h"
+#include "storage/meta_keys.h"
+
+namespace rokka::broker {
+namespace {
+
+constexpr std::string_view kPrefix = storage::meta_prefix::kGroupConfigs;
+
+constexpr GroupConfigKey kKeys[] = {
+    {"consumer.session.timeout.ms", &BrokerConfig::group_consumer_session_timeout_ms,
+     "This consumer group's session timeout (overrides group.consumer.session.timeout.ms)."},
+    {"consumer.heartbeat.interval.ms", &BrokerConfig::group_consumer_heartbeat_interval_ms,
+     "This consumer group's heartbeat interval (overrides group.consumer.heartbeat.interval.ms)."},
+};
+
+const GroupConfigKey* find_key(std::string_view name) {
+  for (const GroupConfigKey& k : kKeys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::optional<int32_t> parse_int(std::string_view s) {
+  int32_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string encode(const std::map<std::string, std::string>& values) {
+  coordinator::ByteWriter out;
+  out.u8(0);  // version
+  out.u32(static_cast<uint32_t>(values.size()));
+  for (const auto& [name, value] : values) {
+    out.str(name);
+    out.str(value);
+  }
+  return std::move(out).take();
+}
+
+std::optional<std::map<std::string, std::string>> decode(std::string_view bytes) {
+  coordinator::ByteReader in(bytes);
+  if (in.u8() != 0) return std::nullopt;
+  const uint32_t n = in.u32();
+  if (!in.ok() || n > in.remaining() / 8) return std::nullopt;
+  std::map<std::string, std::string> out;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string name(in.str());
+    out[std::move(name)] = std::string(in.str());
+  }
+  if (!in.at_end()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::span<const GroupConfigKey> group_config_keys() { return kKeys; }
+
+storage::Status GroupConfigs::load() {
+  std::unique_lock lock(mu_);
+  groups_.clear();
+  for (const auto& [key, value] : meta_.scan(kPrefix)) {
+    auto values = decode(value);
+    if (!values) return storage::Status::corruption("undecodable group config record: " + key);
+    groups_[key.substr(kPrefix.size())] = std::move(*values);
+  }
+  return storage::Status();
+}
+
+std::map<std::string, std::string> GroupConfigs::apply(std::map<std::string, std::string> values,
+                                                       const Changes& changes, bool replace) {
+  if (replace) values.clear();
+  for (const auto& [name, value] : changes) {
+    if (value) values[name] = *value;
+    else values.erase(name);
+  }
+  return values;
+}
+
+std::string GroupConfigs::validate(const std::string& group, const Changes& changes, bool replace) const {
+  for (const auto& [name, value] : changes) {
+    if (find_key(name) == nullptr) return "Unknown group config name: " + name;
+    if (value && !parse_int(*value)) return "Invalid value " + *value + " for configuration " + name + ": Not a number of type INT";
+  }
+  const std::map<std::string, std::string> next = apply(values(group), changes, replace);
+  auto value_of = [&](std::string_view name, int32_t broker_default) {
+    auto it = next.find(std::string(name));
+    return it == next.end() ? broker_default : *parse_int(it->second);
+  };
+  const int32_t session = value_of("consumer.session.timeout.ms", config_.group_consumer_session_timeout_ms);
+  const int32_t heartbeat = value_of("consumer.heartbeat.interval.ms", config_.group_consumer_heartbeat_interval_ms);
+  if (session < config_.group_consumer_min_session_timeout_ms || session > config_.group_consumer_max_session_timeout_ms)
+    return "consumer.session.timeout.ms must be between group.consumer.min.session.timeout.ms (" +
+           std::to_string(config_.group_consumer_min_session_timeout_ms) + ") and group.consumer.max.session.timeout.ms (" +
+           std::to_string(config_.group_consumer_max_session_timeout_ms) + ")";
+  if (heartbeat < config_.group_consumer_min_heartbeat_interval_ms ||
+      heartbeat > config_.group_consumer_max_heartbeat_interval_ms)
+    return "consumer.heartbeat.interval.ms must be between group.consumer.min.heartbeat.interval.ms (" +
+           std::to_string(config_.group_consumer_min_heartbeat_interval_ms) +
+           ") and group.consumer.max.heartbeat.interval.ms (" +
+           std::to_string(config_.group_consumer_max_heartbeat_interval_ms) + ")";
+  if (heartbeat >= session) return "consumer.heartbeat.interval.ms must be less than consumer.session.timeout.ms";
+  return {};
+}
+
+void GroupConfigs::alter(const std::string& group, Changes changes, bool replace,
+                         std::function<void(storage::Status)> done) {
+  std::map<std::string, std::string> next = apply(values(group), changes, replace);
+  storage::MetaStore::Mutation m{std::string(kPrefix) + group, next.empty() ? "" : encode(next), next.empty()};
+  meta_.write({std::move(m)}, [this, group, next = std::move(next), done = std::move(done)](storage::Status s) {
+    if (s.ok()) {
+      std::unique_lock lock(mu_);
+      if (next.empty()) groups_.erase(group);
+      else groups_[group] = next;
+    }
+    done(std::move(s));
+  });
+}
+
+std::map<std::string, std::string> GroupConfigs::values(const std::string& group) const {
+  std::shared_lock lock(mu_);
+  auto it = groups_.find(group);
+  return it == groups_.end() ? std::map<std::string, std::string>{} : it->second;
+}
+
+int32_t GroupConfigs::effective(const std::string& group, std::string_view name) const {
+  const GroupConfigKey* key = find_key(name);
+  if (key == nullptr) return 0;
+  {
+    std::shared_lock lock(mu_);
+    auto it = groups_.find(group);
+    if (it != groups_.end())
+      if (auto v = it->second.find(std::string(name)); v != it->second.end())
+        if (auto n = parse_int(v->second)) return *n;
+  }
+  return config_.*(key->broker_default);
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,576 @@
+#include "broker/meta/topic_registry.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+
+#include "broker/logging.h"
+#include "storage/meta_keys.h"
+
+namespace rokka::broker {
+namespace {
+
+using protocol::ErrorCode;
+constexpr std::string_view kPrefix = storage::meta_prefix::kTopics;
+constexpr int8_t kRecordVersion = 1;
+
+// Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored
+// and described so tools that set them keep working, but have no effect here.
+constexpr TopicConfigKey kTopicConfigKeys[] = {
+    {"cleanup.policy", ConfigSupport::kApplied, ConfigType::kList, "delete, compact or both (README, Log compaction)"},
+    {"compression.type", ConfigSupport::kAcceptedOnly, ConfigType::kString, "batches are stored as produced (never recompressed)"},
+    {"delete.retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "how long the cleaner keeps tombstones"},
+    {"file.delete.delay.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segment files are shared by all topics"},
+    {"flush.messages", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
+    {"flush.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
+    {"follower.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
+    {"index.interval.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "every batch is indexed"},
+    {"leader.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
+    {"max.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "a record is cleaned at most this late"},
+    {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
+    {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
+    {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
+    {"message.timestamp.after.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be ahead of the broker's clock"},
+    {"message.timestamp.before.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be behind the broker's clock"},
+    {"message.timestamp.difference.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "deprecated: before/after.max.ms while they are at their default"},
+    {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
+    {"min.cleanable.dirty.ratio", ConfigSupport::kApplied, ConfigType::kDouble, "dirty share that makes a partition due"},
+    {"min.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "records younger than this stay uncleaned"},
+    {"min.insync.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "single broker"},
+    {"preallocate", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "the shared CommitLog follows log.preallocate"},
+    {"retention.bytes", ConfigSupport::kApplied, ConfigType::kLong, "per-partition size limit"},
+    {"retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "per-partition age limit"},
+    {"segment.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "segments are shared (log.segment.bytes)"},
+    {"segment.index.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "indexes are shared"},
+    {"segment.jitter.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
+    {"segment.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
+    {"unclean.leader.election.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "single broker"},
+};
+
+// cleanup.policy: a list of "delete" and "compact" -> (compact, delete).
+std::optional<std::pair<bool, bool>> parse_cleanup_policy(std::string_view value) {
+  bool compact = false, del = false;
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == "compact") {
+      compact = true;
+    } else if (item == "delete") {
+      del = true;
+    } else {
+      return std::nullopt;
+    }
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  if (!compact && !del) return std::nullopt;
+  return std::pair{compact, del};
+}
+
+// True when `value` parses as the key's type (lists: any comma-separated text).
+bool value_fits_type(ConfigType type, const std::string& value) {
+  switch (type) {
+    case ConfigType::kBoolean:
+      return value == "true" || value == "false";
+    case ConfigType::kInt:
+    case ConfigType::kShort:
+    case ConfigType::kLong: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || end != value.data() + value.size() || value.empty()) return false;
+      if (type == ConfigType::kInt) return v >= INT32_MIN && v <= INT32_MAX;
+      if (type == ConfigType::kShort) return v >= INT16_MIN && v <= INT16_MAX;
+      return true;
+    }
+    case ConfigType::kDouble: {
+      char* end = nullptr;
+      std::strtod(value.c_str(), &end);
+      return !value.empty() && end == value.c_str() + value.size();
+    }
+    case ConfigType::kString:
+    case ConfigType::kList:
+      return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> to_int64(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+protocol::Uuid random_uuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  protocol::Uuid u{};
+  for (;;) {
+    for (size_t i = 0; i < u.size(); i += 8) {
+      const uint64_t r = rng();
+      for (size_t j = 0; j < 8; ++j) u[i + j] = static_cast<uint8_t>(r >> (8 * j));
+    }
+    u[6] = static_cast<uint8_t>((u[6] & 0x0f) | 0x40);  // version 4
+    u[8] = static_cast<uint8_t>((u[8] & 0x3f) | 0x80);  // variant
+    if (u != protocol::Uuid{}) return u;                 // the zero UUID means "no id" on the wire
+  }
+}
+
+TopicError error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
+
+// Kafka's metric names replace '.' with '_', so two topics differing only there collide.
+std::string folded(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
+
+}  // namespace
+
+std::span<const TopicConfigKey> topic_config_keys() { return kTopicConfigKeys; }
+
+const TopicConfigKey* find_topic_config_key(std::string_view name) {
+  for (const auto& k : kTopicConfigKeys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+TopicRegistry::TopicRegistry(storage::Store& store, const BrokerConfig& config) : store_(store), config_(config) {}
+
+TopicError TopicRegistry::validate_name(std::string_view name) {
+  if (name.empty()) return error(ErrorCode::kInvalidTopicException, "topic name is empty");
+  if (name == "." || name == "..") return error(ErrorCode::kInvalidTopicException, "topic name cannot be . or ..");
+  if (name.size() > 249)
+    return error(ErrorCode::kInvalidTopicException, "topic name is longer than 249 characters");
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok)
+      return error(ErrorCode::kInvalidTopicException,
+                   "topic name '" + std::string(name) + "' has a character outside [a-zA-Z0-9._-]");
+  }
+  return {};
+}
+
+TopicError TopicRegistry::validate_configs(const std::map<std::string, std::string>& configs,
+                                           TopicSettings* settings) const {
+  TopicSettings s;
+  s.retention_ms = config_.log_retention_ms;
+  s.retention_bytes = -1;
+  s.max_message_bytes = config_.message_max_bytes;
+  s.timestamp_type = config_.log_message_timestamp_type == "LogAppendTime" ? storage::TimestampType::kLogAppendTime
+                                                                           : storage::TimestampType::kCreateTime;
+  s.timestamp_before_max_ms = config_.log_message_timestamp_before_max_ms;
+  s.timestamp_after_max_ms = config_.log_message_timestamp_after_max_ms;
+  std::optional<int64_t> difference_max_ms;
+  for (const auto& [key, value] : configs) {
+    const TopicConfigKey* k = find_topic_config_key(key);
+    if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
+    // Names the bindings it captures: clang 14 cannot capture a structured binding implicitly.
+    auto bad = [&key = key, &value = value](std::string why) {
+      return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why);
+    };
+    if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
+    if (key == "cleanup.policy") {
+      auto policy = parse_cleanup_policy(value);
+      if (!policy) return bad("expected delete, compact or compact,delete");
+      s.compact = policy->first;
+      s.delete_retention = policy->second;
+    } else if (key == "delete.retention.ms" || key == "min.compaction.lag.ms" || key == "max.compaction.lag.ms") {
+      auto v = to_int64(value);
+      if (!v || *v < (key == "max.compaction.lag.ms" ? 1 : 0)) return bad("expected a non-negative integer");
+      (key == "delete.retention.ms" ? s.delete_retention_ms
+       : key == "min.compaction.lag.ms" ? s.min_compaction_lag_ms
+                                        : s.max_compaction_lag_ms) = *v;
+    } else if (key == "min.cleanable.dirty.ratio") {
+      const double v = std::strtod(value.c_str(), nullptr);  // the type check parsed it whole
+      if (!(v >= 0 && v <= 1)) return bad("expected 0 to 1");
+      s.min_cleanable_dirty_ratio = v;
+    } else if (key == "retention.ms" || key == "retention.bytes") {
+      auto v = to_int64(value);
+      if (!v || *v < -1) return bad("expected an integer >= -1");
+      (key == "retention.ms" ? s.retention_ms : s.retention_bytes) = *v;
+    } else if (key == "max.message.bytes") {
+      auto v = to_int64(value);
+      if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
+      s.max_message_bytes = static_cast<int32_t>(*v);
+    } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
+               key == "message.timestamp.difference.max.ms") {
+      auto v = to_int64(value);
+      if (!v || *v < 0) return bad("expected a non-negative integer");
+      if (key == "message.timestamp.difference.max.ms") {
+        difference_max_ms = *v;
+      } else {
+        (key == "message.timestamp.before.max.ms" ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
+      }
+    } else if (key == "message.timestamp.type") {
+      if (value == "CreateTime") {
+        s.timestamp_type = storage::TimestampType::kCreateTime;
+      } else if (value == "LogAppendTime") {
+        s.timestamp_type = storage::TimestampType::kLogAppendTime;
+      } else {
+        return bad("expected CreateTime or LogAppendTime");
+      }
+    }
+  }
+  // Kafka 3.6+: the deprecated difference applies to a bound left at Long.MAX_VALUE.
+  if (difference_max_ms) {
+    if (s.timestamp_before_max_ms == INT64_MAX) s.timestamp_before_max_ms = *difference_max_ms;
+    if (s.timestamp_after_max_ms == INT64_MAX) s.timestamp_after_max_ms = *difference_max_ms;
+  }
+  if (settings) *settings = s;
+  return {};
+}
+
+std::map<std::string, std::string> TopicRegistry::broker_default_configs() const {
+  return {
+      {"cleanup.policy", "delete"},
+      {"compression.type", "producer"},
+      {"delete.retention.ms", "86400000"},
+      {"file.delete.delay.ms", "60000"},
+      {"flush.messages", std::to_string(config_.log_flush_interval_messages)},
+      {"flush.ms", std::to_string(config_.log_flush_interval_ms)},
+      {"follower.replication.throttled.replicas", ""},
+      {"index.interval.bytes", "4096"},
+      {"leader.replication.throttled.replicas", ""},
+      {"max.compaction.lag.ms", "9223372036854775807"},
+      {"max.message.bytes", std::to_string(config_.message_max_bytes)},
+      {"message.downconversion.enable", "true"},
+      {"message.format.version", "3.0-IV1"},
+      {"message.timestamp.after.max.ms", std::to_string(config_.log_message_timestamp_after_max_ms)},
+      {"message.timestamp.before.max.ms", std::to_string(config_.log_message_timestamp_before_max_ms)},
+      {"message.timestamp.difference.max.ms", "9223372036854775807"},
+      {"message.timestamp.type", config_.log_message_timestamp_type},
+      {"min.cleanable.dirty.ratio", "0.5"},
+      {"min.compaction.lag.ms", "0"},
+      {"min.insync.replicas", "1"},
+      {"preallocate", config_.log_preallocate ? "true" : "false"},
+      {"retention.bytes", "-1"},
+      {"retention.ms", std::to_string(config_.log_retention_ms)},
+      {"segment.bytes", std::to_string(config_.log_segment_bytes)},
+      {"segment.index.bytes", "10485760"},
+      {"segment.jitter.ms", "0"},
+      {"segment.ms", "604800000"},
+      {"unclean.leader.election.enable", "false"},
+  };
+}
+
+std::vector<std::tuple<std::string, std::string, bool>> TopicRegistry::describe_configs(const Topic& topic) const {
+  std::vector<std::tuple<std::string, std::string, bool>> out;
+  for (auto& [key, def] : broker_default_configs()) {
+    auto it = topic.configs.find(key);
+    if (it != topic.configs.end()) {
+      out.emplace_back(key, it->second, false);
+    } else {
+      out.emplace_back(key, def, true);
+    }
+  }
+  return out;
+}
+
+// Value layout (ours): int8 version, uuid, int8 internal, array of int32 partition
+// ids, array of (string key, string value) configs.
+std::string TopicRegistry::encode(const Topic& t) const {
+  protocol::Writer w;
+  w.write_int8(kRecordVersion);
+  w.write_uuid(t.id);
+  w.write_int8(t.internal ? 1 : 0);
+  w.write_array_count(static_cast<int64_t>(t.partitions.size()), false);
+  for (auto p : t.partitions) w.write_int32(static_cast<int32_t>(p));
+  w.write_array_count(static_cast<int64_t>(t.configs.size()), false);
+  for (const auto& [k, v] : t.configs) {
+    w.write_string(k, false);
+    w.write_string(v, false);
+  }
+  auto bytes = std::move(w).take();
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+std::optional<Topic> TopicRegistry::decode(std::string_view name, std::string_view value) const {
+  protocol::Reader r(protocol::as_bytes(value));
+  Topic t;
+  t.name = std::string(name);
+  if (r.read_int8() != kRecordVersion) return std::nullopt;
+  t.id = r.read_uuid();
+  t.internal = r.read_int8() != 0;
+  const int32_t n = r.read_array_count(false);
+  for (int32_t i = 0; i < n && r.ok(); ++i) t.partitions.push_back(static_cast<storage::PartitionId>(r.read_int32()));
+  const int32_t c = r.read_array_count(false);
+  for (int32_t i = 0; i < c && r.ok(); ++i) {
+    std::string k(r.read_string(false));
+    std::string v(r.read_string(false));
+    t.configs.emplace(std::move(k), std::move(v));
+  }
+  if (!r.at_end()) return std::nullopt;
+  if (!validate_configs(t.configs, &t.settings).ok()) {
+    // Written by an older broker that knew more keys: keep the topic, drop the settings.
+    validate_configs({}, &t.settings);
+  }
+  return t;
+}
+
+storage::Status TopicRegistry::load() {
+  size_t n = 0;
+  for (auto& [key, value] : store_.meta().scan(kPrefix)) {
+    const std::string name = key.substr(kPrefix.size());
+    auto t = decode(name, value);
+    if (!t) return storage::Status::corruption("topic record for '" + name + "' does not decode");
+    publish(std::move(*t));
+    ++n;
+  }
+  broker_log().info("loaded topics: count={}", n);
+  return {};
+}
+
+void TopicRegistry::publish(Topic t) {
+  auto p = std::make_shared<const Topic>(std::move(t));
+  std::unique_lock lock(mu_);
+  by_id_[p->id] = p;
+  by_folded_[folded(p->name)] = p->name;
+  by_name_[p->name] = std::move(p);
+}
+
+TopicPtr TopicRegistry::find(std::string_view name) const {
+  std::shared_lock lock(mu_);
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+TopicPtr TopicRegistry::find(const protocol::Uuid& id) const {
+  std::shared_lock lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<TopicPtr> TopicRegistry::all() const {
+  std::shared_lock lock(mu_);
+  std::vector<TopicPtr> out;
+  out.reserve(by_name_.size());
+  for (const auto& [name, t] : by_name_) out.push_back(t);
+  return out;
+}
+
+size_t TopicRegistry::size() const {
+  std::shared_lock lock(mu_);
+  return by_name_.size();
+}
+
+bool TopicRegistry::creating(std::string_view name) const {
+  std::shared_lock lock(mu_);
+  return creating_.count(name) > 0;
+}
+
+void TopicRegistry::persist(const Topic& t, DoneCallback done) {
+  store_.meta().write({{std::string(kPrefix) + t.name, encode(t), false}}, [done = std::move(done)](storage::Status s) {
+    if (!s.ok()) return done(error(ErrorCode::kKafkaStorageError, s.to_string()));
+    done({});
+  });
+}
+
+TopicError TopicRegistry::check_partition_limit(int32_t partitions) const {
+  if (partitions <= config_.max_partitions_per_topic) return {};
+  return error(ErrorCode::kInvalidPartitions,
+               std::to_string(partitions) + " partitions is more than rokka.max.partitions.per.topic=" +
+                   std::to_string(config_.max_partitions_per_topic) + " allows for one topic");
+}
+
+void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
+                           bool validate_only, TopicCallback done, std::vector<int32_t> assignment) {
+  if (TopicError e = validate_name(name); !e.ok()) return done(e, nullptr);
+  if (partitions < 1) return done(error(ErrorCode::kInvalidPartitions, "partition count must be at least 1"), nullptr);
+  if (TopicError e = check_partition_limit(partitions); !e.ok()) return done(e, nullptr);
+  TopicSettings settings;
+  if (TopicError e = validate_configs(configs, &settings); !e.ok()) return done(e, nullptr);
+  {
+    std::unique_lock lock(mu_);
+    if (by_name_.count(name) || creating_.count(name)) {
+      lock.unlock();
+      return done(error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists"), nullptr);
+    }
+    // Kafka refuses names that differ only by '.' versus '_' (their metric names collide).
+    if (auto it = by_folded_.find(folded(name)); it != by_folded_.end()) {
+      const std::string other = it->second;
+      lock.unlock();
+      return done(error(ErrorCode::kInvalidTopicException, "topic '" + name + "' collides with '" + other + "'"),
+                  nullptr);
+    }
+    if (validate_only) {
+      lock.unlock();
+      return done({}, nullptr);
+    }
+    creating_.insert(name);
+    if (!authority_) by_folded_.emplace(folded(name), name);  // a concurrent create of a colliding name is refused too
+  }
+  auto finish = [this, name, done](TopicError e, TopicPtr t) {
+    {
+      std::unique_lock lock(mu_);
+      creating_.erase(name);
+      if (!t && !by_name_.count(name)) by_folded_.erase(folded(name));
+    }
+    done(std::move(e), std::move(t));
+  };
+  if (authority_) {
+    // The authority answers once this registry has applied its decision.
+    return authority_->create(name, partitions, std::move(configs), std::move(assignment),
+                              [this, name, finish](TopicError e) {
+                                if (!e.ok()) return finish(std::move(e), nullptr);
+                                TopicPtr t = find(name);
+                                if (!t) return finish(error(ErrorCode::kUnknownTopicOrPartition,
+                                                            "topic '" + name + "' was deleted as it was created"),
+                                                      nullptr);
+                                finish({}, std::move(t));
+                              });
+  }
+  create_local(std::move(name), random_uuid(), partitions, std::move(configs), settings, {},
+               [this, finish](TopicError e, std::optional<Topic> t) {
+                 if (!t) return finish(std::move(e), nullptr);
+                 finish({}, find(t->name));
+               });
+}
+
+void TopicRegistry::create_local(std::string name, protocol::Uuid id, int32_t partitions,
+                                 std::map<std::string, std::string> configs, TopicSettings settings,
+                                 std::vector<int32_t> leaders,
+                                 std::function<void(TopicError, std::optional<Topic>)> done) {
+  store_.create_partitions(
+      static_cast<uint32_t>(partitions),
+      [this, name, id, configs = std::move(configs), settings, leaders = std::move(leaders),
+       done](storage::Result<std::vector<storage::PartitionId>> ids) {
+        if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()), std::nullopt);
+        Topic t;
+        t.name = name;
+        t.id = id;
+        t.partitions = std::move(ids).value();
+        t.configs = configs;
+        t.settings = settings;
+        t.leaders = leaders;
+        persist(t, [this, t, done](TopicError e) mutable {
+          if (!e.ok()) return done(e, std::nullopt);
+          broker_log().info("created topic: name={} partitions={}", t.name, t.partitions.size());
+          publish(t);
+          done({}, std::move(t));
+        });
+      });
+}
+
+void TopicRegistry::remove(std::string_view name, DoneCallback done) {
+  if (!find(name)) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  if (authority_) return authority_->remove(std::string(name), std::move(done));
+  apply_remove(name, std::move(done));
+}
+
+void TopicRegistry::apply_remove(std::string_view name, DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  {
+    std::unique_lock lock(mu_);
+    by_name_.erase(t->name);
+    by_id_.erase(t->id);
+    by_folded_.erase(folded(t->name));
+  }
+  // The name is free at once; the record and partitions go durably behind it.
+  store_.meta().write({{std::string(kPrefix) + t->name, "", true}}, [this, t, done](storage::Status s) {
+    if (!s.ok()) return done(error(ErrorCode::kKafkaStorageError, s.to_string()));
+    for (auto pid : t->partitions) store_.delete_partition(pid, [](storage::Status) {});
+    broker_log().info("deleted topic: name={} partitions={}", t->name, t->partitions.size());
+    if (!removal_listener_) return done({});
+    removal_listener_(t->name, [done] { done({}); });
+  });
+}
+
+void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
+                                   std::vector<int32_t> assignment) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  const auto have = static_cast<int32_t>(t->partitions.size());
+  if (new_total <= have)
+    return done(error(ErrorCode::kInvalidPartitions, "topic '" + t->name + "' already has " + std::to_string(have) +
+                                                         " partitions; the count can only grow"));
+  if (TopicError e = check_partition_limit(new_total); !e.ok()) return done(e);
+  if (validate_only) return done({});
+  if (authority_) return authority_->add_partitions(t->name, new_total, std::move(assignment), std::move(done));
+  apply_grow(name, new_total, {}, std::move(done));
+}
+
+void TopicRegistry::apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders,
+                               DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  const auto have = static_cast<int32_t>(t->partitions.size());
+  if (new_total <= have) return done({});
+  store_.create_partitions(static_cast<uint32_t>(new_total - have),
+                           [this, t, leaders = std::move(leaders), done](storage::Result<std::vector<storage::PartitionId>> ids) {
+                             if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()));
+                             Topic updated = *t;
+                             for (auto id : *ids) updated.partitions.push_back(id);
+                             updated.leaders = leaders;
+                             persist(updated, [this, updated, done](TopicError e) {
+                               if (e.ok()) publish(updated);
+                               done(e);
+                             });
+                           });
+}
+
+void TopicRegistry::apply_create(std::string name, protocol::Uuid id, int32_t partitions,
+                                 std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
+                                 DoneCallback done) {
+  TopicSettings settings;
+  if (TopicError e = validate_configs(configs, &settings); !e.ok()) {
+    // Another broker accepted it (an older or newer version, or an operator's etcdctl): serve
+    // the topic with the broker defaults rather than not at all.
+    broker_log().warn("topic configs from the cluster not applied: topic={} error={}", name, e.message);
+    settings = TopicSettings{};
+    (void)validate_configs({}, &settings);
+  }
+  create_local(std::move(name), id, partitions, std::move(configs), settings, std::move(leaders),
+               [done](TopicError e, std::optional<Topic>) { done(std::move(e)); });
+}
+
+void TopicRegistry::apply_update(std::string_view name, std::map<std::string, std::string> configs,
+                                 std::vector<int32_t> leaders, DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  Topic updated = *t;
+  updated.leaders = std::move(leaders);
+  if (updated.configs == configs) {
+    publish(std::move(updated));
+    return done({});
+  }
+  updated.configs = std::move(configs);
+  if (TopicError e = validate_configs(updated.configs, &updated.settings); !e.ok())
+    broker_log().warn("topic configs from the cluster not applied: topic={} error={}", updated.name, e.message);
+  persist(updated, [this, updated, done](TopicError e) {
+    if (e.ok()) publish(updated);
+    done(e);
+  });
+}
+
+protocol::Uuid TopicRegistry::new_topic_id() { return random_uuid(); }
+
+void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
+                                  bool incremental, bool validate_only, DoneCallback done) {
+  TopicPtr t = find(name);
+  if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
+  Topic updated = *t;
+  if (!incremental) updated.configs.clear();
+  for (auto& [k, v] : changes) {
+    if (v) {
+      updated.configs[k] = *v;
+    } else {
+      if (!find_topic_config_key(k)) return done(error(ErrorCode::kInvalidConfig, "unknown topic config " + k));
+      updated.configs.erase(k);
+    }
+  }
+  if (TopicError e = validate_configs(updated.configs, &updated.settings); !e.ok()) return done(e);
+  if (validate_only) return done({});
+  if (authority_) return authority_->set_configs(updated.name, updated.configs, std::move(done));
+  persist(updated, [this, updated, done](TopicError e) {
+    if (e.ok()) publish(updated);
+    done(e);
+  });
+}
+
+}  // namespace rokka::broker

@@ -1,0 +1,183 @@
+// TopicRegistry: Kafka topics on top of the store's partitions.
+//
+// name <-> topic id <-> partition index -> storage::PartitionId, plus each topic's
+// configs. Persisted in the store's MetaStore under "t/<name>"; loaded at start.
+// Lookups are cheap and lock-shared from any thread; changes (create, delete,
+// add partitions, alter configs) are asynchronous and durable before their
+// callback runs (on the storage writer thread: hop back before touching asio state).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "broker/config/config.h"
+#include "protocol/codec.h"
+#include "protocol/error_code.h"
+#include "storage/store.h"
+
+namespace rokka::broker {
+
+// The values a topic's configs resolve to (topic setting, else broker default).
+struct TopicSettings {
+  int64_t retention_ms = -1;
+  int64_t retention_bytes = -1;
+  int32_t max_message_bytes = 1048588;
+  storage::TimestampType timestamp_type = storage::TimestampType::kCreateTime;
+  // CreateTime: how far a record's timestamp may lie behind / ahead of the broker's
+  // clock (message.timestamp.{before,after}.max.ms; while one is at its default,
+  // the deprecated message.timestamp.difference.max.ms applies, as in Kafka 3.6+).
+  int64_t timestamp_before_max_ms = INT64_MAX;
+  int64_t timestamp_after_max_ms = INT64_MAX;
+  // Log compaction (broker/records/log_cleaner.h): cleanup.policy holds "compact" / "delete".
+  bool compact = false;
+  bool delete_retention = true;
+  int64_t delete_retention_ms = 86400000;
+  double min_cleanable_dirty_ratio = 0.5;
+  int64_t min_compaction_lag_ms = 0;
+  int64_t max_compaction_lag_ms = INT64_MAX;
+};
+
+struct Topic {
+  std::string name;
+  protocol::Uuid id{};
+  std::vector<storage::PartitionId> partitions;  // index = Kafka partition number
+  std::map<std::string, std::string> configs;    // set explicitly on this topic
+  TopicSettings settings;
+  bool internal = false;
+  // Cluster mode: the broker leading each partition (index = partition), from the topic's
+  // placement in etcd; not stored locally. Empty on a single broker, which leads them all.
+  std::vector<int32_t> leaders;
+};
+using TopicPtr = std::shared_ptr<const Topic>;
+
+// A failure a client sees: a Kafka error code and a message for it.
+struct TopicError {
+  protocol::ErrorCode code = protocol::ErrorCode::kNone;
+  std::string message;
+  bool ok() const { return code == protocol::ErrorCode::kNone; }
+};
+
+// How a topic config key is treated.
+enum class ConfigSupport { kApplied, kAcceptedOnly };
+// Kafka's config value types, numbered as DescribeConfigs v3+ reports them.
+enum class ConfigType : int8_t { kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6, kList = 7 };
+struct TopicConfigKey {
+  std::string_view name;
+  ConfigSupport support;
+  ConfigType type;
+  std::string_view doc;
+};
+const TopicConfigKey* find_topic_config_key(std::string_view name);
+std::span<const TopicConfigKey> topic_config_keys();
+
+// Where topic changes are decided in cluster mode (broker/link/cluster_link.h): in etcd, whose
+// topic records every broker's registry then follows (TopicRegistry::apply_*). The registry
+// checks a change first (name, partition limit, configs), then hands it over. Callbacks may
+// run on any thread.
+class TopicAuthority {
+ public:
+  virtual ~TopicAuthority() = default;
+  // `assignment`: each partition's broker, or empty to spread them over the live brokers.
+  virtual void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
+                      std::vector<int32_t> assignment, std::function<void(TopicError)> done) = 0;
+  virtual void remove(std::string name, std::function<void(TopicError)> done) = 0;
+  // `assignment`: the new partitions' brokers, or empty.
+  virtual void add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
+                              std::function<void(TopicError)> done) = 0;
+  virtual void set_configs(std::string name, std::map<std::string, std::string> configs,
+                           std::function<void(TopicError)> done) = 0;
+};
+
+class TopicRegistry {
+ public:
+  TopicRegistry(storage::Store& store, const BrokerConfig& config);
+
+  // Loads every topic from the MetaStore (start-up, before serving).
+  storage::Status load();
+
+  TopicPtr find(std::string_view name) const;
+  TopicPtr find(const protocol::Uuid& id) const;
+  std::vector<TopicPtr> all() const;
+  size_t size() const;
+
+  // Kafka's rules: 1-249 chars of [a-zA-Z0-9._-], not "." or "..".
+  static TopicError validate_name(std::string_view name);
+  // Validates a config change against the keys Rokka knows; fills `settings`.
+  TopicError validate_configs(const std::map<std::string, std::string>& configs, TopicSettings* settings) const;
+  // The effective value of every topic config key (DescribeConfigs), and whether it is a default.
+  std::vector<std::tuple<std::string, std::string, bool>> describe_configs(const Topic& topic) const;
+  std::map<std::string, std::string> broker_default_configs() const;
+
+  using TopicCallback = std::function<void(TopicError, TopicPtr)>;
+  using DoneCallback = std::function<void(TopicError)>;
+
+  // Creates a topic with `partitions` partitions. validate_only checks without creating.
+  // `assignment` (cluster mode): each partition's broker; empty = spread over the live brokers.
+  void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs, bool validate_only,
+              TopicCallback done, std::vector<int32_t> assignment = {});
+  void remove(std::string_view name, DoneCallback done);
+  void add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
+                      std::vector<int32_t> assignment = {});
+  // Replaces (incremental=false) or merges (true; empty value = delete) the topic's configs.
+  void alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
+                     bool incremental, bool validate_only, DoneCallback done);
+
+  // Runs after a topic's deletion is durable and before remove()'s callback, which waits
+  // for `done` (the group coordinator drops the topic's committed offsets here). Set it
+  // before serving; it may run on any thread.
+  using RemovalListener = std::function<void(const std::string& topic, std::function<void()> done)>;
+  void set_removal_listener(RemovalListener listener) { removal_listener_ = std::move(listener); }
+
+  // True while a create of `name` is in flight (auto-create answers LEADER_NOT_AVAILABLE).
+  bool creating(std::string_view name) const;
+
+  // Cluster mode: changes go to `authority` (set before serving; it outlives the registry's use).
+  void set_authority(TopicAuthority* authority) { authority_ = authority; }
+  bool follows_cluster() const { return authority_ != nullptr; }
+  static protocol::Uuid new_topic_id();
+
+  // Cluster mode: what the authority decided, applied to this broker (broker/link/cluster_link.cc,
+  // one at a time). Local partitions are created, grown and deleted here; every broker holds
+  // every topic's partitions, and only their leader writes to them.
+  void apply_create(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
+                    std::vector<int32_t> leaders, DoneCallback done);
+  void apply_remove(std::string_view name, DoneCallback done);
+  void apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders, DoneCallback done);
+  // New configs (persisted only when they changed) and leaders.
+  void apply_update(std::string_view name, std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
+                    DoneCallback done);
+
+ private:
+  // INVALID_PARTITIONS when a topic would have more than rokka.max.partitions.per.topic.
+  TopicError check_partition_limit(int32_t partitions) const;
+  std::string encode(const Topic& t) const;
+  std::optional<Topic> decode(std::string_view name, std::string_view value) const;
+  void publish(Topic t);                       // insert or replace, under the lock
+  // New partitions in the store, the record persisted, the topic published.
+  void create_local(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
+                    TopicSettings settings, std::vector<int32_t> leaders,
+                    std::function<void(TopicError, std::optional<Topic>)> done);
+  void persist(const Topic& t, DoneCallback done);
+
+  storage::Store& store_;
+  const BrokerConfig& config_;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, TopicPtr> by_name_;
+  std::map<protocol::Uuid, TopicPtr> by_id_;
+  std::set<std::string, std::less<>> creating_;
+  // Every topic's and in-flight create's name with '.' folded to '_' -> the name:
+  // Kafka refuses a name that collides with another this way (constant-time check).
+  std::unordered_map<std::string, std::string> by_folded_;
+  RemovalListener removal_listener_;
+  TopicAuthority* authority_ = nullptr;
+};
+
+}  // namespace rokka::broker
