@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/error_code.h"
+
 namespace rokka::broker {
 
 // Non-zero error codes of one response, with how often each appears.
@@ -17,12 +19,13 @@ using ErrorTally = std::vector<std::pair<int16_t, int32_t>>;
 // `partition_responses` lists, at any depth (the shapes Kafka's responses use).
 template <typename T>
 void tally_errors(const T& m, ErrorTally& out) {
-  if constexpr (requires { requires std::is_same_v<std::remove_cvref_t<decltype(m.error_code)>, int16_t>; }) {
-    if (m.error_code != 0) {
+  if constexpr (requires { requires std::is_same_v<std::remove_cvref_t<decltype(m.error_code)>, protocol::ErrorCode>; }) {
+    if (m.error_code != protocol::ErrorCode::kNone) {
+      const int16_t e = protocol::to_int(m.error_code);
       bool found = false;
       for (auto& [code, n] : out)
-        if (code == m.error_code) ++n, found = true;
-      if (!found) out.emplace_back(m.error_code, 1);
+        if (code == e) ++n, found = true;
+      if (!found) out.emplace_back(e, 1);
     }
   }
   if constexpr (requires { m.topics.begin(); })

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string_view>
 
+#include "protocol/error_code.h"
+
 namespace rokka::broker {
 
 // Creates the loggers (stderr, one shared sink) at `level` ("info", "debug", ...).
@@ -25,3 +27,12 @@ inline spdlog::logger& broker_log() {
 }
 
 }  // namespace rokka::broker
+
+// A Kafka error code in a log line reads as its name and number: "NOT_COORDINATOR (16)".
+template <>
+struct fmt::formatter<rokka::protocol::ErrorCode> : fmt::formatter<std::string_view> {
+  template <typename Context>
+  auto format(rokka::protocol::ErrorCode e, Context& ctx) const {
+    return fmt::format_to(ctx.out(), "{} ({})", rokka::protocol::error_name(e), rokka::protocol::to_int(e));
+  }
+};

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/error_code.h"
+
 namespace rokka::protocol {
 
 using Bytes = std::span<const std::byte>;
@@ -414,6 +416,7 @@ struct Decoder {
   bool ok() const { return r.ok(); }
   void i8(int8_t& v) { v = r.read_int8(); }
   void i16(int16_t& v) { v = r.read_int16(); }
+  void i16(ErrorCode& v) { v = static_cast<ErrorCode>(r.read_int16()); }  // any int16: codes we do not know pass through
   void i32(int32_t& v) { v = r.read_int32(); }
   void i64(int64_t& v) { v = r.read_int64(); }
   void u16(uint16_t& v) { v = r.read_uint16(); }
@@ -520,6 +523,7 @@ struct Encoder {
   bool ok() const { return true; }
   void i8(int8_t v) { w.write_int8(v); }
   void i16(int16_t v) { w.write_int16(v); }
+  void i16(ErrorCode v) { w.write_int16(to_int(v)); }
   void i32(const int32_t& v) {
     if (&v != watch) return w.write_int32(v);
     *watched = w.reserve_int32();

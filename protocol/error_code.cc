@@ -1,5 +1,7 @@
 #include "protocol/error_code.h"
 
+#include <ostream>
+
 namespace rokka::protocol {
 
 const char* error_name(ErrorCode e) {
@@ -120,5 +122,7 @@ const char* error_name(ErrorCode e) {
   }
   return "UNKNOWN";
 }
+
+std::ostream& operator<<(std::ostream& out, ErrorCode e) { return out << error_name(e) << " (" << to_int(e) << ")"; }
 
 }  // namespace rokka::protocol

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 
 namespace rokka::protocol {
 
@@ -128,5 +129,8 @@ inline constexpr int16_t to_int(ErrorCode e) { return static_cast<int16_t>(e); }
 
 // Kafka's name for the code ("UNKNOWN_TOPIC_OR_PARTITION"); "UNKNOWN" if not listed.
 const char* error_name(ErrorCode e);
+
+// "UNKNOWN_TOPIC_OR_PARTITION (3)": what test failures and logs print.
+std::ostream& operator<<(std::ostream& out, ErrorCode e);
 
 }  // namespace rokka::protocol

@@ -249,8 +249,8 @@ int64_t wall_ms() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
 
-std::string error_text(int16_t code) {
-  return std::string(protocol::error_name(static_cast<protocol::ErrorCode>(code))) + " (" + std::to_string(code) + ")";
+std::string error_text(protocol::ErrorCode code) {
+  return std::string(protocol::error_name(code)) + " (" + std::to_string(protocol::to_int(code)) + ")";
 }
 
 // ---- The cluster as one broker's ApiVersions and Metadata describe it ----
@@ -273,7 +273,7 @@ bool negotiate(Connection& c, int timeout_ms, Versions* v, std::string* error) {
   protocol::ApiVersionsRequest req;
   auto resp = c.call<protocol::ApiVersionsResponse>(req, 0, timeout_ms);
   if (!resp) return *error = "ApiVersions: " + c.error(), false;
-  if (resp->error_code != 0) return *error = "ApiVersions: " + error_text(resp->error_code), false;
+  if (resp->error_code != protocol::ErrorCode::kNone) return *error = "ApiVersions: " + error_text(resp->error_code), false;
   v->produce = pick(*resp, ApiKey::kProduce, 3, 9);
   v->fetch = pick(*resp, ApiKey::kFetch, 4, 12);  // 13+ names topics by id
   v->metadata = pick(*resp, ApiKey::kMetadata, 1, 12);
@@ -313,12 +313,12 @@ bool load_layout(Connection& c, const Options& o, const Versions& v, Layout* lay
   size_t seen = 0;
   for (const auto& t : resp->topics) {
     const std::string name = t.name.value_or("");
-    if (t.error_code != 0) return *error = "Metadata: topic " + name + ": " + error_text(t.error_code), false;
+    if (t.error_code != protocol::ErrorCode::kNone) return *error = "Metadata: topic " + name + ": " + error_text(t.error_code), false;
     auto it = index.find(name);
     if (it == index.end()) continue;
     ++seen;
     for (const auto& p : t.partitions) {
-      if (p.error_code != 0 || !layout->brokers.count(p.leader_id)) {
+      if (p.error_code != protocol::ErrorCode::kNone || !layout->brokers.count(p.leader_id)) {
         return *error = "Metadata: " + name + "-" + std::to_string(p.partition_index) + " has no leader (" +
                         error_text(p.error_code) + ")",
                false;
@@ -356,8 +356,8 @@ void run_create_topics(const Options& o, Connection& c, const Versions& v, JsonL
       break;
     }
     for (const auto& t : resp->topics) {
-      if (t.error_code == 0) ++created;
-      else if (t.error_code == protocol::to_int(protocol::ErrorCode::kTopicAlreadyExists)) ++existing;
+      if (t.error_code == protocol::ErrorCode::kNone) ++created;
+      else if (t.error_code == protocol::ErrorCode::kTopicAlreadyExists) ++existing;
       else stats.add_error("CreateTopics " + t.name + ": " + error_text(t.error_code) + " " + t.error_message.value_or(""));
     }
     if (resp->topics.size() != req.topics.size()) stats.add_error("CreateTopics: fewer results than topics");
@@ -638,7 +638,7 @@ class ProduceWorker {
           }
           answered[it->second] = true;
           const SentBatch& b = req.batches[it->second];
-          if (p.error_code != 0) {
+          if (p.error_code != protocol::ErrorCode::kNone) {
             stats_.add_error("produce " + t.name + "-" + std::to_string(p.index) + ": " + error_text(p.error_code),
                              static_cast<uint64_t>(b.records));
           } else {
@@ -835,7 +835,7 @@ class ConsumeWorker {
         stats_.add_error("Fetch: " + conn_.error());
         return;
       }
-      if (resp->error_code != 0) {
+      if (resp->error_code != protocol::ErrorCode::kNone) {
         stats_.add_error("Fetch: " + error_text(resp->error_code));
         return;
       }
@@ -858,7 +858,7 @@ class ConsumeWorker {
             continue;
           }
           ConsumePartition& p = parts_[it->second];
-          if (pd.error_code != 0) {
+          if (pd.error_code != protocol::ErrorCode::kNone) {
             stats_.add_error("fetch " + tp + ": " + error_text(pd.error_code));
             p.target = p.next;  // give the partition up
             continue;
@@ -1016,7 +1016,7 @@ int run_metadata(const Options& o, Connection& c, const Versions& v, JsonLine& j
     all_partitions = 0;
     for (const auto& t : resp->topics) {
       all_partitions += t.partitions.size();
-      if (t.error_code != 0) stats.add_error("Metadata (all topics): " + t.name.value_or("") + ": " + error_text(t.error_code));
+      if (t.error_code != protocol::ErrorCode::kNone) stats.add_error("Metadata (all topics): " + t.name.value_or("") + ": " + error_text(t.error_code));
     }
   }
   std::sort(all_ms.begin(), all_ms.end());
@@ -1048,7 +1048,7 @@ int run_metadata(const Options& o, Connection& c, const Versions& v, JsonLine& j
     }
     per_topic.record(t1 - t0);
     per_topic_bytes += frame.size() + 4;
-    if (resp->topics.size() != 1 || resp->topics[0].error_code != 0 || resp->topics[0].name.value_or("") != name) {
+    if (resp->topics.size() != 1 || resp->topics[0].error_code != protocol::ErrorCode::kNone || resp->topics[0].name.value_or("") != name) {
       stats.add_error("Metadata (" + name + "): not answered for that topic" +
                       (resp->topics.size() == 1 ? " (" + error_text(resp->topics[0].error_code) + ")" : ""));
     }

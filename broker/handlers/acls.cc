@@ -48,15 +48,13 @@ std::optional<std::string> api_error_message(ErrorCode e) {
 // A creation result or filter result that failed.
 template <typename Out>
 void set_error(Out& out, ErrorCode e, std::optional<std::string> message) {
-  out.error_code = code(e);
+  out.error_code = e;
   out.error_message = std::move(message);
 }
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext ctx) {
-  protocol::DescribeAclsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeAclsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx, protocol::DescribeAclsRequest& req) {
   protocol::DescribeAclsResponse resp;
   const AclFilter filter = to_filter(req);
   ErrorCode error = acl_api_error(ctx, AclOperation::kDescribe);
@@ -67,7 +65,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext ctx) {
       message = std::move(why);
     }
   }
-  resp.error_code = code(error);
+  resp.error_code = error;
   resp.error_message = std::move(message);
   if (error != ErrorCode::kNone) co_return make_response(resp, ctx.version());
 
@@ -87,9 +85,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext ctx) {
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext ctx) {
-  protocol::CreateAclsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreateAclsRequest");
+boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx, protocol::CreateAclsRequest& req) {
   protocol::CreateAclsResponse resp;
   const ErrorCode api_error = acl_api_error(ctx, AclOperation::kAlter);
   std::vector<AclBinding> valid;
@@ -121,9 +117,7 @@ boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext ctx) {
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_delete_acls(RequestContext ctx) {
-  protocol::DeleteAclsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteAclsRequest");
+boost::asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx, protocol::DeleteAclsRequest& req) {
   protocol::DeleteAclsResponse resp;
   const ErrorCode api_error = acl_api_error(ctx, AclOperation::kAlter);
   std::vector<AclFilter> valid;

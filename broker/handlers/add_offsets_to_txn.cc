@@ -10,27 +10,25 @@
 namespace rokka::broker {
 
 // Adds a consumer group to the producer's transaction, before TxnOffsetCommit.
-boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext ctx) {
-  protocol::AddOffsetsToTxnRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AddOffsetsToTxnRequest");
+boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext& ctx, protocol::AddOffsetsToTxnRequest& req) {
   if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id) ||
       !authorized_group(ctx, AclOperation::kRead, req.group_id)) {
     protocol::AddOffsetsToTxnResponse denied;
     const bool txn_ok = authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id);
-    denied.error_code = code(txn_ok ? protocol::ErrorCode::kGroupAuthorizationFailed
-                                    : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+    denied.error_code = txn_ok ? protocol::ErrorCode::kGroupAuthorizationFailed
+                                    : protocol::ErrorCode::kTransactionalIdAuthorizationFailed;
     co_return make_response(denied, ctx.version());
   }
   if (!coordinates(*ctx.services, req.transactional_id)) {
     protocol::AddOffsetsToTxnResponse elsewhere;
-    elsewhere.error_code = code(protocol::ErrorCode::kNotCoordinator);
+    elsewhere.error_code = protocol::ErrorCode::kNotCoordinator;
     co_return make_response(elsewhere, ctx.version());
   }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   std::string group_id(req.group_id);
   const coordinator::TxnError e = co_await ctx.services->txns->add_offsets(std::move(producer), std::move(group_id));
   protocol::AddOffsetsToTxnResponse resp;
-  resp.error_code = code(to_kafka(e, ctx.version() >= 2));
+  resp.error_code = to_kafka(e, ctx.version() >= 2);
   co_return make_response(resp, ctx.version());
 }
 

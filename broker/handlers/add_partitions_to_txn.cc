@@ -14,9 +14,7 @@ using protocol::ErrorCode;
 // Adds partitions to the producer's transaction. As Kafka: if any partition is unknown,
 // it gets UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED and nothing is
 // added; else every partition gets the coordinator's answer.
-boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext ctx) {
-  protocol::AddPartitionsToTxnRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AddPartitionsToTxnRequest");
+boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx, protocol::AddPartitionsToTxnRequest& req) {
   const Services& svc = *ctx.services;
   std::vector<coordinator::TopicPartition> partitions;
   bool any_unknown = false;
@@ -55,7 +53,7 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
     const TopicPtr topic = svc.topics->find(t.name);
     for (int32_t p : t.partitions) {
       const ErrorCode own = any_unknown ? own_error(t.name, topic, p) : ErrorCode::kNone;
-      out.results_by_partition.push_back({p, code(own != ErrorCode::kNone ? own : all)});
+      out.results_by_partition.push_back({p, own != ErrorCode::kNone ? own : all});
     }
   }
   co_return make_response(resp, ctx.version());

@@ -64,14 +64,14 @@ boost::asio::awaitable<HandlerResult> handle_api_versions(RequestContext ctx) {
   if (version < self->min_version || version > self->max_version) {
     // A version we do not know: answer in v0, which every client can read, and
     // list what we support so the client can retry with one of them.
-    resp.error_code = protocol::to_int(ErrorCode::kUnsupportedVersion);
+    resp.error_code = ErrorCode::kUnsupportedVersion;
     version = 0;
   } else {
     protocol::ApiVersionsRequest req;
     if (!protocol::decode_request(req, ctx.body(), version)) co_return storage::Status::malformed("ApiVersionsRequest");
     if (version >= 3 &&
         (!valid_software_field(req.client_software_name) || !valid_software_field(req.client_software_version))) {
-      resp.error_code = protocol::to_int(ErrorCode::kInvalidRequest);
+      resp.error_code = ErrorCode::kInvalidRequest;
     }
   }
   add_features(resp, version);

@@ -8,6 +8,7 @@
 #include "broker/meta/acl.h"
 #include "broker/meta/authorizer.h"
 #include "broker/handlers/handler_util.h"
+#include "broker/handlers/routing.h"
 #include "broker/net/request_context.h"
 #include "broker/services.h"
 
@@ -36,6 +37,20 @@ inline PartitionRef resolve_partition_if(bool allowed, const TopicPtr& topic, in
 
 inline bool authorized_group(const RequestContext& ctx, AclOperation op, std::string_view group_id) {
   return authorized(ctx, op, ResourceType::kGroup, group_id);
+}
+
+// The first check of a group API: Read on the group, then whether this broker
+// coordinates it. GROUP_AUTHORIZATION_FAILED, NOT_COORDINATOR, or kNone to go on.
+inline protocol::ErrorCode group_gate(const RequestContext& ctx, std::string_view group_id) {
+  if (!authorized_group(ctx, AclOperation::kRead, group_id)) return protocol::ErrorCode::kGroupAuthorizationFailed;
+  return coordinates(*ctx.services, group_id) ? protocol::ErrorCode::kNone : protocol::ErrorCode::kNotCoordinator;
+}
+// The same for a transaction API: Write on the transactional id
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then NOT_COORDINATOR.
+inline protocol::ErrorCode txn_gate(const RequestContext& ctx, std::string_view transactional_id) {
+  if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, transactional_id))
+    return protocol::ErrorCode::kTransactionalIdAuthorizationFailed;
+  return coordinates(*ctx.services, transactional_id) ? protocol::ErrorCode::kNone : protocol::ErrorCode::kNotCoordinator;
 }
 
 inline bool authorized_cluster(const RequestContext& ctx, AclOperation op) {

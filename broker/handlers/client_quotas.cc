@@ -38,12 +38,10 @@ std::string describe_entity(const QuotaEntity& entity) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // GCC 12 false positive with coroutine frames
 
-boost::asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestContext ctx) {
-  protocol::DescribeClientQuotasRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeClientQuotasRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestContext& ctx, protocol::DescribeClientQuotasRequest& req) {
   protocol::DescribeClientQuotasResponse resp;
   auto fail = [&](ErrorCode e, std::string message) {
-    resp.error_code = code(e);
+    resp.error_code = e;
     resp.error_message = std::move(message);
     return make_response(resp, ctx.version());
   };
@@ -78,9 +76,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestConte
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_alter_client_quotas(RequestContext ctx) {
-  protocol::AlterClientQuotasRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterClientQuotasRequest");
+boost::asio::awaitable<HandlerResult> handle_alter_client_quotas(RequestContext& ctx, protocol::AlterClientQuotasRequest& req) {
   const bool allowed = authorized_cluster(ctx, AclOperation::kAlterConfigs);
 
   std::vector<QuotaError> outcome(req.entries.size());
@@ -128,7 +124,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_client_quotas(RequestContext 
   protocol::AlterClientQuotasResponse resp;
   for (size_t i = 0; i < req.entries.size(); ++i) {
     auto& out = resp.entries.emplace_back();
-    out.error_code = code(outcome[i].code);
+    out.error_code = outcome[i].code;
     if (!outcome[i].ok()) out.error_message = outcome[i].message;
     for (const auto& part : req.entries[i].entity)
       out.entity.push_back({std::string(part.entity_type),

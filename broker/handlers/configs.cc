@@ -89,7 +89,7 @@ void describe_topic(const Services& svc, const protocol::DescribeConfigsRequest&
                     DescribeResult& out) {
   const TopicPtr t = svc.topics->find(res.resource_name);
   if (!t) {
-    out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
+    out.error_code = ErrorCode::kUnknownTopicOrPartition;
     out.error_message = "no topic '" + std::string(res.resource_name) + "'";
     return;
   }
@@ -201,9 +201,7 @@ void describe_group(const Services& svc, const protocol::DescribeConfigsRequest&
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx) {
-  protocol::DescribeConfigsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeConfigsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext& ctx, protocol::DescribeConfigsRequest& req) {
   const Services& svc = *ctx.services;
   protocol::DescribeConfigsResponse resp;
   for (const auto& res : req.resources) {
@@ -212,7 +210,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx
     out.resource_name = std::string(res.resource_name);
     if (TopicError denied = config_access(ctx, res.resource_type, res.resource_name, AclOperation::kDescribeConfigs);
         !denied.ok()) {
-      out.error_code = code(denied.code);
+      out.error_code = denied.code;
       out.error_message = std::move(denied.message);
     } else if (res.resource_type == kTopicResource) {
       describe_topic(svc, req, res, ctx.version(), out);
@@ -223,13 +221,13 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext ctx
       if (auto scope = broker_scope(svc, res.resource_name, &error)) {
         describe_broker(svc, req, res, *scope, ctx.version(), out);
       } else {
-        out.error_code = code(error.code);
+        out.error_code = error.code;
         out.error_message = std::move(error.message);
       }
     } else if (res.resource_type == kBrokerLoggerResource && is_this_broker(svc, res.resource_name)) {
       // No per-logger levels to show; the log level is the broker config rokka.log.level.
     } else {
-      out.error_code = code(ErrorCode::kInvalidRequest);
+      out.error_code = ErrorCode::kInvalidRequest;
       out.error_message = "unsupported resource type " + std::to_string(res.resource_type) + " or unknown broker";
     }
   }
@@ -314,16 +312,16 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
     o.resource_type = resources[i].resource_type;
     o.resource_name = std::string(resources[i].resource_name);
     if (!pre[i].ok()) {
-      o.error_code = code(pre[i].code);
+      o.error_code = pre[i].code;
       o.error_message = pre[i].message;
     } else if (resources[i].resource_type == kTopicResource || resources[i].resource_type == kBrokerResource ||
                (resources[i].resource_type == kGroupResource && svc.group_configs != nullptr)) {
       todo.push_back(i);
     } else if (resources[i].resource_type == kBrokerLoggerResource) {
-      o.error_code = code(ErrorCode::kInvalidRequest);
+      o.error_code = ErrorCode::kInvalidRequest;
       o.error_message = "Rokka has no per-logger levels: set rokka.log.level and restart";
     } else {
-      o.error_code = code(ErrorCode::kInvalidRequest);
+      o.error_code = ErrorCode::kInvalidRequest;
       o.error_message = "unsupported resource type " + std::to_string(resources[i].resource_type);
     }
   }
@@ -352,7 +350,7 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
         broker_keys.insert(broker_keys.end(), named[todo[j]].begin(), named[todo[j]].end());
       continue;
     }
-    out[todo[j]].error_code = code(results[j].code);
+    out[todo[j]].error_code = results[j].code;
     out[todo[j]].error_message = results[j].message;
   }
   // Stored: the listeners it changes (or whose key and trust store files were
@@ -397,9 +395,7 @@ bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsReq
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_alter_configs(RequestContext ctx) {
-  protocol::AlterConfigsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterConfigsRequest");
+boost::asio::awaitable<HandlerResult> handle_alter_configs(RequestContext& ctx, protocol::AlterConfigsRequest& req) {
   std::vector<Changes> changes;
   std::vector<TopicError> pre(req.resources.size());
   for (const auto& res : req.resources) {
@@ -415,9 +411,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_configs(RequestContext ctx) {
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext ctx) {
-  protocol::IncrementalAlterConfigsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("IncrementalAlterConfigsRequest");
+boost::asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext& ctx, protocol::IncrementalAlterConfigsRequest& req) {
   Services& svc = *ctx.services;
   std::vector<Changes> changes;
   std::vector<TopicError> pre(req.resources.size());

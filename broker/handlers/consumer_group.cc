@@ -32,13 +32,11 @@ std::vector<protocol::ConsumerGroupTopicPartitions> to_wire(const TopicRegistry&
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestContext ctx) {
-  protocol::ConsumerGroupHeartbeatRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ConsumerGroupHeartbeatRequest");
+boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestContext& ctx, protocol::ConsumerGroupHeartbeatRequest& req) {
   Services& svc = *ctx.services;
   protocol::ConsumerGroupHeartbeatResponse resp;
   auto fail = [&](ErrorCode e, std::string message) {
-    resp.error_code = code(e);
+    resp.error_code = e;
     resp.error_message = std::move(message);
     return make_response(resp, ctx.version());
   };
@@ -103,9 +101,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestContext ctx) {
-  protocol::ConsumerGroupDescribeRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ConsumerGroupDescribeRequest");
+boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestContext& ctx, protocol::ConsumerGroupDescribeRequest& req) {
   Services& svc = *ctx.services;
   std::vector<std::string> ids;
   for (std::string_view id : req.group_ids)
@@ -127,7 +123,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
     out.group_id = std::string(id);
     if (next >= described.size() || described[next].group_id != id) {  // not asked of the coordinator
       const bool may = authorized(ctx, AclOperation::kDescribe, ResourceType::kGroup, id, /*log_denial=*/false);
-      out.error_code = code(may ? ErrorCode::kNotCoordinator : ErrorCode::kGroupAuthorizationFailed);
+      out.error_code = may ? ErrorCode::kNotCoordinator : ErrorCode::kGroupAuthorizationFailed;
       continue;
     }
     const coordinator::DescribedConsumerGroup& g = described[next++];
@@ -142,11 +138,11 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
       return visible(dm.member.assigned) && visible(dm.target);
     });
     if (!topics_visible) {
-      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_code = ErrorCode::kTopicAuthorizationFailed;
       out.error_message = "The group has topics the client is not authorized to describe.";
       continue;
     }
-    out.error_code = code(to_kafka(g.error));
+    out.error_code = to_kafka(g.error);
     if (!g.message.empty()) out.error_message = g.message;
     out.group_state = g.state;
     out.group_epoch = g.group_epoch;

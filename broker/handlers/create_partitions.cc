@@ -15,9 +15,7 @@ using protocol::ErrorCode;
 
 // Grows topics to `count` partitions; assignments, when given, must place each new
 // partition on this broker alone.
-boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ctx) {
-  CreatePartitionsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreatePartitionsRequest");
+boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx, CreatePartitionsRequest& req) {
   Services& svc = *ctx.services;
 
   CreatePartitionsResponse resp;
@@ -27,7 +25,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
     auto& out = resp.results.emplace_back();
     out.name = std::string(t.name);
     if (!authorized(ctx, AclOperation::kAlter, ResourceType::kTopic, t.name)) {
-      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_code = ErrorCode::kTopicAuthorizationFailed;
       out.error_message = "not authorized to alter the topic";
       continue;
     }
@@ -41,7 +39,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
         if (!bad) assignment.push_back(a.broker_ids[0]);
       }
       if (topic && bad) {
-        out.error_code = code(ErrorCode::kInvalidReplicaAssignment);
+        out.error_code = ErrorCode::kInvalidReplicaAssignment;
         out.error_message = svc.cluster ? "each new partition must be assigned to one live broker"
                                         : "each new partition must be assigned to broker " +
                                               std::to_string(svc.config.broker_id);
@@ -50,7 +48,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
     }
     // The partitions it adds are charged (a count that adds none fails below, uncharged).
     if (topic && t.count > have && !admit_mutation(ctx, t.count - have, /*strict=*/ctx.version() >= 3)) {
-      out.error_code = code(ErrorCode::kThrottlingQuotaExceeded);
+      out.error_code = ErrorCode::kThrottlingQuotaExceeded;
       out.error_message = kThrottlingQuotaExceededMessage;
       continue;
     }
@@ -63,7 +61,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext ct
   });
   for (size_t i = 0; i < todo.size(); ++i) {
     if (results[i].ok()) continue;
-    resp.results[todo[i]].error_code = code(results[i].code);
+    resp.results[todo[i]].error_code = results[i].code;
     resp.results[todo[i]].error_message = results[i].message;
   }
   resp.throttle_time_ms = mutation_throttle(ctx);

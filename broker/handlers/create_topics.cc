@@ -23,9 +23,7 @@ using protocol::ErrorCode;
 // Creates topics: -1 partitions or replication factor means the broker default
 // (v4+); a replication factor other than 1 cannot be met (one copy per partition), nor an
 // assignment naming a broker that is not live (on a single broker: any other broker).
-boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
-  CreateTopicsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("CreateTopicsRequest");
+boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, CreateTopicsRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
   const int32_t broker_id = svc.config.broker_id;
@@ -48,7 +46,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
     auto& out = resp.topics.emplace_back();
     out.name = std::string(t.name);
     auto fail = [&](ErrorCode e, std::string message) {
-      out.error_code = code(e);
+      out.error_code = e;
       out.error_message = std::move(message);
     };
     if (seen[t.name] > 1) {
@@ -133,7 +131,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext ctx) {
     auto& out = resp.topics[pending[i].index];
     auto& [err, topic] = created[i];
     if (!err.ok()) {
-      out.error_code = code(err.code);
+      out.error_code = err.code;
       out.error_message = err.message;
       out.num_partitions = -1;
       out.replication_factor = -1;

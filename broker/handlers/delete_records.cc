@@ -13,9 +13,7 @@ namespace rokka::broker {
 using protocol::ErrorCode;
 
 // Moves partitions' log start offsets forward; -1 means the high watermark.
-boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext ctx) {
-  protocol::DeleteRecordsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteRecordsRequest");
+boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx, protocol::DeleteRecordsRequest& req) {
   Services& svc = *ctx.services;
   protocol::DeleteRecordsResponse resp;
   struct Target {
@@ -37,19 +35,19 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext ctx) 
       out.low_watermark = -1;
       PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition_index);
       if (ref.error != ErrorCode::kNone) {
-        out.error_code = code(ref.error);
+        out.error_code = ref.error;
         continue;
       }
       int64_t offset = p.offset;
       if (offset == -1) {
         auto offs = svc.store->offsets(ref.pid);
         if (!offs.ok()) {
-          out.error_code = code(to_kafka(offs.status()));
+          out.error_code = to_kafka(offs.status());
           continue;
         }
         offset = offs->next_offset;
       } else if (offset < 0) {
-        out.error_code = code(ErrorCode::kOffsetOutOfRange);
+        out.error_code = ErrorCode::kOffsetOutOfRange;
         continue;
       }
       targets.push_back({&out, ref.pid, offset});
@@ -63,7 +61,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext ctx) 
     if (results[i].ok()) {
       targets[i].out->low_watermark = *results[i];
     } else {
-      targets[i].out->error_code = code(to_kafka(results[i].status()));
+      targets[i].out->error_code = to_kafka(results[i].status());
     }
   }
   co_return make_response(resp, ctx.version());

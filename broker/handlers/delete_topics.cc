@@ -22,9 +22,7 @@ using protocol::ErrorCode;
 // As Kafka's controller does, an entry naming both a name and an id, or neither, is
 // INVALID_REQUEST, and a name or id given twice gets one INVALID_REQUEST answer and is
 // not deleted.
-boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
-  DeleteTopicsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteTopicsRequest");
+boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx, DeleteTopicsRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
@@ -48,7 +46,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
     auto& out = resp.responses.emplace_back();
     if (name) out.name = std::string(*name);
     out.topic_id = id;
-    out.error_code = code(ErrorCode::kInvalidRequest);
+    out.error_code = ErrorCode::kInvalidRequest;
     out.error_message = std::move(message);
     targets.push_back(nullptr);
   };
@@ -59,21 +57,21 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
     out.topic_id = id;
     const bool named = t || name;  // an unknown id names nothing to authorize
     if (named && !authorized(ctx, AclOperation::kDelete, ResourceType::kTopic, t ? std::string_view(t->name) : *name)) {
-      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_code = ErrorCode::kTopicAuthorizationFailed;
     } else if (!svc.config.delete_topic_enable) {
-      out.error_code = code(ErrorCode::kTopicDeletionDisabled);
+      out.error_code = ErrorCode::kTopicDeletionDisabled;
     } else if (!t) {
-      out.error_code = code(name ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kUnknownTopicId);
+      out.error_code = name ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kUnknownTopicId;
     } else if (!admit_mutation(ctx, static_cast<int64_t>(t->partitions.size()), /*strict=*/v >= 5)) {
       out.name = t->name;
       out.topic_id = t->id;
-      out.error_code = code(ErrorCode::kThrottlingQuotaExceeded);
+      out.error_code = ErrorCode::kThrottlingQuotaExceeded;
       out.error_message = kThrottlingQuotaExceededMessage;
     } else {
       out.name = t->name;
       out.topic_id = t->id;
     }
-    targets.push_back(out.error_code == 0 ? t : nullptr);
+    targets.push_back(out.error_code == ErrorCode::kNone ? t : nullptr);
   };
   for (const auto& [name, id] : entries) {
     if (name && id != protocol::Uuid{}) {
@@ -95,7 +93,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext ctx) {
   });
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok()) {
-      resp.responses[i].error_code = code(results[i].code);
+      resp.responses[i].error_code = results[i].code;
       resp.responses[i].error_message = results[i].message;
     }
   }

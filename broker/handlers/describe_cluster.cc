@@ -7,14 +7,12 @@
 
 namespace rokka::broker {
 
-boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext ctx) {
-  protocol::DescribeClusterRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeClusterRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext& ctx, protocol::DescribeClusterRequest& req) {
   Services& svc = *ctx.services;
   protocol::DescribeClusterResponse resp;
   resp.endpoint_type = req.endpoint_type;
   if (ctx.version() >= 1 && req.endpoint_type != 1) {  // 1 = brokers; 2 = controllers (KRaft only)
-    resp.error_code = code(protocol::ErrorCode::kInvalidRequest);
+    resp.error_code = protocol::ErrorCode::kInvalidRequest;
     resp.error_message = "only broker endpoints (type 1) are served";
   }
   resp.cluster_id = svc.cluster_id;

@@ -21,12 +21,10 @@ using protocol::ErrorCode;
 // list means every partition; named topics and partitions that do not exist are left out,
 // as Kafka does. Needs CLUSTER DESCRIBE: without it the answer has no results and (v3+)
 // CLUSTER_AUTHORIZATION_FAILED.
-boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext ctx) {
-  protocol::DescribeLogDirsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeLogDirsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx, protocol::DescribeLogDirsRequest& req) {
   protocol::DescribeLogDirsResponse resp;
   if (!authorized_cluster(ctx, AclOperation::kDescribe)) {
-    resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+    resp.error_code = ErrorCode::kClusterAuthorizationFailed;
     co_return make_response(resp, ctx.version());
   }
   const Services& svc = *ctx.services;
@@ -53,7 +51,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext ct
   dir.log_dir = (ec ? std::filesystem::path(svc.config.log_dirs) : path).lexically_normal().string();
   const std::filesystem::space_info space = std::filesystem::space(dir.log_dir, ec);
   if (ec) {
-    dir.error_code = code(ErrorCode::kKafkaStorageError);
+    dir.error_code = ErrorCode::kKafkaStorageError;
     co_return make_response(resp, ctx.version());
   }
   dir.total_bytes = static_cast<int64_t>(std::min<uintmax_t>(space.capacity, INT64_MAX));

@@ -19,9 +19,7 @@ using protocol::ErrorCode;
 // TOPIC_AUTHORIZATION_FAILED, an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION.
 // lastTimestamp is the broker's time of the producer's last append; coordinatorEpoch is
 // -1 (Rokka's markers carry none).
-boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext ctx) {
-  protocol::DescribeProducersRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeProducersRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& ctx, protocol::DescribeProducersRequest& req) {
   Services& svc = *ctx.services;
   using PartitionResponse = protocol::DescribeProducersResponse::PartitionResponse;
   protocol::DescribeProducersResponse resp;
@@ -44,13 +42,13 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext c
       PartitionResponse& out = out_topic.partitions.emplace_back();
       out.partition_index = index;
       if (!topic_error.ok()) {
-        out.error_code = code(topic_error.code);
+        out.error_code = topic_error.code;
         if (!topic_error.message.empty()) out.error_message = topic_error.message;
         continue;
       }
       PartitionRef ref = resolve_led_partition(svc, true, topic, index);
       if (ref.error != ErrorCode::kNone) {
-        out.error_code = code(ref.error);
+        out.error_code = ref.error;
         continue;
       }
       targets.push_back({resp.topics.size() - 1, out_topic.partitions.size() - 1, ref.pid});
@@ -63,7 +61,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext c
   for (size_t i = 0; i < targets.size(); ++i) {
     PartitionResponse& out = resp.topics[targets[i].topic].partitions[targets[i].partition];
     if (!results[i].ok()) {
-      out.error_code = code(to_kafka(results[i].status()));
+      out.error_code = to_kafka(results[i].status());
       continue;
     }
     out.active_producers.reserve(results[i]->size());

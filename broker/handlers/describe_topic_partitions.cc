@@ -27,7 +27,7 @@ bool internal_name(std::string_view name) { return name == "__consumer_offsets" 
 
 DescribeTopicPartitionsResponse::Topic topic_error(std::string_view name, ErrorCode error) {
   DescribeTopicPartitionsResponse::Topic out;
-  out.error_code = code(error);
+  out.error_code = error;
   out.name = std::string(name);
   out.is_internal = internal_name(name);
   return out;
@@ -39,7 +39,7 @@ DescribeTopicPartitionsResponse reject(const DescribeTopicPartitionsRequest& req
   DescribeTopicPartitionsResponse resp;
   for (const auto& asked : req.topics) {
     auto& out = resp.topics.emplace_back();
-    out.error_code = code(error);
+    out.error_code = error;
     out.name = std::string(asked.name);
   }
   return resp;
@@ -56,9 +56,7 @@ DescribeTopicPartitionsResponse reject(const DescribeTopicPartitionsRequest& req
 // may not DESCRIBE answers TOPIC_AUTHORIZATION_FAILED (whether it exists or not) after
 // the others and outside the limit; an unknown one UNKNOWN_TOPIC_OR_PARTITION, or
 // INVALID_TOPIC_EXCEPTION for a name no topic can have.
-boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext ctx) {
-  DescribeTopicPartitionsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeTopicPartitionsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& ctx, DescribeTopicPartitionsRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 

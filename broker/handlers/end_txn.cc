@@ -13,20 +13,13 @@ namespace rokka::broker {
 // complete: markers on every partition and committed offsets durable (see
 // coordinator/transaction_coordinator.h), so a read_committed consumer that starts
 // after the answer sees the outcome.
-boost::asio::awaitable<HandlerResult> handle_end_txn(RequestContext ctx) {
-  protocol::EndTxnRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("EndTxnRequest");
-  const bool may_write = authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, req.transactional_id);
-  if (!may_write || !coordinates(*ctx.services, req.transactional_id)) {
-    protocol::EndTxnResponse denied;
-    denied.error_code = code(may_write ? protocol::ErrorCode::kNotCoordinator
-                                       : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
-    co_return make_response(denied, ctx.version());
-  }
+boost::asio::awaitable<HandlerResult> handle_end_txn(RequestContext& ctx, protocol::EndTxnRequest& req) {
+  if (const auto refused = txn_gate(ctx, req.transactional_id); refused != protocol::ErrorCode::kNone)
+    co_return error_response<protocol::EndTxnResponse>(refused, ctx.version());
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   const coordinator::TxnError e = co_await ctx.services->txns->end_txn(std::move(producer), req.committed);
   protocol::EndTxnResponse resp;
-  resp.error_code = code(to_kafka(e, ctx.version() >= 2));
+  resp.error_code = to_kafka(e, ctx.version() >= 2);
   co_return make_response(resp, ctx.version());
 }
 

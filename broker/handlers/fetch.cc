@@ -74,7 +74,7 @@ std::vector<Wanted> wanted_partitions(const FetchRequest& req, int16_t version) 
 // the error at the top and in every partition named, with no offsets and no records.
 FetchResponse error_response(const FetchRequest& req, ErrorCode e) {
   FetchResponse resp;
-  resp.error_code = code(e);
+  resp.error_code = e;
   for (const auto& t : req.topics) {
     auto& out_topic = resp.responses.emplace_back();
     out_topic.topic = std::string(t.topic);
@@ -82,7 +82,7 @@ FetchResponse error_response(const FetchRequest& req, ErrorCode e) {
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition;
-      out.error_code = code(e);
+      out.error_code = e;
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
       out.records.data = protocol::Bytes{};
     }
@@ -108,7 +108,7 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
     const int64_t budget = std::min<int64_t>(t.max_bytes, std::max<int64_t>(0, max_bytes - total));
     auto r = store.read(t.pid, t.offset, std::max<int64_t>(budget, 1));
     if (!r.ok()) {
-      out.error_code = code(to_kafka(r.status()));
+      out.error_code = to_kafka(r.status());
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
       if (r.status().code() == storage::StatusCode::kOutOfRange) {
         if (auto offs = store.offsets(t.pid); offs.ok()) {
@@ -118,14 +118,14 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
       }
       continue;
     }
-    out.error_code = 0;
+    out.error_code = ErrorCode::kNone;
     out.high_watermark = r->offsets.next_offset;
     out.last_stable_offset = r->offsets.last_stable_offset;
     out.log_start_offset = r->offsets.log_start_offset;
     // read_committed stops at the last stable offset: batches of open transactions wait.
     const int64_t stable_end = read_committed ? r->offsets.last_stable_offset : r->offsets.next_offset;
     if (negative_limit && t.offset < stable_end) {
-      out.error_code = code(ErrorCode::kUnknownServerError);
+      out.error_code = ErrorCode::kUnknownServerError;
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
       limit = 0;
       continue;
@@ -162,16 +162,14 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
 // Reads from many partitions at once; with less than min_bytes available it parks
 // until an append wakes it or max_wait_ms passes. Record bytes are never copied:
 // the response points into the mapped CommitLog.
-boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
-  FetchRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("FetchRequest");
+boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
   FetchResponse resp;
   if (v >= 7 && req.session_id != 0) {
     // No fetch sessions are kept (full fetches only): an unknown session.
-    resp.error_code = code(ErrorCode::kFetchSessionIdNotFound);
+    resp.error_code = ErrorCode::kFetchSessionIdNotFound;
     co_return make_response(resp, v);
   }
 
@@ -214,7 +212,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
     if (ref.error == ErrorCode::kNotLeaderOrFollower && v >= 12)
       out.current_leader = leader_hints.hint(*topic, p.partition);
-    out.error_code = code(ref.error);
+    out.error_code = ref.error;
     out.records.data = protocol::Bytes{};
     if (ref.error != ErrorCode::kNone) {
       targets.push_back({&out});
@@ -243,7 +241,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext ctx) {
   for (;;) {
     const int64_t bytes = read_all(*svc.store, targets, max_bytes, read_committed);
     bool errors = false;
-    for (const Target& t : targets) errors = errors || t.out->error_code != 0;
+    for (const Target& t : targets) errors = errors || t.out->error_code != ErrorCode::kNone;
     if (bytes >= min_bytes || errors || pids.empty() || std::chrono::steady_clock::now() >= deadline) break;
 
     // Park until an append to one of our partitions, or the deadline.

@@ -13,9 +13,7 @@ using protocol::ErrorCode;
 // broker, the key's shard's broker in cluster mode (COORDINATOR_NOT_AVAILABLE while it is
 // down or the shards are being placed: the client asks again). Share groups (key type 2, v6+, KIP-932) are not served: such a key gets
 // INVALID_REQUEST, as does any other type.
-boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx) {
-  protocol::FindCoordinatorRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("FindCoordinatorRequest");
+boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext& ctx, protocol::FindCoordinatorRequest& req) {
   const Services& svc = *ctx.services;
   auto answer = [&](std::string_view key) {
     protocol::FindCoordinatorResponse::Coordinator c;
@@ -25,7 +23,7 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
         !authorized(ctx, AclOperation::kDescribe, group ? ResourceType::kGroup : ResourceType::kTransactionalId, key)) {
       c.node_id = -1;
       c.port = -1;
-      c.error_code = code(group ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTransactionalIdAuthorizationFailed);
+      c.error_code = group ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTransactionalIdAuthorizationFailed;
     } else if (req.key_type == 0 || req.key_type == 1) {
       const int32_t broker = coordinator_broker(svc, key);
       if (auto address = broker < 0 ? std::nullopt : broker_address(ctx, broker)) {
@@ -35,13 +33,13 @@ boost::asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext ctx
       } else {
         c.node_id = -1;
         c.port = -1;
-        c.error_code = code(ErrorCode::kCoordinatorNotAvailable);
+        c.error_code = ErrorCode::kCoordinatorNotAvailable;
         c.error_message = "the coordinator is not available";
       }
     } else {
       c.node_id = -1;
       c.port = -1;
-      c.error_code = code(ErrorCode::kInvalidRequest);
+      c.error_code = ErrorCode::kInvalidRequest;
       c.error_message = req.key_type == 2 ? "share groups are not supported" : "unknown coordinator key type";
     }
     return c;

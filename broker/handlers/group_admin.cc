@@ -22,15 +22,13 @@ std::vector<std::byte> to_bytes(const std::string& s) {
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
-  protocol::ListGroupsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListGroupsRequest");
+boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx, protocol::ListGroupsRequest& req) {
   coordinator::ListGroupsArgs args;
   for (auto s : req.states_filter) args.states_filter.emplace_back(s);
   for (auto t : req.types_filter) args.types_filter.emplace_back(t);
   coordinator::ListGroupsResult r = co_await ctx.services->groups->list_groups(std::move(args));
   protocol::ListGroupsResponse resp;
-  resp.error_code = code(to_kafka(r.error));
+  resp.error_code = to_kafka(r.error);
   // DESCRIBE on the cluster lists every group; else the groups the request may DESCRIBE.
   const bool all = authorized_cluster(ctx, AclOperation::kDescribe);
   for (auto& g : r.groups) {
@@ -40,9 +38,7 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext ctx) {
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx) {
-  protocol::DescribeGroupsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeGroupsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext& ctx, protocol::DescribeGroupsRequest& req) {
   std::vector<std::string> ids(req.groups.begin(), req.groups.end());
   std::vector<coordinator::DescribedGroup> groups = co_await ctx.services->groups->describe_groups(std::move(ids));
   protocol::DescribeGroupsResponse resp;
@@ -50,24 +46,24 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
     auto& out = resp.groups.emplace_back();
     out.group_id = g.group_id;
     if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {
-      out.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+      out.error_code = protocol::ErrorCode::kGroupAuthorizationFailed;
       continue;
     }
     if (!coordinates(*ctx.services, g.group_id)) {  // cluster mode: another broker's group
-      out.error_code = code(protocol::ErrorCode::kNotCoordinator);
+      out.error_code = protocol::ErrorCode::kNotCoordinator;
       continue;
     }
-    out.error_code = code(to_kafka(g.error));
+    out.error_code = to_kafka(g.error);
     if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone && g.group_type != coordinator::kClassicGroupType) {
       // v6 (KIP-1043): a consumer group (KIP-848) is described by ConsumerGroupDescribe.
-      out.error_code = code(protocol::ErrorCode::kGroupIdNotFound);
+      out.error_code = protocol::ErrorCode::kGroupIdNotFound;
       out.error_message = "Group " + g.group_id + " is not a classic group.";
       continue;
     }
     if (ctx.version() >= 6 && g.error == coordinator::GroupError::kNone &&
         g.state == coordinator::group_state_name(coordinator::GroupState::kDead)) {
       // v6 (KIP-1043): a group that does not exist is an error, no longer a Dead group.
-      out.error_code = code(protocol::ErrorCode::kGroupIdNotFound);
+      out.error_code = protocol::ErrorCode::kGroupIdNotFound;
       out.error_message = "Group " + g.group_id + " not found.";
       continue;
     }
@@ -84,37 +80,33 @@ boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext ctx)
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext ctx) {
-  protocol::DeleteGroupsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DeleteGroupsRequest");
+boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext& ctx, protocol::DeleteGroupsRequest& req) {
   protocol::DeleteGroupsResponse resp;
   std::vector<std::string> ids;
   for (std::string_view id : req.groups_names) {
     if (!authorized_group(ctx, AclOperation::kDelete, id)) {
-      resp.results.push_back({std::string(id), code(protocol::ErrorCode::kGroupAuthorizationFailed)});
+      resp.results.push_back({std::string(id), protocol::ErrorCode::kGroupAuthorizationFailed});
     } else if (!coordinates(*ctx.services, id)) {
-      resp.results.push_back({std::string(id), code(protocol::ErrorCode::kNotCoordinator)});
+      resp.results.push_back({std::string(id), protocol::ErrorCode::kNotCoordinator});
     } else {
       ids.emplace_back(id);
     }
   }
   if (!ids.empty()) {
     coordinator::DeleteGroupsResult r = co_await ctx.services->groups->delete_groups(std::move(ids));
-    for (auto& g : r.groups) resp.results.push_back({g.group_id, code(to_kafka(g.error))});
+    for (auto& g : r.groups) resp.results.push_back({g.group_id, to_kafka(g.error)});
   }
   co_return make_response(resp, ctx.version());
 }
 
-boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
-  protocol::OffsetDeleteRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetDeleteRequest");
+boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx, protocol::OffsetDeleteRequest& req) {
   protocol::OffsetDeleteResponse resp;
   if (!authorized_group(ctx, AclOperation::kDelete, req.group_id)) {
-    resp.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+    resp.error_code = protocol::ErrorCode::kGroupAuthorizationFailed;
     co_return make_response(resp, ctx.version());
   }
   if (!coordinates(*ctx.services, req.group_id)) {
-    resp.error_code = code(protocol::ErrorCode::kNotCoordinator);
+    resp.error_code = protocol::ErrorCode::kNotCoordinator;
     co_return make_response(resp, ctx.version());
   }
   coordinator::OffsetDeleteArgs args;
@@ -124,7 +116,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
       auto& out = resp.topics.emplace_back();
       out.name = std::string(t.name);
       for (const auto& p : t.partitions)
-        out.partitions.push_back({p.partition_index, code(protocol::ErrorCode::kTopicAuthorizationFailed)});
+        out.partitions.push_back({p.partition_index, protocol::ErrorCode::kTopicAuthorizationFailed});
       continue;
     }
     coordinator::TopicPartitions tp{std::string(t.name), {}};
@@ -132,11 +124,11 @@ boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext ctx) {
     args.topics.push_back(std::move(tp));
   }
   coordinator::OffsetDeleteResult r = co_await ctx.services->groups->delete_offsets(std::move(args));
-  resp.error_code = code(to_kafka(r.error));
+  resp.error_code = to_kafka(r.error);
   for (auto& t : r.topics) {
     auto& out = resp.topics.emplace_back();
     out.name = t.topic;
-    for (auto& p : t.partitions) out.partitions.push_back({p.partition, code(to_kafka(p.error))});
+    for (auto& p : t.partitions) out.partitions.push_back({p.partition, to_kafka(p.error)});
   }
   co_return make_response(resp, ctx.version());
 }

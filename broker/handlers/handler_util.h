@@ -30,7 +30,14 @@ Response make_response(const Resp& resp, int16_t version) {
   return r;
 }
 
-inline int16_t code(protocol::ErrorCode e) { return protocol::to_int(e); }
+// A response that carries only its top-level error code (every other field at its default).
+template <typename Resp>
+Response error_response(protocol::ErrorCode error, int16_t version) {
+  Resp resp;
+  resp.error_code = error;
+  return make_response(resp, version);
+}
+
 
 // The advertised address of the listener this request came in on (Kafka answers
 // Metadata, FindCoordinator and DescribeCluster per listener), else the first.

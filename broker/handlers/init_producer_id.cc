@@ -26,7 +26,7 @@ boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
   args.producer_epoch = req.producer_epoch;
   const coordinator::InitProducerIdResult r = co_await ctx.services->txns->init_producer_id(std::move(args));
   protocol::InitProducerIdResponse resp;
-  resp.error_code = code(to_kafka(r.error, ctx.version() >= 4));
+  resp.error_code = to_kafka(r.error, ctx.version() >= 4);
   if (r.error == coordinator::TxnError::kNone) {
     resp.producer_id = r.producer_id;
     resp.producer_epoch = r.producer_epoch;
@@ -39,17 +39,15 @@ boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
 // Idempotent producers get a fresh producer id with epoch 0 (as Kafka does for a
 // producer without a transactional id, also when it passes its old id in v3+);
 // transactional ones go to the transaction coordinator.
-boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx) {
-  protocol::InitProducerIdRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("InitProducerIdRequest");
+boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext& ctx, protocol::InitProducerIdRequest& req) {
   protocol::InitProducerIdResponse resp;
   if (req.transactional_id && !req.transactional_id->empty()) {
     if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTransactionalId, *req.transactional_id)) {
-      resp.error_code = code(ErrorCode::kTransactionalIdAuthorizationFailed);
+      resp.error_code = ErrorCode::kTransactionalIdAuthorizationFailed;
       co_return make_response(resp, ctx.version());
     }
     if (!coordinates(*ctx.services, *req.transactional_id)) {
-      resp.error_code = code(ErrorCode::kNotCoordinator);
+      resp.error_code = ErrorCode::kNotCoordinator;
       resp.producer_id = -1;
       resp.producer_epoch = -1;
       co_return make_response(resp, ctx.version());
@@ -62,7 +60,7 @@ boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx
   if (!authorized_cluster(ctx, AclOperation::kIdempotentWrite) &&
       !(authorizer == nullptr || authorizer->allowed_on_any(ctx.principal, acl_host(ctx),
                                                             AclOperation::kWrite, ResourceType::kTopic))) {
-    resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+    resp.error_code = ErrorCode::kClusterAuthorizationFailed;
     co_return make_response(resp, ctx.version());
   }
   auto id = co_await await_callback<storage::Result<int64_t>>(
@@ -71,7 +69,7 @@ boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext ctx
     resp.producer_id = *id;
     resp.producer_epoch = 0;
   } else {
-    resp.error_code = code(ErrorCode::kKafkaStorageError);
+    resp.error_code = ErrorCode::kKafkaStorageError;
   }
   co_return make_response(resp, ctx.version());
 }

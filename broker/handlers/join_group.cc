@@ -10,14 +10,11 @@
 namespace rokka::broker {
 
 // Parked by the coordinator until the join phase ends (the rebalance), then answered.
-boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext ctx) {
-  protocol::JoinGroupRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("JoinGroupRequest");
+boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx, protocol::JoinGroupRequest& req) {
   const int16_t v = ctx.version();
-  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
-  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
+  if (const auto refused = group_gate(ctx, req.group_id); refused != protocol::ErrorCode::kNone) {
     protocol::JoinGroupResponse denied;
-    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
+    denied.error_code = refused;
     denied.generation_id = -1;
     if (v < 7) denied.protocol_name = std::string();  // not nullable before v7
     denied.member_id = std::string(req.member_id);
@@ -40,7 +37,7 @@ boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext ctx) {
   coordinator::JoinGroupResult r = co_await ctx.services->groups->join_group(std::move(args));
 
   protocol::JoinGroupResponse resp;
-  resp.error_code = code(to_kafka(r.error));
+  resp.error_code = to_kafka(r.error);
   resp.generation_id = r.generation_id;
   resp.protocol_type = r.protocol_type;
   resp.protocol_name = r.protocol_name;

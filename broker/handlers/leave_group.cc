@@ -10,16 +10,10 @@
 namespace rokka::broker {
 
 // v0-2 name one member; v3+ a batch by member id or group.instance.id.
-boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext ctx) {
-  protocol::LeaveGroupRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("LeaveGroupRequest");
+boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx, protocol::LeaveGroupRequest& req) {
   const int16_t v = ctx.version();
-  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
-  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
-    protocol::LeaveGroupResponse denied;
-    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
-    co_return make_response(denied, v);
-  }
+  if (const auto refused = group_gate(ctx, req.group_id); refused != protocol::ErrorCode::kNone)
+    co_return error_response<protocol::LeaveGroupResponse>(refused, v);
   coordinator::LeaveGroupArgs args;
   args.group_id = std::string(req.group_id);
   if (v < 3) {
@@ -35,12 +29,12 @@ boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext ctx) {
   }
   coordinator::LeaveGroupResult r = co_await ctx.services->groups->leave_group(std::move(args));
   protocol::LeaveGroupResponse resp;
-  resp.error_code = code(to_kafka(r.error));
+  resp.error_code = to_kafka(r.error);
   if (v < 3) {
     if (r.error == coordinator::GroupError::kNone && !r.members.empty())
-      resp.error_code = code(to_kafka(r.members.front().error));
+      resp.error_code = to_kafka(r.members.front().error);
   } else {
-    for (auto& m : r.members) resp.members.push_back({m.member_id, m.group_instance_id, code(to_kafka(m.error))});
+    for (auto& m : r.members) resp.members.push_back({m.member_id, m.group_instance_id, to_kafka(m.error)});
   }
   co_return make_response(resp, v);
 }

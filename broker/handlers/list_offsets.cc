@@ -26,9 +26,7 @@ constexpr int64_t kLatestTiered = -5;   // v9+ (KIP-1005)
 // start, nothing being tiered), latest tiered (-5, v9+: -1, as Kafka answers without
 // remote storage), or the first record whose timestamp is at least the one given.
 // timeout_ms (v10+) bounds remote-storage lookups, of which there are none.
-boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
-  protocol::ListOffsetsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListOffsetsRequest");
+boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, protocol::ListOffsetsRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
   protocol::ListOffsetsResponse resp;
@@ -43,12 +41,12 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
       PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition_index);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
-        out.error_code = code(ref.error);
+        out.error_code = ref.error;
         continue;
       }
       auto offs = svc.store->offsets(ref.pid);
       if (!offs.ok()) {
-        out.error_code = code(to_kafka(offs.status()));
+        out.error_code = to_kafka(offs.status());
         continue;
       }
       storage::TimestampOffset found;
@@ -63,19 +61,19 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext ctx) {
       } else if (p.timestamp == kMaxTimestamp && v >= 7) {
         auto r = max_timestamp_record(*svc.store, ref.pid);
         if (!r.ok()) {
-          out.error_code = code(to_kafka(r.status()));
+          out.error_code = to_kafka(r.status());
           continue;
         }
         found = *r;
       } else if (p.timestamp >= 0) {
         auto r = first_record_at_or_after(*svc.store, ref.pid, p.timestamp);
         if (!r.ok()) {
-          out.error_code = code(to_kafka(r.status()));
+          out.error_code = to_kafka(r.status());
           continue;
         }
         found = *r;
       } else {
-        out.error_code = code(ErrorCode::kInvalidRequest);  // other negative timestamps are not defined
+        out.error_code = ErrorCode::kInvalidRequest;  // other negative timestamps are not defined
         continue;
       }
       if (v == 0) {

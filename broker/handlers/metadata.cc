@@ -41,9 +41,7 @@ MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, cons
 // Brokers, cluster id, controller, and topics: all of them (null list; empty in v0),
 // or those asked for by name (v10+: or by id). Unknown topics are created when both
 // the broker (auto.create.topics.enable) and the request (v4+) allow it.
-boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
-  MetadataRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("MetadataRequest");
+boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, MetadataRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
@@ -82,13 +80,13 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
       TopicPtr t = svc.topics->find(asked.topic_id);
       if (t && !may_describe(t->name)) {
         auto& out = resp.topics.emplace_back();
-        out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+        out.error_code = ErrorCode::kTopicAuthorizationFailed;
         out.topic_id = asked.topic_id;
       } else if (t) {
         resp.topics.push_back(describe(ctx, places, *t, ops));
       } else {
         auto& out = resp.topics.emplace_back();
-        out.error_code = code(ErrorCode::kUnknownTopicId);
+        out.error_code = ErrorCode::kUnknownTopicId;
         out.topic_id = asked.topic_id;
       }
       continue;
@@ -97,7 +95,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
     if (!may_describe(name)) {
       auto& out = resp.topics.emplace_back();
       out.name = std::string(name);
-      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_code = ErrorCode::kTopicAuthorizationFailed;
       continue;
     }
     if (TopicPtr t = svc.topics->find(name)) {
@@ -107,13 +105,13 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
     auto& out = resp.topics.emplace_back();
     out.name = std::string(name);
     if (TopicError e = TopicRegistry::validate_name(name); !e.ok()) {
-      out.error_code = code(e.code);
+      out.error_code = e.code;
     } else if (!may_create) {
-      out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
+      out.error_code = ErrorCode::kUnknownTopicOrPartition;
     } else if (!may_create_topic(name)) {
-      out.error_code = code(ErrorCode::kTopicAuthorizationFailed);
+      out.error_code = ErrorCode::kTopicAuthorizationFailed;
     } else if (svc.topics->creating(name)) {
-      out.error_code = code(ErrorCode::kLeaderNotAvailable);  // the client retries shortly
+      out.error_code = ErrorCode::kLeaderNotAvailable;  // the client retries shortly
     } else {
       to_create.push_back(resp.topics.size() - 1);
     }
@@ -131,9 +129,9 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext ctx) {
     if (topic) {
       out = describe(ctx, places, *topic, ops);
     } else if (err.code == ErrorCode::kTopicAlreadyExists) {
-      out.error_code = code(ErrorCode::kLeaderNotAvailable);  // someone else is creating it
+      out.error_code = ErrorCode::kLeaderNotAvailable;  // someone else is creating it
     } else {
-      out.error_code = code(err.code);
+      out.error_code = err.code;
     }
   }
   co_return make_response(resp, v);

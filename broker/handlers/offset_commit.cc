@@ -13,9 +13,7 @@ using protocol::ErrorCode;
 
 // Commits are acknowledged once durable. Partitions of unknown topics are answered
 // UNKNOWN_TOPIC_OR_PARTITION here; the rest go to the coordinator together.
-boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
-  protocol::OffsetCommitRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetCommitRequest");
+boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx, protocol::OffsetCommitRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
@@ -43,15 +41,15 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
       if (group_denied || topic_denied) {
-        out.error_code = code(group_denied ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTopicAuthorizationFailed);
+        out.error_code = group_denied ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kTopicAuthorizationFailed;
         continue;
       }
       if (not_coordinator) {
-        out.error_code = code(ErrorCode::kNotCoordinator);
+        out.error_code = ErrorCode::kNotCoordinator;
         continue;
       }
       if (resolve_partition(topic, p.partition_index).error != ErrorCode::kNone) {
-        out.error_code = code(ErrorCode::kUnknownTopicOrPartition);
+        out.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }
       coordinator::PartitionCommit pc;
@@ -71,7 +69,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext ctx) {
       for (const auto& p : t.partitions) {
         if (i >= slots.size()) break;
         auto [ti, pi] = slots[i++];
-        resp.topics[ti].partitions[pi].error_code = code(to_kafka(p.error));
+        resp.topics[ti].partitions[pi].error_code = to_kafka(p.error);
       }
     }
   }

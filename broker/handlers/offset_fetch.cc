@@ -35,23 +35,25 @@ void fill(const RequestContext& ctx, bool all_topics, const coordinator::OffsetF
       op.committed_offset = p.offset;
       op.committed_leader_epoch = p.leader_epoch;
       op.metadata = p.metadata;
-      op.error_code = code(to_kafka(p.error));
+      op.error_code = to_kafka(p.error);
       if (denied) {
         op.committed_offset = -1;
         op.committed_leader_epoch = -1;
         op.metadata = std::string();
-        op.error_code = code(protocol::ErrorCode::kTopicAuthorizationFailed);
+        op.error_code = protocol::ErrorCode::kTopicAuthorizationFailed;
       }
     }
   }
 }
+
+}  // namespace
 
 // librdkafka 2.0.2 asks for all topics at v6-v7 with a 4-byte zero where the compact array
 // belongs (it reserves an int32 count and never finalizes it): group, 00 00 00 00,
 // require_stable, 00 (tags). Kafka reads the first zero as a null array, the second as
 // require_stable=false, and ignores the rest. Rokka reads the same and, for that exact
 // shape, keeps the require_stable the client meant (the byte two places on).
-bool decode_offset_fetch(const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
+bool decode_request(const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
   const int16_t v = ctx.version();
   protocol::Reader r(ctx.body());
   if (!protocol::decode_message(req, r, v, protocol::is_flexible(protocol::ApiKey::kOffsetFetch, v))) return false;
@@ -63,12 +65,8 @@ bool decode_offset_fetch(const RequestContext& ctx, protocol::OffsetFetchRequest
   return true;
 }
 
-}  // namespace
-
 // Committed offsets of one group (v0-v7) or several (v8+); -1 where none was committed.
-boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
-  protocol::OffsetFetchRequest req;
-  if (!decode_offset_fetch(ctx, req)) co_return storage::Status::malformed("OffsetFetchRequest");
+boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx, protocol::OffsetFetchRequest& req) {
   const int16_t v = ctx.version();
   auto& groups = *ctx.services->groups;
   protocol::OffsetFetchResponse resp;
@@ -81,12 +79,12 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
     const bool elsewhere = !denied && !coordinates(*ctx.services, req.group_id);
     coordinator::OffsetFetchResult r;
     if (!denied && !elsewhere) r = co_await groups.fetch_offsets(std::move(args));
-    resp.error_code = code(denied      ? protocol::ErrorCode::kGroupAuthorizationFailed
+    resp.error_code = denied      ? protocol::ErrorCode::kGroupAuthorizationFailed
                            : elsewhere ? protocol::ErrorCode::kNotCoordinator
-                                       : to_kafka(r.error));
+                                       : to_kafka(r.error);
     fill(ctx, !req.topics, r, resp.topics);
     // v0-v1 have no group-level error: carry it on every partition asked for.
-    if (v < 2 && resp.error_code != 0 && req.topics) {
+    if (v < 2 && resp.error_code != protocol::ErrorCode::kNone && req.topics) {
       for (const auto& t : *req.topics) {
         auto& ot = resp.topics.emplace_back();
         ot.name = std::string(t.name);
@@ -104,15 +102,15 @@ boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext ctx) {
       auto& og = resp.groups.emplace_back();
       og.group_id = std::string(g.group_id);
       if (!authorized_group(ctx, AclOperation::kDescribe, g.group_id)) {
-        og.error_code = code(protocol::ErrorCode::kGroupAuthorizationFailed);
+        og.error_code = protocol::ErrorCode::kGroupAuthorizationFailed;
         continue;
       }
       if (!coordinates(*ctx.services, g.group_id)) {
-        og.error_code = code(protocol::ErrorCode::kNotCoordinator);
+        og.error_code = protocol::ErrorCode::kNotCoordinator;
         continue;
       }
       coordinator::OffsetFetchResult r = co_await groups.fetch_offsets(std::move(args));
-      og.error_code = code(to_kafka(r.error));
+      og.error_code = to_kafka(r.error);
       fill(ctx, !g.topics, r, og.topics);
     }
   }

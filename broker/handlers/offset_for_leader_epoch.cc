@@ -13,9 +13,7 @@ using protocol::ErrorCode;
 
 // Every partition has had one leader epoch (0) for its whole life, so the end
 // offset of epoch 0 is the log end; an epoch we never had has no end offset.
-boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext ctx) {
-  protocol::OffsetForLeaderEpochRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("OffsetForLeaderEpochRequest");
+boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx, protocol::OffsetForLeaderEpochRequest& req) {
   Services& svc = *ctx.services;
   protocol::OffsetForLeaderEpochResponse resp;
   for (const auto& t : req.topics) {
@@ -29,13 +27,13 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
       PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
       if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
       if (ref.error != ErrorCode::kNone) {
-        out.error_code = code(ref.error);
+        out.error_code = ref.error;
         continue;
       }
       if (p.leader_epoch > kLeaderEpoch) continue;  // unknown epoch: -1 / -1
       auto offs = svc.store->offsets(ref.pid);
       if (!offs.ok()) {
-        out.error_code = code(to_kafka(offs.status()));
+        out.error_code = to_kafka(offs.status());
         continue;
       }
       out.leader_epoch = kLeaderEpoch;

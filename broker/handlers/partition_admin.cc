@@ -33,9 +33,7 @@ TopicError find_partition(const Services& svc, std::string_view topic, int32_t i
 // each topic and leaves out the partitions that needed no election: every topic, no
 // partitions. Needs CLUSTER ALTER; an election type other than 0 or 1 is INVALID_REQUEST.
 // Either failure is the top-level error (v1+) and every named partition's.
-boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
-  protocol::ElectLeadersRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ElectLeadersRequest");
+boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, protocol::ElectLeadersRequest& req) {
   const Services& svc = *ctx.services;
   protocol::ElectLeadersResponse resp;
   TopicError refused;
@@ -45,7 +43,7 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
     refused = {ErrorCode::kInvalidRequest, "unknown election type " + std::to_string(req.election_type)};
 
   if (!req.topic_partitions) {
-    resp.error_code = code(refused.code);
+    resp.error_code = refused.code;
     if (refused.ok()) {
       std::vector<TopicPtr> topics = svc.topics->all();
       std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
@@ -53,7 +51,7 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
     }
     co_return make_response(resp, ctx.version());
   }
-  resp.error_code = code(refused.code);
+  resp.error_code = refused.code;
   const PartitionPlaces places(svc);
   for (const auto& t : *req.topic_partitions) {
     auto& out = resp.replica_election_results.emplace_back();
@@ -69,7 +67,7 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
                 ? TopicError{ErrorCode::kPreferredLeaderNotAvailable, "the partition's only replica is down"}
                 : TopicError{ErrorCode::kEligibleLeadersNotAvailable, "the partition's only replica is down"};
       }
-      p.error_code = code(e.ok() ? ErrorCode::kElectionNotNeeded : e.code);
+      p.error_code = e.ok() ? ErrorCode::kElectionNotNeeded : e.code;
       if (!e.message.empty()) p.error_message = e.message;
     }
   }
@@ -83,14 +81,12 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext ctx) {
 // INVALID_REPLICA_ASSIGNMENT with a message saying which, as are an empty list and a broker
 // named twice; cancelling (null replicas) is NO_REASSIGNMENT_IN_PROGRESS. Needs CLUSTER
 // ALTER (else CLUSTER_AUTHORIZATION_FAILED, top level and every partition).
-boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(RequestContext ctx) {
-  protocol::AlterPartitionReassignmentsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterPartitionReassignmentsRequest");
+boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(RequestContext& ctx, protocol::AlterPartitionReassignmentsRequest& req) {
   const Services& svc = *ctx.services;
   const PartitionPlaces places(svc);
   protocol::AlterPartitionReassignmentsResponse resp;
   const bool allowed = authorized_cluster(ctx, AclOperation::kAlter);
-  if (!allowed) resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+  if (!allowed) resp.error_code = ErrorCode::kClusterAuthorizationFailed;
   for (const auto& t : req.topics) {
     auto& out = resp.responses.emplace_back();
     out.name = std::string(t.name);
@@ -123,7 +119,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(Reque
                "the partition stays on broker " + std::to_string(placed) +
                    ", where it was placed: moving a partition's data to another broker is not supported"};
       }
-      r.error_code = code(e.code);
+      r.error_code = e.code;
       if (!e.message.empty()) r.error_message = e.message;
     }
   }
@@ -132,11 +128,9 @@ boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(Reque
 
 // ListPartitionReassignments: one broker never has a reassignment in progress, so the
 // answer lists nothing (Kafka leaves out unknown topics too). Needs CLUSTER DESCRIBE.
-boost::asio::awaitable<HandlerResult> handle_list_partition_reassignments(RequestContext ctx) {
-  protocol::ListPartitionReassignmentsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListPartitionReassignmentsRequest");
+boost::asio::awaitable<HandlerResult> handle_list_partition_reassignments(RequestContext& ctx, protocol::ListPartitionReassignmentsRequest& /*req*/) {
   protocol::ListPartitionReassignmentsResponse resp;
-  if (!authorized_cluster(ctx, AclOperation::kDescribe)) resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+  if (!authorized_cluster(ctx, AclOperation::kDescribe)) resp.error_code = ErrorCode::kClusterAuthorizationFailed;
   co_return make_response(resp, ctx.version());
 }
 

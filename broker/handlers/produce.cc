@@ -203,9 +203,7 @@ AnswerPlan plan_answers(const ProduceRequest& req) {
 // lets the connection start its next request (appends from later requests queue
 // behind ours, so order per connection holds), then answers once the store has
 // them (durable per store.flush.mode). One bad partition never fails the others.
-boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
-  ProduceRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ProduceRequest");
+boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, ProduceRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
 
@@ -248,7 +246,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
       out.index = p.index;
       out.base_offset = -1;
       auto fail = [&](ErrorCode e, std::string message) {
-        out.error_code = code(e);
+        out.error_code = e;
         if (v >= 8) out.error_message = std::move(message);
         any_error = true;
       };
@@ -322,7 +320,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
     });
     if (refused != coordinator::TxnError::kNone) {
       for (auto* out : append_outs) {
-        out->error_code = code(to_kafka(refused, /*fenced_supported=*/false));
+        out->error_code = to_kafka(refused, /*fenced_supported=*/false);
         if (v >= 8) out->error_message = std::string(coordinator::txn_error_name(refused));
       }
       any_error = true;
@@ -345,7 +343,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext ctx) {
       out.log_start_offset = results[i]->log_start_offset;
     } else {
       const auto& st = results[i].status();
-      out.error_code = code(to_kafka(st));
+      out.error_code = to_kafka(st);
       if (v >= 8) out.error_message = st.message();
       any_error = true;
       if (st.code() == storage::StatusCode::kIoError || st.code() == storage::StatusCode::kReadOnly)

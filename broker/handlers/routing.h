@@ -55,7 +55,7 @@ void describe_place(Partition& p, PartitionPlace place, int32_t leader_epoch) {
     p.leader_id = place.broker;
     p.isr_nodes = {place.broker};
   } else {
-    p.error_code = protocol::to_int(protocol::ErrorCode::kLeaderNotAvailable);
+    p.error_code = protocol::ErrorCode::kLeaderNotAvailable;
     p.leader_id = -1;
     p.offline_replicas = {place.broker};
   }

@@ -13,9 +13,7 @@
 
 namespace rokka::broker {
 
-boost::asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext ctx) {
-  protocol::SaslHandshakeRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("SaslHandshakeRequest");
+boost::asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext& ctx, protocol::SaslHandshakeRequest& req) {
   const Services& svc = *ctx.services;
   // A SCRAM exchange reads the store at client-first (no store: every SCRAM user is unknown).
   const auto result = ctx.auth->handshake(req.mechanism, ctx.version(),
@@ -34,14 +32,12 @@ boost::asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext ctx) 
   co_return r;
 }
 
-boost::asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext ctx) {
-  protocol::SaslAuthenticateRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("SaslAuthenticateRequest");
+boost::asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext& ctx, protocol::SaslAuthenticateRequest& req) {
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   auto result = ctx.auth->authenticate(req.auth_bytes, now_ms, std::chrono::steady_clock::now());
   Metrics* metrics = ctx.services->metrics;
-  if (result.error_code != 0) {
+  if (result.error_code != protocol::ErrorCode::kNone) {
     net_log().info("SASL authentication failed: peer={} listener={} error={} reason={}", ctx.client_host,
                    ctx.listener_name, result.error_message.value_or(""), result.detail);
     if (metrics) metrics->authentication(ctx.auth->mechanism(), false);

@@ -43,12 +43,10 @@ struct Outcome {
 
 }  // namespace
 
-boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(RequestContext ctx) {
-  protocol::DescribeUserScramCredentialsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeUserScramCredentialsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(RequestContext& ctx, protocol::DescribeUserScramCredentialsRequest& req) {
   protocol::DescribeUserScramCredentialsResponse resp;
   if (!authorized_cluster(ctx, AclOperation::kDescribe)) {  // the request-level error, repeated per named user
-    resp.error_code = code(ErrorCode::kClusterAuthorizationFailed);
+    resp.error_code = ErrorCode::kClusterAuthorizationFailed;
     resp.error_message = std::string(kClusterAuthorizationFailed);
     if (req.users)
       for (const auto& u : *req.users)
@@ -73,7 +71,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(Req
     if (times[u.name] > 1) {
       auto& r = resp.results.emplace_back();
       r.user = std::string(u.name);
-      r.error_code = code(ErrorCode::kDuplicateResource);
+      r.error_code = ErrorCode::kDuplicateResource;
       r.error_message = std::string(kDescribeTwice);
       continue;
     }
@@ -81,7 +79,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(Req
     if (infos.empty()) {
       auto& r = resp.results.emplace_back();
       r.user = std::string(u.name);
-      r.error_code = code(ErrorCode::kResourceNotFound);
+      r.error_code = ErrorCode::kResourceNotFound;
       r.error_message = std::string(kDescribeNotFound);
       continue;
     }
@@ -94,9 +92,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(Req
 // new/delete (the false positive of handle_produce and handle_create_topics).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-boost::asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(RequestContext ctx) {
-  protocol::AlterUserScramCredentialsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("AlterUserScramCredentialsRequest");
+boost::asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(RequestContext& ctx, protocol::AlterUserScramCredentialsRequest& req) {
   protocol::AlterUserScramCredentialsResponse resp;
 
   // One result per user, in the order users first appear (deletions, then upsertions).
@@ -109,7 +105,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(Reques
 
   if (!authorized_cluster(ctx, AclOperation::kAlter)) {
     for (std::string_view user : std::set<std::string_view>(users.begin(), users.end()))  // sorted, as Kafka's
-      resp.results.push_back({std::string(user), code(ErrorCode::kClusterAuthorizationFailed),
+      resp.results.push_back({std::string(user), ErrorCode::kClusterAuthorizationFailed,
                               std::string(kClusterAuthorizationFailed)});
     co_return make_response(resp, ctx.version());
   }
@@ -177,7 +173,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(Reques
     const Outcome& o = outcome[user];
     auto& r = resp.results.emplace_back();
     r.user = std::string(user);
-    r.error_code = code(o.error);
+    r.error_code = o.error;
     if (o.error != ErrorCode::kNone) r.error_message = o.message;
   }
   co_return make_response(resp, ctx.version());

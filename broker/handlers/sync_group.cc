@@ -10,15 +10,9 @@
 namespace rokka::broker {
 
 // Parked until the leader's assignment is in and durable; each member gets its own.
-boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext ctx) {
-  protocol::SyncGroupRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("SyncGroupRequest");
-  const bool may_read = authorized_group(ctx, AclOperation::kRead, req.group_id);
-  if (!may_read || !coordinates(*ctx.services, req.group_id)) {
-    protocol::SyncGroupResponse denied;
-    denied.error_code = code(may_read ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kGroupAuthorizationFailed);
-    co_return make_response(denied, ctx.version());
-  }
+boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx, protocol::SyncGroupRequest& req) {
+  if (const auto refused = group_gate(ctx, req.group_id); refused != protocol::ErrorCode::kNone)
+    co_return error_response<protocol::SyncGroupResponse>(refused, ctx.version());
   coordinator::SyncGroupArgs args;
   args.group_id = std::string(req.group_id);
   args.generation_id = req.generation_id;
@@ -32,7 +26,7 @@ boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext ctx) {
   coordinator::SyncGroupResult r = co_await ctx.services->groups->sync_group(std::move(args));
 
   protocol::SyncGroupResponse resp;
-  resp.error_code = code(to_kafka(r.error));
+  resp.error_code = to_kafka(r.error);
   resp.protocol_type = r.protocol_type;
   resp.protocol_name = r.protocol_name;
   const auto bytes = protocol::as_bytes(r.assignment);

@@ -19,9 +19,7 @@ namespace rokka::broker {
 // partitions in its current transaction; an unknown id gets TRANSACTIONAL_ID_NOT_FOUND.
 // With an authorizer: an id needs TransactionalId DESCRIBE (else 53), and topics the
 // caller may not DESCRIBE are left out, as Kafka does.
-boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext ctx) {
-  protocol::DescribeTransactionsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("DescribeTransactionsRequest");
+boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext& ctx, protocol::DescribeTransactionsRequest& req) {
   protocol::DescribeTransactionsResponse resp;
   std::vector<std::string> ids;
   for (std::string_view id : req.transactional_ids) {
@@ -32,7 +30,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
     }
     auto& denied = resp.transaction_states.emplace_back();
     denied.error_code =
-        code(may ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
+        may ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kTransactionalIdAuthorizationFailed;
     denied.transactional_id = std::string(id);
   }
   const std::vector<coordinator::TxnDescription> described = co_await ctx.services->txns->describe(std::move(ids));
@@ -40,7 +38,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
   resp.transaction_states.reserve(resp.transaction_states.size() + described.size());
   for (const coordinator::TxnDescription& d : described) {
     auto& out = resp.transaction_states.emplace_back();
-    out.error_code = code(to_kafka(d.error, true));
+    out.error_code = to_kafka(d.error, true);
     out.transactional_id = d.meta.transactional_id;
     if (d.error != coordinator::TxnError::kNone) continue;
     out.transaction_state = std::string(coordinator::txn_state_name(d.meta.state));
@@ -63,15 +61,13 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
 // RE2 syntax, as Kafka's RE2/J, that must match the whole id; one that does not compile
 // answers INVALID_REGULAR_EXPRESSION and nothing else, as Kafka's error response does.
 // With an authorizer, ids the caller may not DESCRIBE are left out.
-boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ctx) {
-  protocol::ListTransactionsRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("ListTransactionsRequest");
+boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext& ctx, protocol::ListTransactionsRequest& req) {
   protocol::ListTransactionsResponse resp;
   std::unique_ptr<re2::RE2> pattern;
   if (req.transactional_id_pattern && !req.transactional_id_pattern->empty()) {
     pattern = compile_client_regex(*req.transactional_id_pattern);
     if (!pattern) {
-      resp.error_code = code(protocol::ErrorCode::kInvalidRegularExpression);
+      resp.error_code = protocol::ErrorCode::kInvalidRegularExpression;
       co_return make_response(resp, ctx.version());
     }
   }
@@ -87,7 +83,7 @@ boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext ct
   filter.longer_than_ms = req.duration_filter;
 
   const coordinator::TxnListResult listed = co_await ctx.services->txns->list(std::move(filter));
-  resp.error_code = code(to_kafka(listed.error, true));
+  resp.error_code = to_kafka(listed.error, true);
   resp.transaction_states.reserve(listed.txns.size());
   for (const coordinator::TxnMetadata& m : listed.txns)
     if ((!pattern || re2::RE2::FullMatch(m.transactional_id, *pattern)) &&

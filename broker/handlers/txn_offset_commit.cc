@@ -14,9 +14,7 @@ using protocol::ErrorCode;
 // Stages offsets in the producer's transaction: they become the group's committed
 // offsets when it commits and vanish when it aborts. Partitions of unknown topics get
 // UNKNOWN_TOPIC_OR_PARTITION; a producer or group error applies to every partition.
-boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext ctx) {
-  protocol::TxnOffsetCommitRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("TxnOffsetCommitRequest");
+boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& ctx, protocol::TxnOffsetCommitRequest& req) {
   const Services& svc = *ctx.services;
 
   coordinator::TxnOffsetCommitArgs args;
@@ -72,7 +70,7 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext ct
         ++j;
         e = all != ErrorCode::kNone ? all : to_kafka(pe);
       }
-      out.partitions.push_back({p.partition_index, code(e)});
+      out.partitions.push_back({p.partition_index, e});
     }
   }
   co_return make_response(resp, ctx.version());

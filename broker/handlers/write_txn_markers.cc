@@ -16,9 +16,7 @@ using protocol::ErrorCode;
 // side is broker/link/txn_marker_sender.h). Needs CLUSTER_ACTION on the cluster. Each partition
 // gets its own error: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (the coordinator
 // asks the new leader), KAFKA_STORAGE_ERROR when the write failed.
-boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext ctx) {
-  protocol::WriteTxnMarkersRequest req;
-  if (!decode_request(ctx, req)) co_return storage::Status::malformed("WriteTxnMarkersRequest");
+boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& ctx, protocol::WriteTxnMarkersRequest& req) {
   Services& svc = *ctx.services;
   const bool allowed = authorized_cluster(ctx, AclOperation::kClusterAction);
 
@@ -40,7 +38,7 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext ct
         r.partition_index = p;
         const PartitionRef ref = resolve_led_partition(svc, allowed, topic, p);
         const ErrorCode e = allowed ? ref.error : ErrorCode::kClusterAuthorizationFailed;
-        r.error_code = code(e);
+        r.error_code = e;
         if (e != ErrorCode::kNone) continue;
         writes[m].partitions.push_back({std::string(t.name), p});
         slots[m].emplace_back(out.topics.size() - 1, out_topic.partitions.size() - 1);
@@ -52,7 +50,7 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext ct
   });
   for (size_t m = 0; m < results.size(); ++m) {
     if (results[m].ok()) continue;
-    for (auto [t, p] : slots[m]) resp.markers[m].topics[t].partitions[p].error_code = code(ErrorCode::kKafkaStorageError);
+    for (auto [t, p] : slots[m]) resp.markers[m].topics[t].partitions[p].error_code = ErrorCode::kKafkaStorageError;
   }
   co_return make_response(resp, ctx.version());
 }

@@ -192,8 +192,8 @@ asio::awaitable<std::string> InterBrokerClient::authenticate(Connection& c) {
   if (!failed.empty()) co_return failed;
   protocol::SaslHandshakeResponse hs_resp;
   if (!protocol::decode(hs_resp, protocol::Bytes(body), kSaslHandshakeVersion)) co_return "SaslHandshake: no answer";
-  if (hs_resp.error_code != 0)
-    co_return "SaslHandshake " + login->mechanism + ": error " + std::to_string(hs_resp.error_code) +
+  if (hs_resp.error_code != protocol::ErrorCode::kNone)
+    co_return "SaslHandshake " + login->mechanism + ": error " + std::to_string(protocol::to_int(hs_resp.error_code)) +
         " (the peer's listener does not enable it)";
 
   std::optional<std::string> next = client->initial();
@@ -204,9 +204,9 @@ asio::awaitable<std::string> InterBrokerClient::authenticate(Connection& c) {
     if (!failed.empty()) co_return failed;
     protocol::SaslAuthenticateResponse resp;
     if (!protocol::decode(resp, protocol::Bytes(body), kSaslAuthenticateVersion)) co_return "SaslAuthenticate: no answer";
-    if (resp.error_code != 0)
+    if (resp.error_code != protocol::ErrorCode::kNone)
       co_return "SASL " + login->mechanism + " as " + login->username + " refused: " +
-          resp.error_message.value_or(std::to_string(resp.error_code));
+          resp.error_message.value_or(std::to_string(protocol::to_int(resp.error_code)));
     auto answer = client->respond(
         std::string_view(reinterpret_cast<const char*>(resp.auth_bytes.data()), resp.auth_bytes.size()));
     if (!answer.ok()) co_return answer.error().message();

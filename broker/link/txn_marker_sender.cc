@@ -99,7 +99,7 @@ asio::awaitable<std::vector<TopicPartition>> TxnMarkerSender::send(const coordin
   for (const auto& mr : resp.markers)
     for (const auto& t : mr.topics)
       for (const auto& p : t.partitions) {
-        if (p.error_code == 0 || p.error_code == protocol::to_int(protocol::ErrorCode::kUnknownTopicOrPartition))
+        if (p.error_code == protocol::ErrorCode::kNone || p.error_code == protocol::ErrorCode::kUnknownTopicOrPartition)
           written[{t.name, p.partition_index}] = true;
         else
           broker_log().warn("transaction marker refused: broker={} topic={} partition={} error={}", broker, t.name,

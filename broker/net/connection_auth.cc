@@ -11,8 +11,6 @@ using protocol::ErrorCode;
 
 namespace {
 
-int16_t code(ErrorCode e) { return static_cast<int16_t>(e); }
-
 // Kafka's ApiKeys names in its messages: SASL_AUTHENTICATE, METADATA, ...
 std::string upper_snake(std::string_view name) {
   std::string out;
@@ -56,13 +54,13 @@ ConnectionAuth::HandshakeResult ConnectionAuth::handshake(std::string_view mecha
                                                           const security::ScramCredentialLookup& scram) {
   HandshakeResult out;
   if (!security_->uses_sasl()) {  // Kafka's KafkaApis answer on a listener without SASL
-    out.error_code = code(ErrorCode::kIllegalSaslState);
+    out.error_code = ErrorCode::kIllegalSaslState;
     return out;
   }
   out.mechanisms = security_->sasl->enabled_mechanisms();
   if (version < 1 || !security_->sasl->enabled(mechanism)) {
     // v0's exchange (raw tokens without SaslAuthenticate, clients before Kafka 1.0) is not served.
-    out.error_code = code(ErrorCode::kUnsupportedSaslMechanism);
+    out.error_code = ErrorCode::kUnsupportedSaslMechanism;
     out.close = true;
     return out;
   }
@@ -81,18 +79,18 @@ ConnectionAuth::AuthenticateResult ConnectionAuth::authenticate(protocol::Bytes 
                                                                 Clock::time_point now) {
   AuthenticateResult out;
   if (!security_->uses_sasl()) {
-    out.error_code = code(ErrorCode::kIllegalSaslState);
+    out.error_code = ErrorCode::kIllegalSaslState;
     out.error_message = "SaslAuthenticate request received on a listener without SASL";
     return out;
   }
   if (server_ == nullptr) {  // admit() lets this through only on an authenticated connection
-    out.error_code = code(ErrorCode::kIllegalSaslState);
+    out.error_code = ErrorCode::kIllegalSaslState;
     out.error_message = "SaslAuthenticate request received after successful authentication";
     return out;
   }
   const bool reauthentication = authenticated_;
   if (reauth_failure_) {
-    out.error_code = code(ErrorCode::kSaslAuthenticationFailed);
+    out.error_code = ErrorCode::kSaslAuthenticationFailed;
     out.error_message = *reauth_failure_;
     out.close = true;
     fail_exchange();
@@ -104,7 +102,7 @@ ConnectionAuth::AuthenticateResult ConnectionAuth::authenticate(protocol::Bytes 
       out.auth_bytes = std::move(step.data);
       return out;
     case security::SaslStep::Kind::kFailed:
-      out.error_code = code(ErrorCode::kSaslAuthenticationFailed);
+      out.error_code = ErrorCode::kSaslAuthenticationFailed;
       out.error_message = security::failure_message(step, mechanism_, reauthentication);
       out.detail = std::move(step.detail);
       out.close = true;
@@ -116,7 +114,7 @@ ConnectionAuth::AuthenticateResult ConnectionAuth::authenticate(protocol::Bytes 
   security::KafkaPrincipal principal = security::KafkaPrincipal::user(server_->authorization_id());
   if (reauthentication) {
     if (auto err = security::reauthentication_principal_error(principal_, principal)) {
-      out.error_code = code(ErrorCode::kSaslAuthenticationFailed);
+      out.error_code = ErrorCode::kSaslAuthenticationFailed;
       out.error_message = *err;
       out.close = true;
       fail_exchange();

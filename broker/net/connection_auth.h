@@ -52,7 +52,7 @@ class ConnectionAuth {
   std::optional<std::string> admit(protocol::ApiKey key, Clock::time_point now) const;
 
   struct HandshakeResult {
-    int16_t error_code = 0;
+    protocol::ErrorCode error_code = protocol::ErrorCode::kNone;
     std::vector<std::string> mechanisms;  // the listener's enabled mechanisms
     bool close = false;                   // close once the answer is sent
   };
@@ -60,7 +60,7 @@ class ConnectionAuth {
   HandshakeResult handshake(std::string_view mechanism, int16_t version, const security::ScramCredentialLookup& scram);
 
   struct AuthenticateResult {
-    int16_t error_code = 0;
+    protocol::ErrorCode error_code = protocol::ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::string auth_bytes;
     int64_t session_lifetime_ms = 0;

@@ -39,7 +39,7 @@ struct AddPartitionsToTxnResponse {
   static constexpr ApiKey kApiKey = ApiKey::kAddPartitionsToTxn;
   struct AddPartitionsToTxnPartitionResult {
     int32_t partition_index = 0;
-    int16_t partition_error_code = 0;
+    ErrorCode partition_error_code = ErrorCode::kNone;
   };
   struct AddPartitionsToTxnTopicResult {
     std::string name;

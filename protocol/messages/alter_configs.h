@@ -45,7 +45,7 @@ struct AlterConfigsRequest {
 struct AlterConfigsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kAlterConfigs;
   struct AlterConfigsResourceResponse {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     int8_t resource_type = 0;
     std::string resource_name;

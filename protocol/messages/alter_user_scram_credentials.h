@@ -52,7 +52,7 @@ struct AlterUserScramCredentialsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kAlterUserScramCredentials;
   struct AlterUserScramCredentialsResult {
     std::string user;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   int32_t throttle_time_ms = 0;

@@ -45,7 +45,7 @@ struct ApiVersionsResponse {
     int16_t max_version_level = 0;
     int16_t min_version_level = 0;
   };
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::vector<ApiVersion> api_keys;
   int32_t throttle_time_ms = 0;  // v1+
   std::vector<SupportedFeatureKey> supported_features;  // v3+, tag 0

@@ -65,7 +65,7 @@ struct DescribeClientQuotasResponse {
     std::vector<Value> values;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::optional<std::vector<Entry>> entries;  // null with an error
 
@@ -123,7 +123,7 @@ struct AlterClientQuotasResponse {
   static constexpr ApiKey kApiKey = ApiKey::kAlterClientQuotas;
   using EntityPart = QuotaEntityPart<std::string, std::optional<std::string>>;
   struct Entry {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::vector<EntityPart> entity;
   };

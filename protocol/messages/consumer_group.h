@@ -67,7 +67,7 @@ struct ConsumerGroupHeartbeatResponse {
     std::vector<ConsumerGroupTopicPartitions> topic_partitions;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::optional<std::string> member_id;  // the id to use from now on
   int32_t member_epoch = 0;
@@ -127,7 +127,7 @@ struct ConsumerGroupDescribeResponse {
     int8_t member_type = -1;       // v1+ (KIP-1099): 0 classic protocol, 1 consumer protocol, -1 unknown
   };
   struct DescribedGroup {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::string group_id;
     std::string group_state;  // Empty, Assigning, Reconciling, Stable, Dead

@@ -43,7 +43,7 @@ struct CreateAclsRequest {
 struct CreateAclsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kCreateAcls;
   struct AclCreationResult {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   int32_t throttle_time_ms = 0;

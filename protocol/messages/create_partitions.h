@@ -46,7 +46,7 @@ struct CreatePartitionsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kCreatePartitions;
   struct CreatePartitionsTopicResult {
     std::string name;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   int32_t throttle_time_ms = 0;

@@ -68,7 +68,7 @@ struct CreateTopicsResponse {
   struct CreatableTopicResult {
     std::string name;
     Uuid topic_id;  // v7+
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;  // v1+
     int32_t num_partitions = -1;  // v5+
     int16_t replication_factor = -1;  // v5+

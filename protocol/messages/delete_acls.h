@@ -43,7 +43,7 @@ struct DeleteAclsRequest {
 struct DeleteAclsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kDeleteAcls;
   struct DeleteAclsMatchingAcl {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     int8_t resource_type = 0;
     std::string resource_name;
@@ -54,7 +54,7 @@ struct DeleteAclsResponse {
     int8_t permission_type = 0;
   };
   struct DeleteAclsFilterResult {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::vector<DeleteAclsMatchingAcl> matching_acls;
   };

@@ -25,7 +25,7 @@ struct DeleteGroupsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kDeleteGroups;
   struct DeletableGroupResult {
     std::string group_id;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   int32_t throttle_time_ms = 0;
   std::vector<DeletableGroupResult> results;

@@ -44,7 +44,7 @@ struct DeleteRecordsResponse {
   struct DeleteRecordsPartitionResult {
     int32_t partition_index = 0;
     int64_t low_watermark = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct DeleteRecordsTopicResult {
     std::string name;

@@ -41,7 +41,7 @@ struct DeleteTopicsResponse {
   struct DeletableTopicResult {
     std::optional<std::string> name;  // null only from v6 (deleted by id)
     Uuid topic_id;  // v6+
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;  // v5+
   };
   int32_t throttle_time_ms = 0;  // v1+

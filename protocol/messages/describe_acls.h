@@ -49,7 +49,7 @@ struct DescribeAclsResponse {
     std::vector<AclDescription> acls;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::vector<DescribeAclsResource> resources;
 

@@ -37,7 +37,7 @@ struct DescribeClusterResponse {
     bool is_fenced = false;  // v2+
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   int8_t endpoint_type = 1;  // v1+
   std::string cluster_id;

@@ -55,7 +55,7 @@ struct DescribeConfigsResponse {
     std::optional<std::string> documentation;  // v3+
   };
   struct DescribeConfigsResult {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     int8_t resource_type = 0;
     std::string resource_name;

@@ -37,7 +37,7 @@ struct DescribeGroupsResponse {
     std::vector<std::byte> member_assignment;
   };
   struct DescribedGroup {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;  // v6+
     std::string group_id;
     std::string group_state;

@@ -43,14 +43,14 @@ struct DescribeLogDirsResponse {
     std::vector<DescribeLogDirsPartition> partitions;
   };
   struct DescribeLogDirsResult {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::string log_dir;
     std::vector<DescribeLogDirsTopic> topics;
     int64_t total_bytes = -1;  // v4+
     int64_t usable_bytes = -1;  // v4+
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;  // v3+
+  ErrorCode error_code = ErrorCode::kNone;  // v3+
   std::vector<DescribeLogDirsResult> results;
 
   template <class M, class S>

@@ -42,7 +42,7 @@ struct DescribeProducersResponse {
   };
   struct PartitionResponse {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::vector<ProducerState> active_producers;
   };

@@ -47,7 +47,7 @@ struct DescribeTopicPartitionsRequest {
 struct DescribeTopicPartitionsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kDescribeTopicPartitions;
   struct Partition {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     int32_t partition_index = 0;
     int32_t leader_id = -1;
     int32_t leader_epoch = -1;
@@ -58,7 +58,7 @@ struct DescribeTopicPartitionsResponse {
     std::vector<int32_t> offline_replicas;
   };
   struct Topic {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> name;
     Uuid topic_id{};
     bool is_internal = false;

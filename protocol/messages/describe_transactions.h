@@ -28,7 +28,7 @@ struct DescribeTransactionsResponse {
     std::vector<int32_t> partitions;
   };
   struct TransactionState {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::string transactional_id;
     std::string transaction_state;
     int32_t transaction_timeout_ms = 0;

@@ -37,12 +37,12 @@ struct DescribeUserScramCredentialsResponse {
   };
   struct DescribeUserScramCredentialsResult {
     std::string user;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     std::vector<CredentialInfo> credential_infos;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::vector<DescribeUserScramCredentialsResult> results;
 

@@ -39,7 +39,7 @@ struct ElectLeadersResponse {
   static constexpr ApiKey kApiKey = ApiKey::kElectLeaders;
   struct PartitionResult {
     int32_t partition_id = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   struct ReplicaElectionResult {
@@ -47,7 +47,7 @@ struct ElectLeadersResponse {
     std::vector<PartitionResult> partition_result;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;  // v1+
+  ErrorCode error_code = ErrorCode::kNone;  // v1+
   std::vector<ReplicaElectionResult> replica_election_results;
 
   template <class M, class S>

@@ -28,7 +28,7 @@ struct EndTxnRequest {
 struct EndTxnResponse {
   static constexpr ApiKey kApiKey = ApiKey::kEndTxn;
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
 
   template <class M, class S>
   static void fields(M& m, S& s) {

@@ -92,7 +92,7 @@ struct FetchResponse {
   };
   struct PartitionData {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     int64_t high_watermark = 0;
     int64_t last_stable_offset = -1;
     int64_t log_start_offset = -1;  // v5+
@@ -107,7 +107,7 @@ struct FetchResponse {
     Uuid topic_id;      // v13+ (on the wire before the partitions)
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;  // v7+
+  ErrorCode error_code = ErrorCode::kNone;  // v7+
   int32_t session_id = 0;  // v7+
   std::vector<FetchableTopicResponse> responses;
   std::vector<NodeEndpoint> node_endpoints;  // v16+, tag 0: the leaders named in current_leader

@@ -34,11 +34,11 @@ struct FindCoordinatorResponse {
     int32_t node_id = 0;
     std::string host;
     int32_t port = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   int32_t throttle_time_ms = 0;  // v1+
-  int16_t error_code = 0;  // v0-3
+  ErrorCode error_code = ErrorCode::kNone;  // v0-3
   std::optional<std::string> error_message;  // v1-3
   int32_t node_id = 0;  // v0-3
   std::string host;  // v0-3

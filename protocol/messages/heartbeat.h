@@ -29,7 +29,7 @@ struct HeartbeatRequest {
 struct HeartbeatResponse {
   static constexpr ApiKey kApiKey = ApiKey::kHeartbeat;
   int32_t throttle_time_ms = 0;  // v1+
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
 
   template <class M, class S>
   static void fields(M& m, S& s) {

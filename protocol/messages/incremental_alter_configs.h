@@ -47,7 +47,7 @@ struct IncrementalAlterConfigsRequest {
 struct IncrementalAlterConfigsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kIncrementalAlterConfigs;
   struct AlterConfigsResourceResponse {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
     int8_t resource_type = 0;
     std::string resource_name;

@@ -31,7 +31,7 @@ struct InitProducerIdRequest {
 struct InitProducerIdResponse {
   static constexpr ApiKey kApiKey = ApiKey::kInitProducerId;
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   int64_t producer_id = -1;
   int16_t producer_epoch = 0;
 

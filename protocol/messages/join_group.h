@@ -52,7 +52,7 @@ struct JoinGroupResponse {
     std::vector<std::byte> metadata;
   };
   int32_t throttle_time_ms = 0;  // v2+
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   int32_t generation_id = -1;
   std::optional<std::string> protocol_type;  // v7+
   std::optional<std::string> protocol_name;  // null only from v7

@@ -43,10 +43,10 @@ struct LeaveGroupResponse {
   struct MemberResponse {
     std::string member_id;
     std::optional<std::string> group_instance_id;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   int32_t throttle_time_ms = 0;  // v1+
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::vector<MemberResponse> members;  // v3+
 
   template <class M, class S>

@@ -33,7 +33,7 @@ struct ListGroupsResponse {
     std::string group_type;   // v5+
   };
   int32_t throttle_time_ms = 0;  // v1+
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::vector<ListedGroup> groups;
 
   template <class M, class S>

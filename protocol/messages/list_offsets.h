@@ -52,7 +52,7 @@ struct ListOffsetsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kListOffsets;
   struct ListOffsetsPartitionResponse {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::vector<int64_t> old_style_offsets;  // v0
     int64_t timestamp = -1;  // v1+
     int64_t offset = -1;  // v1+

@@ -38,7 +38,7 @@ struct ListTransactionsResponse {
     std::string transaction_state;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::vector<std::string> unknown_state_filters;
   std::vector<TransactionState> transaction_states;
 

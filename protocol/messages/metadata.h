@@ -46,7 +46,7 @@ struct MetadataResponse {
     std::optional<std::string> rack;  // v1+
   };
   struct MetadataResponsePartition {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     int32_t partition_index = 0;
     int32_t leader_id = 0;
     int32_t leader_epoch = -1;  // v7+
@@ -55,7 +55,7 @@ struct MetadataResponse {
     std::vector<int32_t> offline_replicas;  // v5+
   };
   struct MetadataResponseTopic {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> name;  // null only from v12 (unknown topic asked by id)
     Uuid topic_id;  // v10+
     bool is_internal = false;  // v1+
@@ -68,7 +68,7 @@ struct MetadataResponse {
   int32_t controller_id = -1;  // v1+
   std::vector<MetadataResponseTopic> topics;
   int32_t cluster_authorized_operations = std::numeric_limits<int32_t>::min();  // v8-10
-  int16_t error_code = 0;  // v13+: the top-level error (KIP-1102)
+  ErrorCode error_code = ErrorCode::kNone;  // v13+: the top-level error (KIP-1102)
 
   template <class M, class S>
   static void fields(M& m, S& s) {

@@ -60,7 +60,7 @@ struct OffsetCommitResponse {
   static constexpr ApiKey kApiKey = ApiKey::kOffsetCommit;
   struct OffsetCommitResponsePartition {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct OffsetCommitResponseTopic {
     std::string name;

@@ -41,13 +41,13 @@ struct OffsetDeleteResponse {
   static constexpr ApiKey kApiKey = ApiKey::kOffsetDelete;
   struct OffsetDeleteResponsePartition {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct OffsetDeleteResponseTopic {
     std::string name;
     std::vector<OffsetDeleteResponsePartition> partitions;
   };
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   int32_t throttle_time_ms = 0;
   std::vector<OffsetDeleteResponseTopic> topics;
 

@@ -70,7 +70,7 @@ struct OffsetFetchResponse {
     int64_t committed_offset = 0;
     int32_t committed_leader_epoch = -1;  // v5-7
     std::optional<std::string> metadata;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct OffsetFetchResponseTopic {
     std::string name;
@@ -81,7 +81,7 @@ struct OffsetFetchResponse {
     int64_t committed_offset = 0;
     int32_t committed_leader_epoch = -1;
     std::optional<std::string> metadata;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct OffsetFetchResponseTopics {
     std::string name;
@@ -90,11 +90,11 @@ struct OffsetFetchResponse {
   struct OffsetFetchResponseGroup {
     std::string group_id;
     std::vector<OffsetFetchResponseTopics> topics;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   int32_t throttle_time_ms = 0;  // v3+
   std::vector<OffsetFetchResponseTopic> topics;  // v0-7
-  int16_t error_code = 0;  // v2-7
+  ErrorCode error_code = ErrorCode::kNone;  // v2-7
   std::vector<OffsetFetchResponseGroup> groups;  // v8+
 
   template <class M, class S>

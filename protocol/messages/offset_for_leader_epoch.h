@@ -44,7 +44,7 @@ struct OffsetForLeaderEpochRequest {
 struct OffsetForLeaderEpochResponse {
   static constexpr ApiKey kApiKey = ApiKey::kOffsetForLeaderEpoch;
   struct EpochEndOffset {
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     int32_t partition = 0;
     int32_t leader_epoch = -1;  // v1+
     int64_t end_offset = -1;

@@ -45,7 +45,7 @@ struct AlterPartitionReassignmentsResponse {
   static constexpr ApiKey kApiKey = ApiKey::kAlterPartitionReassignments;
   struct ReassignablePartitionResponse {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     std::optional<std::string> error_message;
   };
   struct ReassignableTopicResponse {
@@ -53,7 +53,7 @@ struct AlterPartitionReassignmentsResponse {
     std::vector<ReassignablePartitionResponse> partitions;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::vector<ReassignableTopicResponse> responses;
 
@@ -110,7 +110,7 @@ struct ListPartitionReassignmentsResponse {
     std::vector<OngoingPartitionReassignment> partitions;
   };
   int32_t throttle_time_ms = 0;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::vector<OngoingTopicReassignment> topics;
 

@@ -55,7 +55,7 @@ struct ProduceResponse {
   };
   struct PartitionProduceResponse {
     int32_t index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
     int64_t base_offset = 0;
     int64_t log_append_time_ms = -1;
     int64_t log_start_offset = -1;  // v5+

@@ -23,7 +23,7 @@ struct SaslAuthenticateRequest {
 
 struct SaslAuthenticateResponse {
   static constexpr ApiKey kApiKey = ApiKey::kSaslAuthenticate;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> error_message;
   std::vector<std::byte> auth_bytes;
   int64_t session_lifetime_ms = 0;  // v1+: 0 = the session does not expire

@@ -23,7 +23,7 @@ struct SaslHandshakeRequest {
 
 struct SaslHandshakeResponse {
   static constexpr ApiKey kApiKey = ApiKey::kSaslHandshake;
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::vector<std::string> mechanisms;
 
   template <class M, class S>

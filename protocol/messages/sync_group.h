@@ -47,7 +47,7 @@ struct SyncGroupRequest {
 struct SyncGroupResponse {
   static constexpr ApiKey kApiKey = ApiKey::kSyncGroup;
   int32_t throttle_time_ms = 0;  // v1+
-  int16_t error_code = 0;
+  ErrorCode error_code = ErrorCode::kNone;
   std::optional<std::string> protocol_type;  // v5+
   std::optional<std::string> protocol_name;  // v5+
   std::vector<std::byte> assignment;

@@ -62,7 +62,7 @@ struct TxnOffsetCommitResponse {
   static constexpr ApiKey kApiKey = ApiKey::kTxnOffsetCommit;
   struct TxnOffsetCommitResponsePartition {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct TxnOffsetCommitResponseTopic {
     std::string name;

@@ -47,7 +47,7 @@ struct WriteTxnMarkersResponse {
   static constexpr ApiKey kApiKey = ApiKey::kWriteTxnMarkers;
   struct WritableTxnMarkerPartitionResult {
     int32_t partition_index = 0;
-    int16_t error_code = 0;
+    ErrorCode error_code = ErrorCode::kNone;
   };
   struct WritableTxnMarkerTopicResult {
     std::string name;

@@ -21,6 +21,8 @@
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -212,14 +214,14 @@ TEST(AclApiTest, WithoutAnAuthorizerTheAclApisAnswerSecurityDisabled) {
   c.send(describe, 3, 1);
   auto listed = c.receive<protocol::DescribeAclsResponse>(3, 1);
   ASSERT_TRUE(listed);
-  EXPECT_EQ(listed->error_code, 54);
+  EXPECT_EQ(listed->error_code, ErrorCode::kSecurityDisabled);
   protocol::DeleteAclsRequest del;
   del.filters = {{1, std::nullopt, 1, std::nullopt, std::nullopt, 1, 1}};
   c.send(del, 3, 2);
   auto deleted = c.receive<protocol::DeleteAclsResponse>(3, 2);
   ASSERT_TRUE(deleted);
   ASSERT_EQ(deleted->filter_results.size(), 1u);
-  EXPECT_EQ(deleted->filter_results[0].error_code, 54);
+  EXPECT_EQ(deleted->filter_results[0].error_code, ErrorCode::kSecurityDisabled);
 }
 
 TEST(AclApiTest, ADenyAclFailsTheProducerWithTopicAuthorizationFailed) {
@@ -278,7 +280,7 @@ TEST(AclApiTest, CreateAclsWithBadEnumsAnswersInvalidRequestPerCreation) {
   ASSERT_TRUE(resp);
   ASSERT_EQ(resp->results.size(), 6u);
   for (size_t i = 0; i < resp->results.size(); ++i)
-    EXPECT_EQ(resp->results[i].error_code, i == 1 ? 0 : 42) << i;
+    EXPECT_EQ(resp->results[i].error_code, i == 1 ? ErrorCode::kNone : ErrorCode::kInvalidRequest) << i;
 
   protocol::DescribeAclsRequest describe;
   describe.resource_type_filter = 1;
@@ -287,14 +289,14 @@ TEST(AclApiTest, CreateAclsWithBadEnumsAnswersInvalidRequestPerCreation) {
   describe.permission_type = 1;
   auto listed = call<protocol::DescribeAclsResponse>(c, describe, 1, 2);
   ASSERT_TRUE(listed);
-  EXPECT_EQ(listed->error_code, 0);
+  EXPECT_EQ(listed->error_code, ErrorCode::kNone);
   ASSERT_EQ(listed->resources.size(), 1u);  // only the valid binding was stored
   EXPECT_EQ(listed->resources[0].resource_name, "t");
 
   describe.operation = 0;  // UNKNOWN
   listed = call<protocol::DescribeAclsResponse>(c, describe, 1, 3);
   ASSERT_TRUE(listed);
-  EXPECT_EQ(listed->error_code, 42);
+  EXPECT_EQ(listed->error_code, ErrorCode::kInvalidRequest);
   EXPECT_TRUE(listed->resources.empty());
 
   protocol::DeleteAclsRequest del;
@@ -303,8 +305,8 @@ TEST(AclApiTest, CreateAclsWithBadEnumsAnswersInvalidRequestPerCreation) {
   auto deleted = call<protocol::DeleteAclsResponse>(c, del, 1, 4);
   ASSERT_TRUE(deleted);
   ASSERT_EQ(deleted->filter_results.size(), 2u);
-  EXPECT_EQ(deleted->filter_results[0].error_code, 42);
-  EXPECT_EQ(deleted->filter_results[1].error_code, 0);
+  EXPECT_EQ(deleted->filter_results[0].error_code, ErrorCode::kInvalidRequest);
+  EXPECT_EQ(deleted->filter_results[1].error_code, ErrorCode::kNone);
   EXPECT_EQ(deleted->filter_results[1].matching_acls.size(), 1u);
 }
 
@@ -349,7 +351,7 @@ TEST(AclApiTest, DeniedTopicsAndGroupsGetAuthorizationErrors) {
                    {3, "g-", 4, "User:*", "*", 2, 2}};                      // DENY ALL on groups g-*
   auto created = call<protocol::CreateAclsResponse>(c, req, 1);
   ASSERT_TRUE(created);
-  for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0);
+  for (const auto& r : created->results) ASSERT_EQ(r.error_code, ErrorCode::kNone);
 
   protocol::MetadataRequest all;  // null topics: every topic the client may describe
   auto meta = call<protocol::MetadataResponse>(c, all, 9, 2);
@@ -364,7 +366,7 @@ TEST(AclApiTest, DeniedTopicsAndGroupsGetAuthorizationErrors) {
   meta = call<protocol::MetadataResponse>(c, named, 9, 3);
   ASSERT_TRUE(meta);
   ASSERT_EQ(meta->topics.size(), 1u);
-  EXPECT_EQ(meta->topics[0].error_code, 29);
+  EXPECT_EQ(meta->topics[0].error_code, ErrorCode::kTopicAuthorizationFailed);
 
   // DENY DESCRIBE does not deny WRITE, but the topic has an ACL and none allows WRITE.
   const std::vector<std::byte> batch = testutil::make_batch({.records = 1});
@@ -379,8 +381,8 @@ TEST(AclApiTest, DeniedTopicsAndGroupsGetAuthorizationErrors) {
   auto produced = call<protocol::ProduceResponse>(c, produce, 9, 5);
   ASSERT_TRUE(produced);
   ASSERT_EQ(produced->responses.size(), 2u);
-  EXPECT_EQ(produced->responses[0].partition_responses.at(0).error_code, 29);
-  EXPECT_EQ(produced->responses[1].partition_responses.at(0).error_code, 0);
+  EXPECT_EQ(produced->responses[0].partition_responses.at(0).error_code, ErrorCode::kTopicAuthorizationFailed);
+  EXPECT_EQ(produced->responses[1].partition_responses.at(0).error_code, ErrorCode::kNone);
   EXPECT_EQ(produced->responses[1].partition_responses.at(0).base_offset, 0);
 
   protocol::HeartbeatRequest hb;
@@ -388,7 +390,7 @@ TEST(AclApiTest, DeniedTopicsAndGroupsGetAuthorizationErrors) {
   hb.member_id = "m";
   auto beat = call<protocol::HeartbeatResponse>(c, hb, 3, 4);
   ASSERT_TRUE(beat);
-  EXPECT_EQ(beat->error_code, 30);
+  EXPECT_EQ(beat->error_code, ErrorCode::kGroupAuthorizationFailed);
 }
 
 }  // namespace

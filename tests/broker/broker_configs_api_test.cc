@@ -16,6 +16,8 @@
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -45,7 +47,7 @@ class BrokerConfigsApiTest : public ::testing::Test {
     std::map<std::string, Entry> out;
     if (!resp) return {-1, out};
     for (auto& e : resp->results.at(0).configs) out[e.name] = e;
-    return {resp->results.at(0).error_code, out};
+    return {rokka::protocol::to_int(resp->results.at(0).error_code), out};
   }
 
   // AlterConfigs v1: one (type, name, configs) per resource; the error per resource.
@@ -69,7 +71,7 @@ class BrokerConfigsApiTest : public ::testing::Test {
     EXPECT_TRUE(resp);
     std::vector<std::pair<int16_t, std::string>> out;
     if (!resp) return out;
-    for (const auto& r : resp->responses) out.emplace_back(r.error_code, r.error_message.value_or(""));
+    for (const auto& r : resp->responses) out.emplace_back(rokka::protocol::to_int(r.error_code), r.error_message.value_or(""));
     return out;
   }
 
@@ -82,7 +84,7 @@ class BrokerConfigsApiTest : public ::testing::Test {
     req.timeout_ms = 5000;
     client_.send(req, 4, ++cid_);
     auto resp = client_.receive<protocol::CreateTopicsResponse>(4, cid_);
-    return resp ? resp->topics.at(0).error_code : -1;
+    return resp ? rokka::protocol::to_int(resp->topics.at(0).error_code) : -1;
   }
 
   InProcessBroker broker_{{{"broker.id", "1"}, {"num.partitions", "3"}}};
@@ -195,13 +197,13 @@ TEST_F(BrokerConfigsApiTest, IncrementalSetDeleteAndAppendOnBrokerConfigs) {
   client_.send(req, 1, ++cid_);
   auto resp = client_.receive<protocol::IncrementalAlterConfigsResponse>(1, cid_);
   ASSERT_TRUE(resp);
-  ASSERT_EQ(resp->responses.at(0).error_code, 0);
+  ASSERT_EQ(resp->responses.at(0).error_code, ErrorCode::kNone);
 
   res.configs = {{"log.cleaner.threads", 1, std::nullopt}, {"metric.reporters", 2, std::string_view("b.Reporter")}};
   client_.send(req, 1, ++cid_);
   resp = client_.receive<protocol::IncrementalAlterConfigsResponse>(1, cid_);
   ASSERT_TRUE(resp);
-  ASSERT_EQ(resp->responses.at(0).error_code, 0);
+  ASSERT_EQ(resp->responses.at(0).error_code, ErrorCode::kNone);
 
   auto configs = describe(kBroker, "1").second;
   EXPECT_FALSE(configs.contains("log.cleaner.threads"));

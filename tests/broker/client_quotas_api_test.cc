@@ -40,9 +40,9 @@ using protocol::DescribeClientQuotasResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-constexpr int16_t kNone = 0;
-constexpr int16_t kClusterAuthorizationFailed = 31;
-constexpr int16_t kInvalidRequest = 42;
+constexpr protocol::ErrorCode kNone = protocol::ErrorCode::kNone;
+constexpr protocol::ErrorCode kClusterAuthorizationFailed = protocol::ErrorCode::kClusterAuthorizationFailed;
+constexpr protocol::ErrorCode kInvalidRequest = protocol::ErrorCode::kInvalidRequest;
 
 using Entity = std::vector<std::pair<std::string, std::optional<std::string>>>;
 using Ops = std::vector<std::tuple<std::string, double, bool>>;  // key, value, remove
@@ -470,7 +470,7 @@ TEST(ClientQuotasApiTest, ControllerMutationRateRefusesTopicsOnceTheBucketIsInDe
     EXPECT_TRUE(resp && resp->topics.size() == 1);
     return resp ? *resp : protocol::CreateTopicsResponse{};
   };
-  constexpr int16_t kThrottlingQuotaExceeded = 89;
+  constexpr protocol::ErrorCode kThrottlingQuotaExceeded = protocol::ErrorCode::kThrottlingQuotaExceeded;
 
   // 10 of the 11: admitted, no debt.
   auto r = create("first", 10, 7);

@@ -26,8 +26,6 @@ using testutil::eventually;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-int16_t err(ErrorCode e) { return static_cast<int16_t>(e); }
-
 protocol::Uuid create_topic(WireClient& c, const std::string& name, int32_t partitions) {
   protocol::CreateTopicsRequest create;
   auto& t = create.topics.emplace_back();
@@ -36,7 +34,7 @@ protocol::Uuid create_topic(WireClient& c, const std::string& name, int32_t part
   t.replication_factor = 1;
   auto created = c.call<protocol::CreateTopicsResponse>(create, 7);
   EXPECT_TRUE(created);
-  EXPECT_EQ(created->topics.at(0).error_code, 0);
+  EXPECT_EQ(created->topics.at(0).error_code, ErrorCode::kNone);
   return created->topics.at(0).topic_id;
 }
 
@@ -45,7 +43,7 @@ ConsumerGroupHeartbeatResponse heartbeat(WireClient& c, const ConsumerGroupHeart
   std::optional<ConsumerGroupHeartbeatResponse> resp;
   EXPECT_TRUE(eventually([&] {
     resp = c.call<ConsumerGroupHeartbeatResponse>(req, version);
-    return !resp || resp->error_code != err(ErrorCode::kCoordinatorLoadInProgress);
+    return !resp || resp->error_code != ErrorCode::kCoordinatorLoadInProgress;
   }));
   EXPECT_TRUE(resp.has_value()) << "no answer: the connection closed";
   return resp.value_or(ConsumerGroupHeartbeatResponse{});
@@ -72,7 +70,7 @@ struct Member {
   }
   void beat(WireClient& c) {
     ConsumerGroupHeartbeatResponse resp = heartbeat(c, next());
-    ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+    ASSERT_EQ(resp.error_code, ErrorCode::kNone) << resp.error_message.value_or("");
     epoch = resp.member_epoch;
     EXPECT_EQ(resp.heartbeat_interval_ms, 5000);
     if (resp.assignment) owned = resp.assignment->topic_partitions;
@@ -100,7 +98,7 @@ TEST(ConsumerGroupHandlersTest, ThreeMembersSplitTwelvePartitionsByTopicIdAndAre
   auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
   ASSERT_TRUE(d);
   ASSERT_EQ(d->groups.size(), 2u);
-  EXPECT_EQ(d->groups[0].error_code, 0);
+  EXPECT_EQ(d->groups[0].error_code, ErrorCode::kNone);
   EXPECT_EQ(d->groups[0].group_state, "Stable");
   EXPECT_EQ(d->groups[0].assignor_name, "uniform");
   EXPECT_EQ(d->groups[0].group_epoch, 3);
@@ -112,7 +110,7 @@ TEST(ConsumerGroupHandlersTest, ThreeMembersSplitTwelvePartitionsByTopicIdAndAre
     EXPECT_EQ(m.assignment.topic_partitions[0].partitions.size(), 4u);
     EXPECT_EQ(m.target_assignment.topic_partitions[0].partitions, m.assignment.topic_partitions[0].partitions);
   }
-  EXPECT_EQ(d->groups[1].error_code, err(ErrorCode::kGroupIdNotFound));
+  EXPECT_EQ(d->groups[1].error_code, ErrorCode::kGroupIdNotFound);
 
   protocol::ListGroupsRequest list;
   list.types_filter = {"consumer"};
@@ -137,7 +135,7 @@ TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNo
     acls.creations = {{2, topic, 3, "User:ANONYMOUS", "*", 8, 2}};  // topic, literal, DESCRIBE, DENY
     auto created = c.call<protocol::CreateAclsResponse>(acls, 1);
     ASSERT_TRUE(created);
-    ASSERT_EQ(created->results.at(0).error_code, 0);
+    ASSERT_EQ(created->results.at(0).error_code, ErrorCode::kNone);
   };
   deny_describe("rx-secret");
 
@@ -149,14 +147,14 @@ TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNo
   join.subscribed_topic_regex = "rx-.*";
   join.topic_partitions = std::vector<protocol::ConsumerGroupTopicPartitions>{};
   ConsumerGroupHeartbeatResponse resp = heartbeat(c, join);
-  ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+  ASSERT_EQ(resp.error_code, ErrorCode::kNone) << resp.error_message.value_or("");
   // A regex new to the group is matched on its next heartbeat (Kafka's is asynchronous).
   ConsumerGroupHeartbeatRequest next;
   next.group_id = "g";
   next.member_id = "regex-member";
   next.member_epoch = resp.member_epoch;
   resp = heartbeat(c, next);
-  ASSERT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+  ASSERT_EQ(resp.error_code, ErrorCode::kNone) << resp.error_message.value_or("");
   ASSERT_TRUE(resp.assignment);
   ASSERT_EQ(resp.assignment->topic_partitions.size(), 1u) << "rx-secret matched though it may not be described";
   EXPECT_EQ(resp.assignment->topic_partitions[0].topic_id, open_id);
@@ -175,16 +173,16 @@ TEST(ConsumerGroupHandlersTest, TopicsTheMemberMayNotDescribeAreNeitherMatchedNo
   auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
   ASSERT_TRUE(d);
   ASSERT_EQ(d->groups.size(), 2u);
-  EXPECT_EQ(d->groups[1].error_code, 0) << "before the ACL";
+  EXPECT_EQ(d->groups[1].error_code, ErrorCode::kNone) << "before the ACL";
   deny_describe("shared");
   d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 0);
   ASSERT_TRUE(d);
   ASSERT_EQ(d->groups.size(), 2u);
-  EXPECT_EQ(d->groups[0].error_code, 0) << "group g's topics are all visible";
+  EXPECT_EQ(d->groups[0].error_code, ErrorCode::kNone) << "group g's topics are all visible";
   ASSERT_EQ(d->groups[0].members.size(), 1u);
   EXPECT_EQ(d->groups[0].members[0].assignment.topic_partitions.at(0).topic_name, "rx-open");
   EXPECT_EQ(d->groups[1].group_id, "g-shared");
-  EXPECT_EQ(d->groups[1].error_code, err(ErrorCode::kTopicAuthorizationFailed));
+  EXPECT_EQ(d->groups[1].error_code, ErrorCode::kTopicAuthorizationFailed);
   EXPECT_TRUE(d->groups[1].members.empty());
 }
 
@@ -209,19 +207,19 @@ TEST(ConsumerGroupHandlersTest, DescribeV1SaysWhichProtocolEachMemberSpeaks) {
   join.protocols = {{"range", subscription}};
   auto joined = c.call<protocol::JoinGroupResponse>(join, 5);
   ASSERT_TRUE(joined);
-  ASSERT_EQ(joined->error_code, err(ErrorCode::kMemberIdRequired));
+  ASSERT_EQ(joined->error_code, ErrorCode::kMemberIdRequired);
   const std::string classic_id = joined->member_id;
   join.member_id = classic_id;
   joined = c.call<protocol::JoinGroupResponse>(join, 5);
   ASSERT_TRUE(joined);
-  ASSERT_EQ(joined->error_code, 0);
+  ASSERT_EQ(joined->error_code, ErrorCode::kNone);
 
   protocol::ConsumerGroupDescribeRequest describe;
   describe.group_ids = {"g"};
   auto d = c.call<protocol::ConsumerGroupDescribeResponse>(describe, 1);
   ASSERT_TRUE(d);
   ASSERT_EQ(d->groups.size(), 1u);
-  ASSERT_EQ(d->groups[0].error_code, 0);
+  ASSERT_EQ(d->groups[0].error_code, ErrorCode::kNone);
   std::map<std::string, int8_t> types;
   for (const auto& member : d->groups[0].members) types[member.member_id] = member.member_type;
   EXPECT_EQ(types, (std::map<std::string, int8_t>{{"member-a", 1}, {classic_id, 0}}));
@@ -241,14 +239,14 @@ TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnecti
 
   ConsumerGroupHeartbeatRequest r = m.next();
   r.member_epoch = m.epoch + 7;
-  EXPECT_EQ(heartbeat(c, r).error_code, err(ErrorCode::kFencedMemberEpoch));
+  EXPECT_EQ(heartbeat(c, r).error_code, ErrorCode::kFencedMemberEpoch);
   r = m.next();
   r.member_id = "nobody";
-  EXPECT_EQ(heartbeat(c, r).error_code, err(ErrorCode::kUnknownMemberId));
+  EXPECT_EQ(heartbeat(c, r).error_code, ErrorCode::kUnknownMemberId);
   r = m.next();
   r.member_epoch = -3;
   ConsumerGroupHeartbeatResponse resp = heartbeat(c, r);
-  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(resp.error_code, ErrorCode::kInvalidRequest);
   EXPECT_EQ(resp.error_message, "MemberEpoch is invalid.");
 
   Member rx{"member-rx"};
@@ -256,17 +254,17 @@ TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnecti
   broken.subscribed_topic_names.reset();
   broken.subscribed_topic_regex = "orders(";
   resp = heartbeat(c, broken);
-  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRegularExpression));
+  EXPECT_EQ(resp.error_code, ErrorCode::kInvalidRegularExpression);
   ASSERT_TRUE(resp.error_message);
   EXPECT_NE(resp.error_message->find("orders("), std::string::npos) << *resp.error_message;
 
   // v0 has no regex and lets the coordinator make the member id; v1 needs the client's.
   ConsumerGroupHeartbeatRequest anonymous = Member{""}.next();
   resp = heartbeat(c, anonymous, 1);
-  EXPECT_EQ(resp.error_code, err(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(resp.error_code, ErrorCode::kInvalidRequest);
   EXPECT_EQ(resp.error_message, "MemberId can't be empty.");
   resp = heartbeat(c, anonymous, 0);
-  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_EQ(resp.error_code, ErrorCode::kNone);
   ASSERT_TRUE(resp.member_id);
   EXPECT_FALSE(resp.member_id->empty());
 
@@ -276,7 +274,7 @@ TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnecti
   Member big{"member-big"};
   big.topics.assign(names.begin(), names.end());
   resp = heartbeat(c, big.next());
-  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_EQ(resp.error_code, ErrorCode::kNone);
   ASSERT_TRUE(resp.assignment);
   EXPECT_TRUE(resp.assignment->topic_partitions.empty());
   m.beat(c);
@@ -284,7 +282,7 @@ TEST(ConsumerGroupHandlersTest, HostileHeartbeatsGetKafkasErrorsOnAnOpenConnecti
   // Owned partitions of a topic id the broker does not know are dropped, not an error.
   ConsumerGroupHeartbeatRequest ghost = m.next();
   ghost.topic_partitions->push_back({protocol::Uuid{{1, 2, 3}}, {0, 1}});
-  EXPECT_EQ(heartbeat(c, ghost).error_code, 0);
+  EXPECT_EQ(heartbeat(c, ghost).error_code, ErrorCode::kNone);
 }
 
 TEST(ConsumerGroupHandlersTest, AHeartbeatWhoseArrayRunsPastTheFrameClosesTheConnection) {
@@ -303,7 +301,7 @@ TEST(ConsumerGroupHandlersTest, AHeartbeatWhoseArrayRunsPastTheFrameClosesTheCon
   WireClient again(b.port());  // the broker still serves
   Member m{"member-a"};
   m.topics = {};
-  EXPECT_EQ(heartbeat(again, m.next()).error_code, 0);
+  EXPECT_EQ(heartbeat(again, m.next()).error_code, ErrorCode::kNone);
 }
 
 }  // namespace

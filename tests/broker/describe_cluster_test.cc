@@ -5,6 +5,8 @@
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -24,7 +26,7 @@ TEST(DescribeClusterTest, Version2ListsTheOneBrokerNotFencedWithOrWithoutFencedB
     c.send(req, 2, ++cid);
     auto resp = c.receive<protocol::DescribeClusterResponse>(2, cid);
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, 0);
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone);
     EXPECT_EQ(resp->controller_id, 4);
     ASSERT_EQ(resp->brokers.size(), 1u);
     EXPECT_EQ(resp->brokers[0].broker_id, 4);

@@ -39,7 +39,7 @@ void create(WireClient& c, std::string_view name, int32_t partitions, int32_t ci
   c.send(req, 4, cid);
   auto resp = c.receive<protocol::CreateTopicsResponse>(4, cid);
   ASSERT_TRUE(resp);
-  ASSERT_EQ(resp->topics.at(0).error_code, 0) << name;
+  ASSERT_EQ(resp->topics.at(0).error_code, ErrorCode::kNone) << name;
 }
 
 // The topic ids Metadata reports, by name: what DescribeTopicPartitions must agree with.
@@ -102,14 +102,14 @@ TEST_F(DescribeTopicPartitionsTest, AllTopicsComeBackSortedWithEveryPartition) {
   const int32_t broker_id = b_.broker().services().config.broker_id;
   for (const auto& t : r->topics) {
     SCOPED_TRACE(*t.name);
-    EXPECT_EQ(t.error_code, 0);
+    EXPECT_EQ(t.error_code, ErrorCode::kNone);
     EXPECT_EQ(t.topic_id, ids.at(*t.name));
     EXPECT_NE(t.topic_id, Uuid{});
     EXPECT_FALSE(t.is_internal);
     ASSERT_EQ(t.partitions.size(), counts.at(*t.name));
     for (size_t i = 0; i < t.partitions.size(); ++i) {
       const auto& p = t.partitions[i];
-      EXPECT_EQ(p.error_code, 0);
+      EXPECT_EQ(p.error_code, ErrorCode::kNone);
       EXPECT_EQ(p.partition_index, static_cast<int32_t>(i));
       EXPECT_EQ(p.leader_id, broker_id);
       EXPECT_GE(p.leader_epoch, 0);
@@ -130,13 +130,13 @@ TEST_F(DescribeTopicPartitionsTest, NamedTopicsSortedOnceEachAndUnknownNamesAnsw
   auto r = describe({"delta", "nosuch", "bravo", "delta", "bad/name"});
   ASSERT_TRUE(r);
   ASSERT_EQ(names(*r), (std::vector<std::string>{"bad/name", "bravo", "delta", "nosuch"}));
-  EXPECT_EQ(r->topics[0].error_code, protocol::to_int(ErrorCode::kInvalidTopicException));
-  EXPECT_EQ(r->topics[1].error_code, 0);
+  EXPECT_EQ(r->topics[0].error_code, ErrorCode::kInvalidTopicException);
+  EXPECT_EQ(r->topics[1].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->topics[1].partitions.size(), 4u);
-  EXPECT_EQ(r->topics[2].error_code, 0);
+  EXPECT_EQ(r->topics[2].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->topics[2].partitions.size(), 2u);
-  EXPECT_EQ(r->topics[3].error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
-  EXPECT_EQ(r->topics[3].error_code, 3);
+  EXPECT_EQ(r->topics[3].error_code, ErrorCode::kUnknownTopicOrPartition);
+  EXPECT_EQ(r->topics[3].error_code, ErrorCode::kUnknownTopicOrPartition);
   EXPECT_TRUE(r->topics[3].partitions.empty());
   EXPECT_EQ(r->topics[3].topic_id, Uuid{});
   EXPECT_FALSE(r->next_cursor);
@@ -171,7 +171,7 @@ TEST_F(DescribeTopicPartitionsTest, CursorsPageThroughEveryPartitionExactlyOnce)
         ASSERT_TRUE(r);
         size_t in_page = 0;
         for (const auto& t : r->topics) {
-          EXPECT_EQ(t.error_code, 0);
+          EXPECT_EQ(t.error_code, ErrorCode::kNone);
           for (const auto& p : t.partitions) got.emplace_back(*t.name, p.partition_index);
           in_page += t.partitions.size();
         }
@@ -230,8 +230,8 @@ TEST_F(DescribeTopicPartitionsTest, CursorTopicMissingFromTheNamedTopicsIsInvali
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 2u);
   for (const auto& t : r->topics) {
-    EXPECT_EQ(t.error_code, protocol::to_int(ErrorCode::kInvalidRequest));
-    EXPECT_EQ(t.error_code, 42);
+    EXPECT_EQ(t.error_code, ErrorCode::kInvalidRequest);
+    EXPECT_EQ(t.error_code, ErrorCode::kInvalidRequest);
     EXPECT_TRUE(t.partitions.empty());
   }
   EXPECT_EQ(r->topics[0].name, "alpha");
@@ -259,7 +259,7 @@ TEST(DescribeTopicPartitionsAclTest, UndescribableTopicsAreHiddenOrDenied) {
   c.send(acls, 3, 3);
   auto created = c.receive<protocol::CreateAclsResponse>(3, 3);
   ASSERT_TRUE(created);
-  for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0);
+  for (const auto& r : created->results) ASSERT_EQ(r.error_code, ErrorCode::kNone);
 
   DescribeTopicPartitionsRequest all;
   c.send(all, kV, 4);
@@ -275,14 +275,14 @@ TEST(DescribeTopicPartitionsAclTest, UndescribableTopicsAreHiddenOrDenied) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 4u);
   EXPECT_EQ(r->topics[0].name, "absent");
-  EXPECT_EQ(r->topics[0].error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->topics[0].error_code, ErrorCode::kUnknownTopicOrPartition);
   EXPECT_EQ(r->topics[1].name, "visible");
-  EXPECT_EQ(r->topics[1].error_code, 0);
+  EXPECT_EQ(r->topics[1].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->topics[1].partitions.size(), 1u);
   std::set<std::string> denied;
   for (size_t i = 2; i < 4; ++i) {
-    EXPECT_EQ(r->topics[i].error_code, protocol::to_int(ErrorCode::kTopicAuthorizationFailed));
-    EXPECT_EQ(r->topics[i].error_code, 29);
+    EXPECT_EQ(r->topics[i].error_code, ErrorCode::kTopicAuthorizationFailed);
+    EXPECT_EQ(r->topics[i].error_code, ErrorCode::kTopicAuthorizationFailed);
     EXPECT_EQ(r->topics[i].topic_id, Uuid{});
     EXPECT_TRUE(r->topics[i].partitions.empty());
     denied.insert(r->topics[i].name.value_or(""));
@@ -333,7 +333,7 @@ TEST(DescribeTopicPartitionsHostileTest, HugeCountsAndTruncatedBodiesCloseTheCon
   auto r = c.receive<DescribeTopicPartitionsResponse>(kV, 9);
   ASSERT_TRUE(r) << "the broker must still answer a well-formed request";
   ASSERT_EQ(r->topics.size(), 1u);
-  EXPECT_EQ(r->topics[0].error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->topics[0].error_code, ErrorCode::kUnknownTopicOrPartition);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ void create_topic(WireClient& c, std::string_view name) {
   c.send(md, 9, 1);
   auto r = c.receive<protocol::MetadataResponse>(9, 1);
   ASSERT_TRUE(r);
-  ASSERT_EQ(r->topics.at(0).error_code, 0);
+  ASSERT_EQ(r->topics.at(0).error_code, ErrorCode::kNone);
 }
 
 protocol::FetchRequest fetch_one(std::string_view topic, int64_t offset) {
@@ -52,7 +52,7 @@ TEST(FetchTest, OffsetOutOfRangeAnswersWithEmptyRecords) {
     auto r = c.receive<protocol::FetchResponse>(v, 2);
     ASSERT_TRUE(r) << "v" << v;
     const auto& p = r->responses.at(0).partitions.at(0);
-    EXPECT_EQ(p.error_code, protocol::to_int(ErrorCode::kOffsetOutOfRange));
+    EXPECT_EQ(p.error_code, ErrorCode::kOffsetOutOfRange);
     ASSERT_TRUE(p.records.data.has_value()) << "v" << v << ": null record set";
     EXPECT_EQ(p.records.data->size(), 0u);
     EXPECT_EQ(p.high_watermark, 0);
@@ -66,12 +66,12 @@ TEST(FetchTest, UnknownTopicAndCaughtUpPartitionAnswerWithEmptyRecords) {
   c.send(fetch_one("nope", 0), 11, 3);
   auto r = c.receive<protocol::FetchResponse>(11, 3);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, ErrorCode::kUnknownTopicOrPartition);
   EXPECT_TRUE(r->responses.at(0).partitions.at(0).records.data.has_value());
   c.send(fetch_one("g", 0), 11, 4);
   auto caught_up = c.receive<protocol::FetchResponse>(11, 4);
   ASSERT_TRUE(caught_up);
-  EXPECT_EQ(caught_up->responses.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(caught_up->responses.at(0).partitions.at(0).error_code, ErrorCode::kNone);
   EXPECT_TRUE(caught_up->responses.at(0).partitions.at(0).records.data.has_value());
 }
 
@@ -95,7 +95,7 @@ TEST(FetchTest, BrokerFetchMaxBytesCapsTheResponse) {
     c.send(req, 8, 10 + static_cast<int32_t>(sizes.size()));
     auto r = c.receive<protocol::ProduceResponse>(8, 10 + static_cast<int32_t>(sizes.size()));
     ASSERT_TRUE(r);
-    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
+    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
   }
 
   auto req = fetch_one("cap", 0);
@@ -105,14 +105,14 @@ TEST(FetchTest, BrokerFetchMaxBytesCapsTheResponse) {
   auto first = c.receive<protocol::FetchResponse>(11, 20);
   ASSERT_TRUE(first) << "the request waited for min_bytes above the broker's cap";
   const auto& p0 = first->responses.at(0).partitions.at(0);
-  ASSERT_EQ(p0.error_code, 0);
+  ASSERT_EQ(p0.error_code, ErrorCode::kNone);
   EXPECT_EQ(p0.records.data->size(), sizes[0]);  // the 3000-byte batch alone, whole
 
   c.send(fetch_one("cap", 1), 11, 21);
   auto rest = c.receive<protocol::FetchResponse>(11, 21);
   ASSERT_TRUE(rest);
   const auto& p1 = rest->responses.at(0).partitions.at(0);
-  ASSERT_EQ(p1.error_code, 0);
+  ASSERT_EQ(p1.error_code, ErrorCode::kNone);
   EXPECT_EQ(p1.records.data->size(), sizes[1] + sizes[2]);  // a third 900-byte batch would pass 2500
   EXPECT_EQ(p1.high_watermark, 4);
 }
@@ -129,7 +129,7 @@ void produce_one_record_batches(WireClient& c, std::string_view topic, int batch
     c.send(req, 8, 100 + i);
     auto r = c.receive<protocol::ProduceResponse>(8, 100 + i);
     ASSERT_TRUE(r);
-    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
+    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
   }
 }
 
@@ -163,7 +163,7 @@ TEST(FetchTest, APartitionNamedManyTimesIsAnsweredOnce) {
   EXPECT_EQ(r->responses[1].topic, "other");
   ASSERT_EQ(r->responses[1].partitions.size(), 1u);
   const auto& dup = r->responses[0].partitions[0];
-  ASSERT_EQ(dup.error_code, 0);
+  ASSERT_EQ(dup.error_code, ErrorCode::kNone);
   ASSERT_TRUE(dup.records.data.has_value());
   protocol::RecordBatchView first;
   ASSERT_EQ(protocol::RecordBatchView::parse(*dup.records.data, &first), protocol::BatchCheck::kOk);
@@ -186,12 +186,12 @@ TEST(FetchTest, NegativePartitionMaxBytesFailsAPartitionWithRecordsToReturn) {
   auto r = c.receive<protocol::FetchResponse>(11, 2);
   ASSERT_TRUE(r);
   const auto& with_data = r->responses.at(0).partitions.at(0);
-  EXPECT_EQ(with_data.error_code, protocol::to_int(ErrorCode::kUnknownServerError));
+  EXPECT_EQ(with_data.error_code, ErrorCode::kUnknownServerError);
   EXPECT_EQ(with_data.high_watermark, -1);
   ASSERT_TRUE(with_data.records.data.has_value());
   EXPECT_EQ(with_data.records.data->size(), 0u);
   const auto& empty = r->responses.at(1).partitions.at(0);
-  EXPECT_EQ(empty.error_code, 0);
+  EXPECT_EQ(empty.error_code, ErrorCode::kNone);
   EXPECT_EQ(empty.high_watermark, 0);
   // At the end of the log the same limit reads nothing, without an error.
   c.send(fetch_one("neg", 2), 11, 3);
@@ -201,7 +201,7 @@ TEST(FetchTest, NegativePartitionMaxBytesFailsAPartitionWithRecordsToReturn) {
   (void)c.receive<protocol::FetchResponse>(11, 3);
   auto at_end = c.receive<protocol::FetchResponse>(11, 4);
   ASSERT_TRUE(at_end);
-  EXPECT_EQ(at_end->responses.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(at_end->responses.at(0).partitions.at(0).error_code, ErrorCode::kNone);
   EXPECT_EQ(at_end->responses.at(0).partitions.at(0).high_watermark, 2);
 }
 
@@ -224,13 +224,13 @@ TEST(FetchTest, AnUnknownIsolationLevelFailsTheWholeRequest) {
       auto r = c.receive<protocol::FetchResponse>(v, cid);
       ASSERT_TRUE(r) << "level " << int{level} << " v" << v;
       if (v >= 7) {
-        EXPECT_EQ(r->error_code, protocol::to_int(ErrorCode::kUnknownServerError));
+        EXPECT_EQ(r->error_code, ErrorCode::kUnknownServerError);
       }
       ASSERT_EQ(r->responses.size(), 2u);
       ASSERT_EQ(r->responses[0].partitions.size(), 2u);
       for (const auto& t : r->responses) {
         for (const auto& p : t.partitions) {
-          EXPECT_EQ(p.error_code, protocol::to_int(ErrorCode::kUnknownServerError));
+          EXPECT_EQ(p.error_code, ErrorCode::kUnknownServerError);
           EXPECT_EQ(p.high_watermark, -1);
           EXPECT_TRUE(p.records.data.has_value());
         }
@@ -243,8 +243,8 @@ TEST(FetchTest, AnUnknownIsolationLevelFailsTheWholeRequest) {
   c.send(unknown_only, 11, 99);
   auto r = c.receive<protocol::FetchResponse>(11, 99);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->error_code, 0);
-  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->error_code, ErrorCode::kNone);
+  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, ErrorCode::kUnknownTopicOrPartition);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ class FetchByTopicIdTest : public ::testing::Test {
     auto r = c_.receive<protocol::MetadataResponse>(12, cid_);
     EXPECT_TRUE(r);
     if (!r) return {};
-    EXPECT_EQ(r->topics.at(0).error_code, 0);
+    EXPECT_EQ(r->topics.at(0).error_code, ErrorCode::kNone);
     return r->topics.at(0).topic_id;
   }
   void produce(std::string_view name, const std::vector<std::byte>& batch) {
@@ -49,7 +49,7 @@ class FetchByTopicIdTest : public ::testing::Test {
     c_.send(req, 9, ++cid_);
     auto r = c_.receive<protocol::ProduceResponse>(9, cid_);
     ASSERT_TRUE(r);
-    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
+    ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
   }
   std::optional<FetchResponse> fetch(int16_t v, const std::vector<Uuid>& ids) {
     FetchRequest req;
@@ -86,7 +86,7 @@ TEST_F(FetchByTopicIdTest, RecordsComeBackByIdAtEveryVersionFrom13To17) {
     ASSERT_EQ(r->responses.size(), 1u);
     EXPECT_EQ(r->responses[0].topic_id, id);
     const auto& p = r->responses[0].partitions.at(0);
-    EXPECT_EQ(p.error_code, 0);
+    EXPECT_EQ(p.error_code, ErrorCode::kNone);
     EXPECT_EQ(p.high_watermark, 3);
     ASSERT_TRUE(p.records.data.has_value());
     ASSERT_EQ(p.records.data->size(), batch.size());
@@ -107,10 +107,10 @@ TEST_F(FetchByTopicIdTest, UnknownAndStaleIdsAreUnknownTopicIdPerPartition) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->responses.size(), 2u);
   EXPECT_EQ(r->responses[0].topic_id, unknown);
-  EXPECT_EQ(r->responses[0].partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
-  EXPECT_EQ(r->responses[0].partitions.at(0).error_code, 100);
+  EXPECT_EQ(r->responses[0].partitions.at(0).error_code, ErrorCode::kUnknownTopicId);
+  EXPECT_EQ(r->responses[0].partitions.at(0).error_code, ErrorCode::kUnknownTopicId);
   EXPECT_TRUE(r->responses[0].partitions.at(0).records.data.has_value());
-  EXPECT_EQ(r->responses[1].partitions.at(0).error_code, 0);
+  EXPECT_EQ(r->responses[1].partitions.at(0).error_code, ErrorCode::kNone);
   EXPECT_EQ(r->responses[1].partitions.at(0).high_watermark, 2);
 
   protocol::DeleteTopicsRequest del;
@@ -119,15 +119,15 @@ TEST_F(FetchByTopicIdTest, UnknownAndStaleIdsAreUnknownTopicIdPerPartition) {
   c_.send(del, 6, ++cid_);
   auto deleted = c_.receive<protocol::DeleteTopicsResponse>(6, cid_);
   ASSERT_TRUE(deleted);
-  ASSERT_EQ(deleted->responses.at(0).error_code, 0);
+  ASSERT_EQ(deleted->responses.at(0).error_code, ErrorCode::kNone);
   const Uuid new_id = create("again");
   ASSERT_NE(new_id, old_id);
 
   auto after = fetch(17, {old_id, new_id});
   ASSERT_TRUE(after);
   ASSERT_EQ(after->responses.size(), 2u);
-  EXPECT_EQ(after->responses[0].partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
-  EXPECT_EQ(after->responses[1].partitions.at(0).error_code, 0);
+  EXPECT_EQ(after->responses[0].partitions.at(0).error_code, ErrorCode::kUnknownTopicId);
+  EXPECT_EQ(after->responses[1].partitions.at(0).error_code, ErrorCode::kNone);
   EXPECT_EQ(after->responses[1].partitions.at(0).high_watermark, 0);
 }
 
@@ -151,23 +151,23 @@ TEST_F(FetchByTopicIdTest, DeleteTopicsByIdAndKafkasRefusals) {
   auto r = c_.receive<protocol::DeleteTopicsResponse>(6, cid_);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->responses.size(), 5u);  // "twice" answered once
-  EXPECT_EQ(r->responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->responses[0].name, std::optional<std::string>("by-id"));
   EXPECT_EQ(r->responses[0].topic_id, gone);
-  EXPECT_EQ(r->responses[1].error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
-  EXPECT_EQ(r->responses[2].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(r->responses[1].error_code, ErrorCode::kUnknownTopicId);
+  EXPECT_EQ(r->responses[2].error_code, ErrorCode::kInvalidRequest);
   EXPECT_TRUE(r->responses[2].error_message.has_value());
-  EXPECT_EQ(r->responses[3].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(r->responses[3].error_code, ErrorCode::kInvalidRequest);
   EXPECT_EQ(r->responses[4].name, std::optional<std::string>("twice"));
-  EXPECT_EQ(r->responses[4].error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(r->responses[4].error_code, ErrorCode::kInvalidRequest);
 
   // "by-id" is gone; "kept" and "twice" were not deleted.
   auto after = fetch(13, {gone, kept, create("twice")});
   ASSERT_TRUE(after);
   ASSERT_EQ(after->responses.size(), 3u);
-  EXPECT_EQ(after->responses[0].partitions.at(0).error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
-  EXPECT_EQ(after->responses[1].partitions.at(0).error_code, 0);
-  EXPECT_EQ(after->responses[2].partitions.at(0).error_code, 0);
+  EXPECT_EQ(after->responses[0].partitions.at(0).error_code, ErrorCode::kUnknownTopicId);
+  EXPECT_EQ(after->responses[1].partitions.at(0).error_code, ErrorCode::kNone);
+  EXPECT_EQ(after->responses[2].partitions.at(0).error_code, ErrorCode::kNone);
 }
 
 // Before v13 a topic is named; v12 is answered as before.
@@ -182,7 +182,7 @@ TEST_F(FetchByTopicIdTest, Version12StillNamesTopics) {
   auto r = c_.receive<FetchResponse>(12, cid_);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->responses.at(0).topic, "named");
-  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(r->responses.at(0).partitions.at(0).error_code, ErrorCode::kNone);
 }
 
 // A v13 topic entry cut inside its 16-byte id, or a topic count beyond the bytes

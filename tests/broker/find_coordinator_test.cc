@@ -35,10 +35,10 @@ TEST(FindCoordinatorTest, Version6AnswersGroupsAndRefusesShareGroupKeys) {
       ASSERT_EQ(resp->coordinators.size(), 2u);
       for (const auto& k : resp->coordinators) {
         if (type == 2) {
-          EXPECT_EQ(k.error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+          EXPECT_EQ(k.error_code, ErrorCode::kInvalidRequest);
           EXPECT_EQ(k.node_id, -1);
         } else {
-          EXPECT_EQ(k.error_code, 0);
+          EXPECT_EQ(k.error_code, ErrorCode::kNone);
           EXPECT_EQ(k.node_id, 3);
         }
       }

@@ -58,7 +58,7 @@ std::pair<int16_t, std::string> alter(WireClient& c, std::string_view group, con
   if (!resp) return {-1, ""};
   EXPECT_EQ(resp->responses.at(0).resource_type, kGroup);
   EXPECT_EQ(resp->responses.at(0).resource_name, group);
-  return {resp->responses.at(0).error_code, resp->responses.at(0).error_message.value_or("")};
+  return {rokka::protocol::to_int(resp->responses.at(0).error_code), resp->responses.at(0).error_message.value_or("")};
 }
 
 std::map<std::string, Entry> describe(WireClient& c, std::string_view group) {
@@ -69,7 +69,7 @@ std::map<std::string, Entry> describe(WireClient& c, std::string_view group) {
   EXPECT_TRUE(resp);
   std::map<std::string, Entry> out;
   if (!resp) return out;
-  EXPECT_EQ(resp->results.at(0).error_code, 0);
+  EXPECT_EQ(resp->results.at(0).error_code, ErrorCode::kNone);
   for (auto& e : resp->results.at(0).configs) out[e.name] = e;
   return out;
 }
@@ -135,10 +135,10 @@ TEST(GroupConfigsApiTest, TheGroupsHeartbeatIntervalReachesItsMembersAndSurvives
     std::optional<protocol::ConsumerGroupHeartbeatResponse> resp;
     EXPECT_TRUE(testutil::eventually([&] {
       resp = c.call<protocol::ConsumerGroupHeartbeatResponse>(req, 1);
-      return !resp || resp->error_code != err(ErrorCode::kCoordinatorLoadInProgress);
+      return !resp || resp->error_code != ErrorCode::kCoordinatorLoadInProgress;
     }));
     EXPECT_TRUE(resp);
-    EXPECT_EQ(resp.value_or(protocol::ConsumerGroupHeartbeatResponse{}).error_code, 0);
+    EXPECT_EQ(resp.value_or(protocol::ConsumerGroupHeartbeatResponse{}).error_code, ErrorCode::kNone);
     return resp.value_or(protocol::ConsumerGroupHeartbeatResponse{}).heartbeat_interval_ms;
   };
   {

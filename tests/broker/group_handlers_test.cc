@@ -11,6 +11,8 @@
 #include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -37,10 +39,10 @@ TEST(GroupHandlersTest, ListGroupsWithTaggedFieldsWrittenTwiceIsAnswered) {
   ASSERT_TRUE(eventually([&] {
     c.send_raw(WireClient::frame(protocol::ApiKey::kListGroups, 4, ++cid, bytes({0x01, 0x00, 0x00}), "rdkafka"));
     resp = c.receive<protocol::ListGroupsResponse>(4, cid);
-    return !resp || resp->error_code != kLoadInProgress;
+    return !resp || rokka::protocol::to_int(resp->error_code) != kLoadInProgress;
   }));
   ASSERT_TRUE(resp);
-  EXPECT_EQ(resp->error_code, 0);
+  EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   EXPECT_TRUE(resp->groups.empty());
 }
 
@@ -55,10 +57,10 @@ TEST(GroupHandlersTest, ListGroupsWithBytesAfterItsLastFieldIsAnswered) {
     ASSERT_TRUE(eventually([&] {
       c.send_raw(WireClient::frame(protocol::ApiKey::kListGroups, 4, ++cid, body, "rdkafka"));
       resp = c.receive<protocol::ListGroupsResponse>(4, cid);
-      return !resp || resp->error_code != kLoadInProgress;
+      return !resp || rokka::protocol::to_int(resp->error_code) != kLoadInProgress;
     }));
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, 0);
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   }
 }
 
@@ -79,7 +81,7 @@ void commit_42(WireClient& c) {
   c.send(create, 4, 1);
   auto created = c.receive<protocol::CreateTopicsResponse>(4, 1);
   ASSERT_TRUE(created);
-  ASSERT_EQ(created->topics.at(0).error_code, 0);
+  ASSERT_EQ(created->topics.at(0).error_code, ErrorCode::kNone);
   protocol::OffsetCommitRequest commit;
   commit.group_id = "g";
   commit.topics.push_back({"t", {{0, 42, -1, -1, std::nullopt}}});
@@ -88,7 +90,7 @@ void commit_42(WireClient& c) {
   ASSERT_TRUE(eventually([&] {
     c.send(commit, 2, ++cid);
     auto resp = c.receive<protocol::OffsetCommitResponse>(2, cid);
-    err = resp ? resp->topics.at(0).partitions.at(0).error_code : int16_t{-1};
+    err = resp ? rokka::protocol::to_int(resp->topics.at(0).partitions.at(0).error_code) : int16_t{-1};
     return err != kLoadInProgress;
   }));
   ASSERT_EQ(err, 0);
@@ -105,7 +107,7 @@ TEST(GroupHandlersTest, OffsetFetchForAllTopicsWithAFourByteCountIsAnswered) {
                                bytes({0x02, 'g', 0x00, 0x00, 0x00, 0x00, 0x01, 0x00}), "rdkafka"));
   auto resp = c.receive<protocol::OffsetFetchResponse>(7, 5000);
   ASSERT_TRUE(resp);
-  EXPECT_EQ(resp->error_code, 0);
+  EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   ASSERT_EQ(resp->topics.size(), 1u);
   EXPECT_EQ(resp->topics[0].name, "t");
   ASSERT_EQ(resp->topics[0].partitions.size(), 1u);
@@ -122,7 +124,7 @@ TEST(GroupHandlersTest, OffsetFetchWithAByteAfterItsLastFieldIsAnswered) {
                                "rdkafka"));
   auto resp = c.receive<protocol::OffsetFetchResponse>(7, 5000);
   ASSERT_TRUE(resp);
-  EXPECT_EQ(resp->error_code, 0);
+  EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   ASSERT_EQ(resp->topics.size(), 1u);
   ASSERT_EQ(resp->topics[0].partitions.size(), 1u);
   EXPECT_EQ(resp->topics[0].partitions[0].partition_index, 0);

@@ -120,7 +120,7 @@ int16_t join_error(WireClient& c, int32_t correlation_id) {
   req.protocols.push_back({"range", metadata});
   c.send(req, 5, correlation_id);
   auto resp = c.receive<protocol::JoinGroupResponse>(5, correlation_id);
-  return resp ? resp->error_code : int16_t{-1};
+  return resp ? rokka::protocol::to_int(resp->error_code) : int16_t{-1};
 }
 
 int16_t offset_fetch_error(WireClient& c, int32_t correlation_id) {
@@ -129,7 +129,7 @@ int16_t offset_fetch_error(WireClient& c, int32_t correlation_id) {
   req.topics = std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopic>{{"t", {0}}};
   c.send(req, 5, correlation_id);
   auto resp = c.receive<protocol::OffsetFetchResponse>(5, correlation_id);
-  return resp ? resp->error_code : int16_t{-1};
+  return resp ? rokka::protocol::to_int(resp->error_code) : int16_t{-1};
 }
 
 TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
@@ -143,7 +143,7 @@ TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
     c.send(req, 4, cid);
     auto resp = c.receive<protocol::ListGroupsResponse>(4, cid++);
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, kLoadInProgress);
+    EXPECT_EQ(resp->error_code, ErrorCode::kCoordinatorLoadInProgress);
   }
   {
     protocol::DescribeGroupsRequest req;
@@ -151,7 +151,7 @@ TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
     c.send(req, 5, cid);
     auto resp = c.receive<protocol::DescribeGroupsResponse>(5, cid++);
     ASSERT_TRUE(resp && resp->groups.size() == 1);
-    EXPECT_EQ(resp->groups[0].error_code, kLoadInProgress);
+    EXPECT_EQ(resp->groups[0].error_code, ErrorCode::kCoordinatorLoadInProgress);
   }
   {
     // A member that was in a group before the restart keeps heartbeating: no error yet
@@ -163,7 +163,7 @@ TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
     c.send(req, 4, cid);
     auto resp = c.receive<protocol::HeartbeatResponse>(4, cid++);
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, 0);
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   }
   {
     // ... and a SyncGroup in flight at the restart is sent back to JoinGroup.
@@ -174,7 +174,7 @@ TEST(GroupLoadTest, GroupApisAnswerLoadInProgressUntilTheCoordinatorIsLoaded) {
     c.send(req, 5, cid);
     auto resp = c.receive<protocol::SyncGroupResponse>(5, cid++);
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, static_cast<int16_t>(ErrorCode::kRebalanceInProgress));
+    EXPECT_EQ(resp->error_code, ErrorCode::kRebalanceInProgress);
   }
 
   loading.release();

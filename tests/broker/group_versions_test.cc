@@ -34,7 +34,7 @@ void create_topic_t(WireClient& c, int32_t& cid) {
   c.send(create, 4, ++cid);
   auto created = c.receive<protocol::CreateTopicsResponse>(4, cid);
   ASSERT_TRUE(created);
-  ASSERT_EQ(created->topics.at(0).error_code, 0);
+  ASSERT_EQ(created->topics.at(0).error_code, ErrorCode::kNone);
 }
 
 // Group `group` comes to exist (Empty) by committing an offset of t[0].
@@ -46,7 +46,7 @@ void make_group(WireClient& c, const std::string& group, int32_t& cid) {
   ASSERT_TRUE(eventually([&] {
     c.send(commit, 2, ++cid);
     auto resp = c.receive<protocol::OffsetCommitResponse>(2, cid);
-    err = resp ? resp->topics.at(0).partitions.at(0).error_code : int16_t{-1};
+    err = resp ? rokka::protocol::to_int(resp->topics.at(0).partitions.at(0).error_code) : int16_t{-1};
     return err != kLoadInProgress;
   }));
   ASSERT_EQ(err, 0);
@@ -61,7 +61,7 @@ std::vector<std::string> listed(WireClient& c, int16_t version, std::vector<std:
   EXPECT_TRUE(resp);
   std::vector<std::string> out;
   if (!resp) return out;
-  EXPECT_EQ(resp->error_code, 0);
+  EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   for (const auto& g : resp->groups) {
     out.push_back(g.group_id);
     if (group_types) group_types->push_back(g.group_type);
@@ -124,7 +124,7 @@ TEST(GroupVersionsTest, OffsetFetchV9AnswersAClassicGroupWhateverTheMember) {
     auto resp = c.receive<protocol::OffsetFetchResponse>(9, cid);
     ASSERT_TRUE(resp);
     ASSERT_EQ(resp->groups.size(), 1u);
-    EXPECT_EQ(resp->groups[0].error_code, 0);
+    EXPECT_EQ(resp->groups[0].error_code, ErrorCode::kNone);
     ASSERT_EQ(resp->groups[0].topics.size(), 1u);
     ASSERT_EQ(resp->groups[0].topics[0].partitions.size(), 1u);
     EXPECT_EQ(resp->groups[0].topics[0].partitions[0].committed_offset, 1);
@@ -148,15 +148,15 @@ TEST(GroupVersionsTest, DescribeGroupsV6AnswersAnUnknownGroupWithGroupIdNotFound
     ASSERT_TRUE(resp);
     ASSERT_EQ(resp->groups.size(), 2u);
     EXPECT_EQ(resp->groups[0].group_id, "known");
-    EXPECT_EQ(resp->groups[0].error_code, 0);
+    EXPECT_EQ(resp->groups[0].error_code, ErrorCode::kNone);
     EXPECT_EQ(resp->groups[0].group_state, "Empty");
     EXPECT_EQ(resp->groups[0].error_message, std::nullopt);
     EXPECT_EQ(resp->groups[1].group_id, "unknown");
     if (v >= 6) {
-      EXPECT_EQ(resp->groups[1].error_code, protocol::to_int(ErrorCode::kGroupIdNotFound));
+      EXPECT_EQ(resp->groups[1].error_code, ErrorCode::kGroupIdNotFound);
       EXPECT_EQ(resp->groups[1].error_message, "Group unknown not found.");
     } else {
-      EXPECT_EQ(resp->groups[1].error_code, 0);
+      EXPECT_EQ(resp->groups[1].error_code, ErrorCode::kNone);
       EXPECT_EQ(resp->groups[1].group_state, "Dead");
     }
   }

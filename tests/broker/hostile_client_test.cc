@@ -22,6 +22,8 @@
 #include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -165,8 +167,7 @@ TEST(HostileClientTest, ACompressionBombOfEachCodecCostsBoundedMemory) {
         c.send(testutil::produce_request(topic, batch), 9, ++cid);
         auto r = c.receive<protocol::ProduceResponse>(9, cid);
         ASSERT_TRUE(r);
-        EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code,
-                  protocol::to_int(protocol::ErrorCode::kMessageTooLarge))
+        EXPECT_EQ(r->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kMessageTooLarge)
             << topic;
       }
     }

@@ -7,6 +7,8 @@
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -26,7 +28,7 @@ TEST(InitProducerIdTest, Version5HandsOutProducerIdsAsVersion4) {
     c.send(req, v, v);
     auto resp = c.receive<protocol::InitProducerIdResponse>(v, v);
     ASSERT_TRUE(resp);
-    EXPECT_EQ(resp->error_code, 0);
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone);
     EXPECT_GE(resp->producer_id, 0);
     EXPECT_NE(resp->producer_id, previous);
     EXPECT_EQ(resp->producer_epoch, 0);

@@ -35,7 +35,7 @@ class ListOffsetsVersionsTest : public ::testing::Test {
     c_.send(md, 9, ++cid_);
     auto created = c_.receive<protocol::MetadataResponse>(9, cid_);
     ASSERT_TRUE(created);
-    ASSERT_EQ(created->topics.at(0).error_code, 0);
+    ASSERT_EQ(created->topics.at(0).error_code, ErrorCode::kNone);
 
     const auto batch = testutil::make_batch({.records = 5});
     protocol::ProduceRequest produce;
@@ -49,7 +49,7 @@ class ListOffsetsVersionsTest : public ::testing::Test {
     c_.send(produce, 9, ++cid_);
     auto produced = c_.receive<protocol::ProduceResponse>(9, cid_);
     ASSERT_TRUE(produced);
-    ASSERT_EQ(produced->responses.at(0).partition_responses.at(0).error_code, 0);
+    ASSERT_EQ(produced->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
 
     protocol::DeleteRecordsRequest del;
     del.topics.push_back({"lo", {{0, 2}}});
@@ -57,7 +57,7 @@ class ListOffsetsVersionsTest : public ::testing::Test {
     c_.send(del, 2, ++cid_);
     auto deleted = c_.receive<protocol::DeleteRecordsResponse>(2, cid_);
     ASSERT_TRUE(deleted);
-    ASSERT_EQ(deleted->topics.at(0).partitions.at(0).error_code, 0);
+    ASSERT_EQ(deleted->topics.at(0).partitions.at(0).error_code, ErrorCode::kNone);
   }
 
   Found list(int16_t v, int64_t timestamp, int32_t timeout_ms = 0) {
@@ -71,7 +71,7 @@ class ListOffsetsVersionsTest : public ::testing::Test {
     auto resp = c_.receive<protocol::ListOffsetsResponse>(v, cid_);
     if (!resp) return {};
     const auto& p = resp->topics.at(0).partitions.at(0);
-    return {p.error_code, p.timestamp, p.offset, p.leader_epoch};
+    return {rokka::protocol::to_int(p.error_code), p.timestamp, p.offset, p.leader_epoch};
   }
 
   InProcessBroker b_;

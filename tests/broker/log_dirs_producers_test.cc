@@ -20,6 +20,8 @@
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -30,17 +32,17 @@ using protocol::DescribeProducersResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kInvalidTopic = 17;
-constexpr int16_t kTopicAuthorizationFailed = 29;
-constexpr int16_t kClusterAuthorizationFailed = 31;
+constexpr rokka::protocol::ErrorCode kUnknownTopicOrPartition = rokka::protocol::ErrorCode::kUnknownTopicOrPartition;
+constexpr rokka::protocol::ErrorCode kInvalidTopic = rokka::protocol::ErrorCode::kInvalidTopicException;
+constexpr rokka::protocol::ErrorCode kTopicAuthorizationFailed = rokka::protocol::ErrorCode::kTopicAuthorizationFailed;
+constexpr rokka::protocol::ErrorCode kClusterAuthorizationFailed = rokka::protocol::ErrorCode::kClusterAuthorizationFailed;
 
 void produce(WireClient& c, std::string_view topic, int32_t partition, const std::vector<std::byte>& batch) {
   protocol::ProduceRequest req = testutil::produce_request(topic, batch);
   req.topic_data[0].partition_data[0].index = partition;
   auto r = c.call<protocol::ProduceResponse>(req, 9);
   ASSERT_TRUE(r);
-  ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, 0);
+  ASSERT_EQ(r->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
 }
 
 // partition index -> size, per topic, from the one log directory of the answer.
@@ -75,10 +77,10 @@ TEST(DescribeLogDirsTest, SizesAreTheProducedBatchesPerPartition) {
     SCOPED_TRACE("v" + std::to_string(v));
     auto r = c.call<DescribeLogDirsResponse>(DescribeLogDirsRequest{}, v);  // null topics: everything
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->error_code, 0);
+    EXPECT_EQ(r->error_code, ErrorCode::kNone);
     ASSERT_EQ(r->results.size(), 1u);
     const auto& dir = r->results[0];
-    EXPECT_EQ(dir.error_code, 0);
+    EXPECT_EQ(dir.error_code, ErrorCode::kNone);
     EXPECT_EQ(std::filesystem::path(dir.log_dir), std::filesystem::absolute(b.data_dir()).lexically_normal());
     const std::map<std::string, std::map<int32_t, int64_t>> expected = {
         {"other", {{0, static_cast<int64_t>(big.size())}}},
@@ -113,7 +115,7 @@ void deny(WireClient& c, int8_t resource_type, std::string_view name, int8_t ope
   req.creations.push_back({resource_type, name, 3, "User:ANONYMOUS", "*", operation, 2});
   auto r = c.call<protocol::CreateAclsResponse>(req, 3);
   ASSERT_TRUE(r);
-  ASSERT_EQ(r->results.at(0).error_code, 0);
+  ASSERT_EQ(r->results.at(0).error_code, ErrorCode::kNone);
 }
 
 TEST(DescribeLogDirsTest, WithoutClusterDescribeTheAnswerIsEmptyWithClusterAuthorizationFailed) {
@@ -187,7 +189,7 @@ TEST(DescribeProducersTest, IdempotentAndTransactionalProducersAreListedWithThei
   const auto& p0 = r->topics[0].partitions[0];
   const auto& p1 = r->topics[0].partitions[1];
   EXPECT_EQ(p0.partition_index, 0);
-  EXPECT_EQ(p0.error_code, 0);
+  EXPECT_EQ(p0.error_code, ErrorCode::kNone);
   ASSERT_EQ(p0.active_producers.size(), 1u);
   const auto& idem_state = p0.active_producers[0];
   EXPECT_GE(idem_state.producer_id, 0);
@@ -227,7 +229,7 @@ TEST(DescribeProducersTest, BadTopicsAndPartitionsGetKafkasErrors) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 4u);
   ASSERT_EQ(r->topics[0].partitions.size(), 3u);
-  EXPECT_EQ(r->topics[0].partitions[0].error_code, 0);
+  EXPECT_EQ(r->topics[0].partitions[0].error_code, ErrorCode::kNone);
   EXPECT_TRUE(r->topics[0].partitions[0].active_producers.empty());
   EXPECT_EQ(r->topics[0].partitions[1].error_code, kUnknownTopicOrPartition);
   EXPECT_EQ(r->topics[0].partitions[1].partition_index, 5);

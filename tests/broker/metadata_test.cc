@@ -33,7 +33,7 @@ Uuid create_topic(WireClient& c, std::string_view name, int32_t cid) {
   auto r = c.receive<MetadataResponse>(12, cid);
   EXPECT_TRUE(r);
   if (!r) return {};
-  EXPECT_EQ(r->topics.at(0).error_code, 0);
+  EXPECT_EQ(r->topics.at(0).error_code, ErrorCode::kNone);
   EXPECT_NE(r->topics.at(0).topic_id, Uuid{});
   return r->topics.at(0).topic_id;
 }
@@ -64,26 +64,26 @@ TEST(MetadataTest, ByNameAndByIdMixedInOneRequestAreAnsweredPerTopic) {
     ASSERT_TRUE(r) << "the connection must stay open and the answer decode";
     ASSERT_EQ(r->topics.size(), 4u);
 
-    EXPECT_EQ(r->topics[0].error_code, 0);
+    EXPECT_EQ(r->topics[0].error_code, ErrorCode::kNone);
     EXPECT_EQ(r->topics[0].name, "beta");
     EXPECT_EQ(r->topics[0].topic_id, beta);
     EXPECT_FALSE(r->topics[0].partitions.empty());
 
-    EXPECT_EQ(r->topics[1].error_code, 0);
+    EXPECT_EQ(r->topics[1].error_code, ErrorCode::kNone);
     EXPECT_EQ(r->topics[1].name, "alpha");
     EXPECT_EQ(r->topics[1].topic_id, alpha);
 
-    EXPECT_EQ(r->topics[2].error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
-    EXPECT_EQ(r->topics[2].error_code, 100);
+    EXPECT_EQ(r->topics[2].error_code, ErrorCode::kUnknownTopicId);
+    EXPECT_EQ(r->topics[2].error_code, ErrorCode::kUnknownTopicId);
     EXPECT_EQ(r->topics[2].name, std::nullopt);
     EXPECT_EQ(r->topics[2].topic_id, unknown);
     EXPECT_TRUE(r->topics[2].partitions.empty());
 
-    EXPECT_EQ(r->topics[3].error_code, protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+    EXPECT_EQ(r->topics[3].error_code, ErrorCode::kUnknownTopicOrPartition);
     EXPECT_EQ(r->topics[3].name, "no-such-topic");
     EXPECT_EQ(r->topics[3].topic_id, Uuid{});
     if (v >= 13) {
-      EXPECT_EQ(r->error_code, 0);
+      EXPECT_EQ(r->error_code, ErrorCode::kNone);
     }
   }
 }
@@ -101,7 +101,7 @@ TEST(MetadataTest, Version13AddsTheTopLevelErrorCodeAtTheEnd) {
   c.send(all, 13, 3);
   auto r13 = c.receive<MetadataResponse>(13, 3, &raw13);
   ASSERT_TRUE(r12 && r13);
-  EXPECT_EQ(r13->error_code, 0);
+  EXPECT_EQ(r13->error_code, ErrorCode::kNone);
   ASSERT_EQ(raw13.size(), raw12.size() + 2);
   // Header (correlation id, tags) differs only in the id; the tail is error code + empty tags.
   EXPECT_EQ(raw13[raw13.size() - 3], std::byte{0});
@@ -138,7 +138,7 @@ TEST(MetadataTest, TopicArraysAboveAMillionEntriesCloseTheConnection) {
   auto r = c.receive<MetadataResponse>(12, 2);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->topics.size(), 1u);
-  EXPECT_EQ(r->topics[0].error_code, protocol::to_int(ErrorCode::kUnknownTopicId));
+  EXPECT_EQ(r->topics[0].error_code, ErrorCode::kUnknownTopicId);
 }
 
 // A tagged-field section of 10,001 (empty) fields is malformed; 10,000 are skipped.

@@ -11,6 +11,8 @@
 #include "tests/testutil/http_client.h"
 #include "tests/testutil/temp_dir.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka::broker {
 namespace {
 
@@ -63,10 +65,10 @@ TEST(MetricsTest, TopicsPastTheCapCountOnlyInTheBrokerWideSeries) {
 TEST(MetricsTest, TallyCountsEveryNonZeroErrorCodeOfAResponse) {
   protocol::ProduceResponse resp;
   auto& t = resp.responses.emplace_back();
-  t.partition_responses.emplace_back().error_code = 3;
-  t.partition_responses.emplace_back().error_code = 0;
-  t.partition_responses.emplace_back().error_code = 3;
-  resp.responses.emplace_back().partition_responses.emplace_back().error_code = 10;
+  t.partition_responses.emplace_back().error_code = ErrorCode::kUnknownTopicOrPartition;
+  t.partition_responses.emplace_back().error_code = ErrorCode::kNone;
+  t.partition_responses.emplace_back().error_code = ErrorCode::kUnknownTopicOrPartition;
+  resp.responses.emplace_back().partition_responses.emplace_back().error_code = ErrorCode::kMessageTooLarge;
   ErrorTally tally;
   tally_errors(resp, tally);
   EXPECT_EQ(tally, (ErrorTally{{3, 2}, {10, 1}}));

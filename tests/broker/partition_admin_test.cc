@@ -15,6 +15,8 @@
 #include "tests/testutil/raw_records.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -27,12 +29,12 @@ using protocol::ListPartitionReassignmentsResponse;
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kClusterAuthorizationFailed = 31;
-constexpr int16_t kInvalidReplicaAssignment = 39;
-constexpr int16_t kInvalidRequest = 42;
-constexpr int16_t kElectionNotNeeded = 84;
-constexpr int16_t kNoReassignmentInProgress = 85;
+constexpr rokka::protocol::ErrorCode kUnknownTopicOrPartition = rokka::protocol::ErrorCode::kUnknownTopicOrPartition;
+constexpr rokka::protocol::ErrorCode kClusterAuthorizationFailed = rokka::protocol::ErrorCode::kClusterAuthorizationFailed;
+constexpr rokka::protocol::ErrorCode kInvalidReplicaAssignment = rokka::protocol::ErrorCode::kInvalidReplicaAssignment;
+constexpr rokka::protocol::ErrorCode kInvalidRequest = rokka::protocol::ErrorCode::kInvalidRequest;
+constexpr rokka::protocol::ErrorCode kElectionNotNeeded = rokka::protocol::ErrorCode::kElectionNotNeeded;
+constexpr rokka::protocol::ErrorCode kNoReassignmentInProgress = rokka::protocol::ErrorCode::kNoReassignmentInProgress;
 
 class PartitionAdminTest : public ::testing::Test {
  protected:
@@ -57,7 +59,7 @@ TEST_F(PartitionAdminTest, ElectLeadersIsNeverNeededAndUnknownPartitionsAreNamed
       req.topic_partitions->push_back({"ghost", {0}});
       auto r = c_.call<ElectLeadersResponse>(req, v);
       ASSERT_TRUE(r);
-      EXPECT_EQ(r->error_code, 0);
+      EXPECT_EQ(r->error_code, ErrorCode::kNone);
       ASSERT_EQ(r->replica_election_results.size(), 2u);
       const auto& alpha = r->replica_election_results[0];
       EXPECT_EQ(alpha.topic, "alpha");
@@ -75,7 +77,7 @@ TEST_F(PartitionAdminTest, ElectLeadersIsNeverNeededAndUnknownPartitionsAreNamed
 TEST_F(PartitionAdminTest, ElectLeadersForEveryPartitionListsTheTopicsWithNothingElected) {
   auto r = c_.call<ElectLeadersResponse>(ElectLeadersRequest{}, 2);  // null: every partition
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->error_code, 0);
+  EXPECT_EQ(r->error_code, ErrorCode::kNone);
   ASSERT_EQ(r->replica_election_results.size(), 2u);
   EXPECT_EQ(r->replica_election_results[0].topic, "alpha");
   EXPECT_EQ(r->replica_election_results[1].topic, "beta");
@@ -106,11 +108,11 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
   req.topics.push_back({"ghost", {Partition{0, std::vector<int32_t>{7}}}});
   auto r = c_.call<AlterPartitionReassignmentsResponse>(req, 0);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->error_code, 0);
+  EXPECT_EQ(r->error_code, ErrorCode::kNone);
   ASSERT_EQ(r->responses.size(), 2u);
   const auto& parts = r->responses[0].partitions;
   ASSERT_EQ(parts.size(), 6u);
-  EXPECT_EQ(parts[0].error_code, 0);
+  EXPECT_EQ(parts[0].error_code, ErrorCode::kNone);
   EXPECT_FALSE(parts[0].error_message.has_value());
   EXPECT_EQ(parts[1].error_code, kInvalidReplicaAssignment);
   ASSERT_TRUE(parts[1].error_message.has_value());
@@ -124,7 +126,7 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
   // Nothing moved, so nothing is in progress, whichever topics are asked about.
   auto listed = c_.call<ListPartitionReassignmentsResponse>(ListPartitionReassignmentsRequest{}, 0);
   ASSERT_TRUE(listed);
-  EXPECT_EQ(listed->error_code, 0);
+  EXPECT_EQ(listed->error_code, ErrorCode::kNone);
   EXPECT_TRUE(listed->topics.empty());
   ListPartitionReassignmentsRequest named;
   named.topics.emplace();
@@ -132,7 +134,7 @@ TEST_F(PartitionAdminTest, ReassigningToThisBrokerSucceedsAndAnyOtherPlacementIs
   named.topics->push_back({"ghost", {0}});
   listed = c_.call<ListPartitionReassignmentsResponse>(named, 0);
   ASSERT_TRUE(listed);
-  EXPECT_EQ(listed->error_code, 0);
+  EXPECT_EQ(listed->error_code, ErrorCode::kNone);
   EXPECT_TRUE(listed->topics.empty());
 }
 
@@ -144,7 +146,7 @@ class PartitionAdminDeniedTest : public PartitionAdminTest {
     req.creations.push_back({4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 4, 2});
     req.creations.push_back({4, "kafka-cluster", 3, "User:ANONYMOUS", "*", 8, 2});
     auto r = c_.call<protocol::CreateAclsResponse>(req, 3);
-    EXPECT_TRUE(r && r->results.size() == 2 && r->results[0].error_code == 0 && r->results[1].error_code == 0);
+    EXPECT_TRUE(r && r->results.size() == 2 && r->results[0].error_code == ErrorCode::kNone && r->results[1].error_code == ErrorCode::kNone);
   }
 };
 

@@ -11,13 +11,15 @@
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
 using testutil::InProcessBroker;
 using testutil::WireClient;
 
-constexpr int16_t kInvalidPartitions = static_cast<int16_t>(protocol::ErrorCode::kInvalidPartitions);
+constexpr protocol::ErrorCode kInvalidPartitions = protocol::ErrorCode::kInvalidPartitions;
 
 protocol::CreateTopicsResponse::CreatableTopicResult create(WireClient& c, std::string_view name, int32_t partitions,
                                                             int32_t cid) {
@@ -51,7 +53,7 @@ size_t partitions_in_metadata(WireClient& c, std::string_view name, int32_t cid)
   req.allow_auto_topic_creation = false;
   c.send(req, 9, cid);
   auto resp = c.receive<protocol::MetadataResponse>(9, cid);
-  return resp && !resp->topics.empty() && resp->topics[0].error_code == 0 ? resp->topics[0].partitions.size() : 0;
+  return resp && !resp->topics.empty() && resp->topics[0].error_code == ErrorCode::kNone ? resp->topics[0].partitions.size() : 0;
 }
 
 TEST(PartitionLimitTest, TheDefaultIsLibrdkafkasHundredThousand) {
@@ -69,19 +71,19 @@ TEST(PartitionLimitTest, CreateTopicsAboveTheLimitIsInvalidPartitionsAndCreatesN
       << over.error_message.value_or("(none)");
   EXPECT_EQ(partitions_in_metadata(c, "over", 2), 0u);
   auto at = create(c, "at", 50, 3);
-  EXPECT_EQ(at.error_code, 0) << at.error_message.value_or("");
+  EXPECT_EQ(at.error_code, ErrorCode::kNone) << at.error_message.value_or("");
   EXPECT_EQ(partitions_in_metadata(c, "at", 4), 50u);
 }
 
 TEST(PartitionLimitTest, CreatePartitionsPastTheLimitIsInvalidPartitionsAndKeepsTheCount) {
   InProcessBroker b(InProcessBroker::Overrides{{"rokka.max.partitions.per.topic", "50"}});
   WireClient c(b.port());
-  ASSERT_EQ(create(c, "t", 10, 1).error_code, 0);
+  ASSERT_EQ(create(c, "t", 10, 1).error_code, ErrorCode::kNone);
   auto over = grow(c, "t", 51, 2);
   EXPECT_EQ(over.error_code, kInvalidPartitions);
   EXPECT_NE(over.error_message.value_or("").find("rokka.max.partitions.per.topic=50"), std::string::npos);
   EXPECT_EQ(partitions_in_metadata(c, "t", 3), 10u);
-  EXPECT_EQ(grow(c, "t", 50, 4).error_code, 0);
+  EXPECT_EQ(grow(c, "t", 50, 4).error_code, ErrorCode::kNone);
   EXPECT_EQ(partitions_in_metadata(c, "t", 5), 50u);
 }
 

@@ -26,7 +26,7 @@ int16_t metadata_error(WireClient& c, std::string_view topic, int32_t cid) {
   c.send(md, 9, cid);
   auto r = c.receive<protocol::MetadataResponse>(9, cid);
   EXPECT_TRUE(r);
-  return r ? r->topics.at(0).error_code : -999;
+  return r ? rokka::protocol::to_int(r->topics.at(0).error_code) : -999;
 }
 
 protocol::ProduceRequest one_batch(std::string_view topic, const std::vector<std::byte>& batch, int16_t acks = -1) {
@@ -51,7 +51,7 @@ Answer produce(WireClient& c, const protocol::ProduceRequest& req, int16_t v, in
   auto r = c.receive<protocol::ProduceResponse>(v, cid);
   if (!r) return {};
   const auto& p = r->responses.at(0).partition_responses.at(0);
-  return {p.error_code, p.base_offset};
+  return {rokka::protocol::to_int(p.error_code), p.base_offset};
 }
 
 class ProduceErrors : public ::testing::Test {
@@ -200,10 +200,9 @@ TEST_F(ProduceErrors, OneBadPartitionDoesNotFailTheOthers) {
   c_.send(req, 9, 2);
   auto r = c_.receive<protocol::ProduceResponse>(9, 2);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->responses[0].partition_responses[0].base_offset, 0);
-  EXPECT_EQ(r->responses[1].partition_responses[0].error_code,
-            protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r->responses[1].partition_responses[0].error_code, ErrorCode::kUnknownTopicOrPartition);
 }
 
 // Kafka's broker keys a request's partitions by topic-partition (a map in
@@ -221,7 +220,7 @@ TEST_F(ProduceErrors, PartitionNamedTwiceAppendsItsLastBatchOnceAndAnswersOnce) 
   ASSERT_EQ(r->responses.size(), 1u);
   ASSERT_EQ(r->responses[0].partition_responses.size(), 1u);
   EXPECT_EQ(r->responses[0].partition_responses[0].index, 0);
-  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, 0);
+  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, ErrorCode::kNone);
   EXPECT_EQ(r->responses[0].partition_responses[0].base_offset, 0);
   // Only the three-record batch was stored: the next batch starts at offset 3.
   EXPECT_EQ(produce(c_, one_batch("p", two), 9, 3).base_offset, 3);

@@ -54,7 +54,7 @@ ProduceAnswer produce_raw(WireClient& c, std::string_view topic, const std::vect
   auto r = c.receive<protocol::ProduceResponse>(v, cid);
   if (!r) return {};
   auto& out = r->responses.at(0).partition_responses.at(0);
-  return {out.error_code, out.base_offset, out.error_message, out.record_errors};
+  return {rokka::protocol::to_int(out.error_code), out.base_offset, out.error_message, out.record_errors};
 }
 
 int64_t high_watermark(WireClient& c, std::string_view topic, int32_t cid) {
@@ -188,7 +188,7 @@ TEST_F(ProduceValidation, IdempotentBatchWithMalformedRecordsIsRefused) {
   c.send(init, 4, 1);
   auto id = c.receive<protocol::InitProducerIdResponse>(4, 1);
   ASSERT_TRUE(id);
-  ASSERT_EQ(id->error_code, 0);
+  ASSERT_EQ(id->error_code, ErrorCode::kNone);
   const auto bad = RecordBatchBuilder()
                        .producer(id->producer_id, id->producer_epoch, 0)
                        .raw_records(cat({good_record(0), bytes_of({9})}), 1)

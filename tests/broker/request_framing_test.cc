@@ -9,6 +9,8 @@
 #include "tests/testutil/broker_fixture.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -30,7 +32,7 @@ void create_topic(WireClient& c, std::string_view name, int32_t partitions) {
   c.send(create, 4, 1);
   auto created = c.receive<protocol::CreateTopicsResponse>(4, 1);
   ASSERT_TRUE(created);
-  ASSERT_EQ(created->topics.at(0).error_code, 0);
+  ASSERT_EQ(created->topics.at(0).error_code, ErrorCode::kNone);
 }
 
 // librdkafka 2.14.2 (its issue #5049) asks for all topics with Metadata v12 writing the null
@@ -49,7 +51,7 @@ TEST(RequestFramingTest, AllTopicsMetadataV12FromLibrdkafka2_14IsAnsweredWithEve
   ASSERT_EQ(resp->brokers.size(), 1u);
   std::vector<std::pair<std::string, size_t>> topics;
   for (const auto& t : resp->topics) {
-    EXPECT_EQ(t.error_code, 0);
+    EXPECT_EQ(t.error_code, ErrorCode::kNone);
     topics.emplace_back(t.name.value_or(""), t.partitions.size());
   }
   std::sort(topics.begin(), topics.end());
@@ -71,7 +73,7 @@ TEST(RequestFramingTest, BytesAfterAByNameMetadataRequestAreIgnored) {
   ASSERT_TRUE(resp);
   ASSERT_EQ(resp->topics.size(), 1u);
   EXPECT_EQ(resp->topics[0].name, "t");
-  EXPECT_EQ(resp->topics[0].error_code, 0);
+  EXPECT_EQ(resp->topics[0].error_code, ErrorCode::kNone);
   EXPECT_EQ(resp->topics[0].partitions.size(), 1u);
 }
 

@@ -73,9 +73,9 @@ class SaslTest : public ::testing::Test {
   // Handshake and PLAIN exchange; true when authenticated.
   bool login(WireClient& c, std::string_view user, std::string_view password, int32_t cid = 1) {
     auto h = handshake(c, "PLAIN", cid);
-    if (!h || h->error_code != 0) return false;
+    if (!h || h->error_code != ErrorCode::kNone) return false;
     auto a = authenticate(c, plain_message(user, password), cid + 1);
-    return a && a->error_code == 0;
+    return a && a->error_code == ErrorCode::kNone;
   }
   std::optional<protocol::MetadataResponse> metadata(WireClient& c, int32_t cid) {
     protocol::MetadataRequest req;
@@ -88,7 +88,7 @@ class SaslTest : public ::testing::Test {
     c.send(req, 7, cid);
     auto resp = c.receive<protocol::CreateTopicsResponse>(7, cid);
     if (!resp || resp->topics.size() != 1) return -100;
-    return resp->topics[0].error_code;
+    return rokka::protocol::to_int(resp->topics[0].error_code);
   }
 
   std::unique_ptr<InProcessBroker> broker_;
@@ -104,7 +104,7 @@ TEST_F(SaslTest, BeforeAuthenticationOnlyApiVersionsAndTheSaslApisAreServed) {
   c.send(versions, 3, 1);
   auto v = c.receive<protocol::ApiVersionsResponse>(3, 1);
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->error_code, 0);
+  EXPECT_EQ(v->error_code, ErrorCode::kNone);
   bool lists_authenticate = false;
   for (const auto& k : v->api_keys)
     if (k.api_key == static_cast<int16_t>(protocol::ApiKey::kSaslAuthenticate)) lists_authenticate = k.max_version == 2;
@@ -120,11 +120,11 @@ TEST_F(SaslTest, PlainWithTheRightPasswordAuthenticatesAndServesRequests) {
   WireClient c(sasl_port_);
   auto h = handshake(c, "PLAIN", 1);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->error_code, 0);
+  EXPECT_EQ(h->error_code, ErrorCode::kNone);
   EXPECT_EQ(h->mechanisms, std::vector<std::string>{"PLAIN"});
   auto a = authenticate(c, plain_message("alice", "alice-secret"), 2);
   ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->error_code, 0);
+  EXPECT_EQ(a->error_code, ErrorCode::kNone);
   EXPECT_FALSE(a->error_message.has_value());
   EXPECT_EQ(a->session_lifetime_ms, 0);  // connections.max.reauth.ms not set
   auto m = metadata(c, 3);
@@ -139,7 +139,7 @@ TEST_F(SaslTest, AWrongPasswordGetsSaslAuthenticationFailedThenTheConnectionClos
   ASSERT_TRUE(handshake(c, "PLAIN", 1).has_value());
   auto a = authenticate(c, plain_message("alice", "wrong"), 2);
   ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->error_code, protocol::to_int(ErrorCode::kSaslAuthenticationFailed));
+  EXPECT_EQ(a->error_code, ErrorCode::kSaslAuthenticationFailed);
   EXPECT_EQ(a->error_message.value_or(""), "Authentication failed: Invalid username or password");
   EXPECT_TRUE(c.closed_by_peer());
 
@@ -147,7 +147,7 @@ TEST_F(SaslTest, AWrongPasswordGetsSaslAuthenticationFailedThenTheConnectionClos
   ASSERT_TRUE(handshake(unknown, "PLAIN", 1).has_value());
   auto u = authenticate(unknown, plain_message("mallory", "x"), 2);
   ASSERT_TRUE(u.has_value());
-  EXPECT_EQ(u->error_code, protocol::to_int(ErrorCode::kSaslAuthenticationFailed));
+  EXPECT_EQ(u->error_code, ErrorCode::kSaslAuthenticationFailed);
   EXPECT_TRUE(unknown.closed_by_peer());
 }
 
@@ -156,7 +156,7 @@ TEST_F(SaslTest, AMechanismNotEnabledGetsUnsupportedSaslMechanismWithTheEnabledL
   WireClient c(sasl_port_);
   auto h = handshake(c, "SCRAM-SHA-512", 1);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->error_code, protocol::to_int(ErrorCode::kUnsupportedSaslMechanism));
+  EXPECT_EQ(h->error_code, ErrorCode::kUnsupportedSaslMechanism);
   EXPECT_EQ(h->mechanisms, std::vector<std::string>{"PLAIN"});
   EXPECT_TRUE(c.closed_by_peer());
 }
@@ -169,7 +169,7 @@ TEST_F(SaslTest, AVersionZeroHandshakeIsRefusedItsRawTokensAreNotServed) {
   c.send(req, 0, 1);
   auto h = c.receive<protocol::SaslHandshakeResponse>(0, 1);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->error_code, protocol::to_int(ErrorCode::kUnsupportedSaslMechanism));
+  EXPECT_EQ(h->error_code, ErrorCode::kUnsupportedSaslMechanism);
   EXPECT_TRUE(c.closed_by_peer());
 }
 
@@ -250,7 +250,7 @@ TEST_F(SaslTest, AuthorizedOperationsAreThoseOfTheAuthenticatedPrincipal) {
   alice.send(acl, 3, 4);
   auto created = alice.receive<protocol::CreateAclsResponse>(3, 4);
   ASSERT_TRUE(created);
-  ASSERT_EQ(created->results.at(0).error_code, 0);
+  ASSERT_EQ(created->results.at(0).error_code, ErrorCode::kNone);
 
   auto topic_ops = [](WireClient& c, int32_t cid) -> std::optional<std::pair<int16_t, int32_t>> {
     protocol::MetadataRequest req;
@@ -260,7 +260,7 @@ TEST_F(SaslTest, AuthorizedOperationsAreThoseOfTheAuthenticatedPrincipal) {
     c.send(req, 10, cid);
     auto r = c.receive<protocol::MetadataResponse>(10, cid);
     if (!r || r->topics.size() != 1) return std::nullopt;
-    return std::pair{r->topics[0].error_code, r->topics[0].topic_authorized_operations};
+    return std::pair{rokka::protocol::to_int(r->topics[0].error_code), r->topics[0].topic_authorized_operations};
   };
   auto cluster_ops = [](WireClient& c, int32_t cid) -> std::optional<int32_t> {
     protocol::DescribeClusterRequest req;
@@ -295,7 +295,7 @@ TEST_F(SaslTest, SaslHandshakeOnAListenerWithoutSaslIsAnIllegalSaslState) {
   WireClient c(broker_->port());
   auto h = handshake(c, "PLAIN", 1);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->error_code, protocol::to_int(ErrorCode::kIllegalSaslState));
+  EXPECT_EQ(h->error_code, ErrorCode::kIllegalSaslState);
 }
 
 TEST_F(SaslTest, ASessionPastItsLifetimeIsClosedUnlessTheClientReauthenticates) {
@@ -304,7 +304,7 @@ TEST_F(SaslTest, ASessionPastItsLifetimeIsClosedUnlessTheClientReauthenticates) 
   ASSERT_TRUE(handshake(c, "PLAIN", 1).has_value());
   auto a = authenticate(c, plain_message("bob", "bob-secret"), 2);
   ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->error_code, 0);
+  EXPECT_EQ(a->error_code, ErrorCode::kNone);
   EXPECT_EQ(a->session_lifetime_ms, 1500);
 
   // Re-authentication on the live connection starts a new session.
@@ -318,7 +318,7 @@ TEST_F(SaslTest, ASessionPastItsLifetimeIsClosedUnlessTheClientReauthenticates) 
   ASSERT_TRUE(handshake(other, "PLAIN", 3).has_value());
   auto changed = authenticate(other, plain_message("alice", "alice-secret"), 4);
   ASSERT_TRUE(changed.has_value());
-  EXPECT_EQ(changed->error_code, protocol::to_int(ErrorCode::kSaslAuthenticationFailed));
+  EXPECT_EQ(changed->error_code, ErrorCode::kSaslAuthenticationFailed);
   EXPECT_NE(changed->error_message.value_or("").find("principal"), std::string::npos) << *changed->error_message;
   EXPECT_TRUE(other.closed_by_peer());
 

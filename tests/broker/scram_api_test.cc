@@ -28,12 +28,12 @@ using testutil::WireClient;
 
 constexpr int8_t kSha256 = 1;
 constexpr int8_t kSha512 = 2;
-constexpr int16_t kNone = 0;
-constexpr int16_t kClusterAuthorizationFailed = 31;
-constexpr int16_t kUnsupportedSaslMechanism = 33;
-constexpr int16_t kResourceNotFound = 91;
-constexpr int16_t kDuplicateResource = 92;
-constexpr int16_t kUnacceptableCredential = 93;
+constexpr rokka::protocol::ErrorCode kNone = rokka::protocol::ErrorCode::kNone;
+constexpr rokka::protocol::ErrorCode kClusterAuthorizationFailed = rokka::protocol::ErrorCode::kClusterAuthorizationFailed;
+constexpr rokka::protocol::ErrorCode kUnsupportedSaslMechanism = rokka::protocol::ErrorCode::kUnsupportedSaslMechanism;
+constexpr rokka::protocol::ErrorCode kResourceNotFound = rokka::protocol::ErrorCode::kResourceNotFound;
+constexpr rokka::protocol::ErrorCode kDuplicateResource = rokka::protocol::ErrorCode::kDuplicateResource;
+constexpr rokka::protocol::ErrorCode kUnacceptableCredential = rokka::protocol::ErrorCode::kUnacceptableCredential;
 
 protocol::Bytes bytes(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
 
@@ -57,7 +57,7 @@ struct Upsert {
 
 struct Result {
   std::string user;
-  int16_t error = 0;
+  rokka::protocol::ErrorCode error = rokka::protocol::ErrorCode::kNone;
   std::optional<std::string> message;
 };
 
@@ -230,12 +230,12 @@ TEST(ScramApiTest, AlterErrorsPerUserAndTheValidChangesStillApply) {
                           Upsert("", kSha256, 4096, "x"), Upsert("dup", kSha256, 4096, "d"),
                           Upsert("dup", kSha512, 4096, "d"), short_salted, no_salt,
                           Upsert("good", kSha512, 16384, "g")});
-  std::map<std::string, std::pair<int16_t, std::string>> by_user;
+  std::map<std::string, std::pair<rokka::protocol::ErrorCode, std::string>> by_user;
   for (const Result& r : results) {
     EXPECT_FALSE(by_user.contains(r.user)) << "one result per user: " << r.user;
     by_user[r.user] = {r.error, r.message.value_or("")};
   }
-  using P = std::pair<int16_t, std::string>;
+  using P = std::pair<rokka::protocol::ErrorCode, std::string>;
   EXPECT_EQ(by_user.size(), 12u);
   EXPECT_EQ(by_user["twice"], (P{kDuplicateResource, "A user credential cannot be altered twice in the same request"}));
   EXPECT_EQ(by_user["dup"], (P{kDuplicateResource, "A user credential cannot be altered twice in the same request"}));

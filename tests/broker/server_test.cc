@@ -40,7 +40,7 @@ TEST(ServerTest, ApiVersionsAnswersEveryVersionWeAdvertise) {
     c.send(req, v, 100 + v);
     auto resp = c.receive<ApiVersionsResponse>(v, 100 + v);
     ASSERT_TRUE(resp) << "version " << v;
-    EXPECT_EQ(resp->error_code, 0);
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone);
     const auto* self = find_key(*resp, ApiKey::kApiVersions);
     ASSERT_NE(self, nullptr);
     EXPECT_EQ(self->min_version, 0);
@@ -102,7 +102,7 @@ TEST(ServerTest, UnknownApiVersionsVersionGetsUnsupportedWithV0Body) {
   c.send_raw(WireClient::frame(ApiKey::kApiVersions, 77, 5, testutil::from_hex("00 00 00")));
   auto resp = c.receive<ApiVersionsResponse>(0, 5);
   ASSERT_TRUE(resp);
-  EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kUnsupportedVersion));
+  EXPECT_EQ(resp->error_code, ErrorCode::kUnsupportedVersion);
   EXPECT_NE(find_key(*resp, ApiKey::kApiVersions), nullptr);
 }
 
@@ -115,7 +115,7 @@ TEST(ServerTest, InvalidClientSoftwareNameIsInvalidRequest) {
   c.send(req, 3, 1);
   auto resp = c.receive<ApiVersionsResponse>(3, 1);
   ASSERT_TRUE(resp);
-  EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(resp->error_code, ErrorCode::kInvalidRequest);
 }
 
 TEST(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
@@ -159,7 +159,7 @@ TEST(ServerTest, PipelinedFramesSplitAnywhereAreAnsweredInOrder) {
   for (int i = 0; i < kFrames; ++i) {
     auto resp = c.receive<ApiVersionsResponse>(3, 2000 + i);
     ASSERT_TRUE(resp) << i;
-    EXPECT_EQ(resp->error_code, 0) << i;
+    EXPECT_EQ(resp->error_code, ErrorCode::kNone) << i;
   }
 }
 

@@ -29,7 +29,7 @@ class StorageFaultTest : public ::testing::TestWithParam<const char*> {
     md.topics->push_back({protocol::Uuid{}, "t"});
     client_.send(md, 9, 1);
     auto r = client_.receive<protocol::MetadataResponse>(9, 1);
-    ASSERT_TRUE(r && r->topics.at(0).error_code == 0);
+    ASSERT_TRUE(r && r->topics.at(0).error_code == ErrorCode::kNone);
   }
 
   // The partition error (0 = stored) of one acks=all batch of `value_bytes`.
@@ -45,7 +45,7 @@ class StorageFaultTest : public ::testing::TestWithParam<const char*> {
     const int32_t cid = ++correlation_id_;
     client_.send(req, 9, cid);
     auto r = client_.receive<protocol::ProduceResponse>(9, cid);
-    return r ? r->responses.at(0).partition_responses.at(0).error_code : -999;
+    return r ? rokka::protocol::to_int(r->responses.at(0).partition_responses.at(0).error_code) : -999;
   }
 
   FaultyFileSystem fs_;

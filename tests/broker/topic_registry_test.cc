@@ -100,7 +100,7 @@ TEST(TopicRegistryTest, AutoCreatingThousandsNextToAHundredThousandTopicsDoesNot
       auto r = c.receive<protocol::MetadataResponse>(9, cid);
       worst = std::max(worst, std::chrono::steady_clock::now() - start);
       ++asked;
-      if (!r || r->topics.at(0).error_code != 0) break;
+      if (!r || r->topics.at(0).error_code != ErrorCode::kNone) break;
     }
   });
   WireClient creator(b.port());

@@ -11,6 +11,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -30,7 +32,7 @@ std::vector<std::pair<std::string, std::string>> all_acls(WireClient& c, int32_t
   EXPECT_TRUE(resp);
   std::vector<std::pair<std::string, std::string>> out;
   if (!resp) return out;
-  EXPECT_EQ(resp->error_code, 0);
+  EXPECT_EQ(resp->error_code, ErrorCode::kNone);
   for (const auto& r : resp->resources)
     for (const auto& a : r.acls) out.emplace_back(r.resource_name, a.principal);
   return out;
@@ -46,7 +48,7 @@ int16_t produce_error(WireClient& c, std::string_view topic, int32_t cid) {
   t.partition_data.emplace_back().records.data = protocol::Bytes(batch);
   c.send(req, 9, cid);
   auto resp = c.receive<protocol::ProduceResponse>(9, cid);
-  return resp ? resp->responses.at(0).partition_responses.at(0).error_code : -999;
+  return resp ? rokka::protocol::to_int(resp->responses.at(0).partition_responses.at(0).error_code) : -999;
 }
 
 TEST(AclRestartTest, AclsSurviveKillNineAndStayEnforced) {
@@ -64,7 +66,7 @@ TEST(AclRestartTest, AclsSurviveKillNineAndStayEnforced) {
     c.send(req, 2, 2);
     auto created = c.receive<protocol::CreateAclsResponse>(2, 2);
     ASSERT_TRUE(created);
-    for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0);
+    for (const auto& r : created->results) ASSERT_EQ(r.error_code, ErrorCode::kNone);
     protocol::DeleteAclsRequest del;
     del.filters = {{2, std::string_view("gone"), 4, std::nullopt, std::nullopt, 1, 1}};
     c.send(del, 2, 3);

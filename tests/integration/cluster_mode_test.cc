@@ -72,7 +72,7 @@ class ClusterModeTest : public ::testing::Test {
   static std::vector<int32_t> leaders(RokkaProcess& b, const std::string& topic) {
     auto md = metadata(b, topic);
     std::vector<int32_t> out;
-    if (!md || md->topics.size() != 1 || md->topics[0].error_code != 0) return out;
+    if (!md || md->topics.size() != 1 || md->topics[0].error_code != ErrorCode::kNone) return out;
     out.resize(md->topics[0].partitions.size(), -2);
     for (const auto& p : md->topics[0].partitions) out.at(static_cast<size_t>(p.partition_index)) = p.leader_id;
     return out;
@@ -150,7 +150,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
       req.topics.push_back({"routed", {{p, -1, -1, 1}}});
       auto resp = c.call<protocol::ListOffsetsResponse>(req, 7);
       ASSERT_TRUE(resp);
-      const int16_t e = resp->topics.at(0).partitions.at(0).error_code;
+      const int16_t e = rokka::protocol::to_int(resp->topics.at(0).partitions.at(0).error_code);
       if (id == placed[static_cast<size_t>(p)]) {
         EXPECT_EQ(e, 0) << "partition " << p << " on its leader " << id;
       } else {
@@ -175,7 +175,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     auto produced = c.call<protocol::ProduceResponse>(produce, 11);
     ASSERT_TRUE(produced);
     const auto& refused = produced->responses.at(0).partition_responses.at(0);
-    EXPECT_EQ(refused.error_code, protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(refused.error_code, ErrorCode::kNotLeaderOrFollower);
     EXPECT_EQ(refused.current_leader.leader_id, leader) << "partition " << part.partition_index << " on " << other;
     EXPECT_EQ(refused.current_leader.leader_epoch, part.leader_epoch);
     ASSERT_EQ(produced->node_endpoints.size(), 1u);
@@ -191,7 +191,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     auto fetched = c.call<protocol::FetchResponse>(fetch, 16);
     ASSERT_TRUE(fetched);
     const auto& missed = fetched->responses.at(0).partitions.at(0);
-    EXPECT_EQ(missed.error_code, protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(missed.error_code, ErrorCode::kNotLeaderOrFollower);
     EXPECT_EQ(missed.current_leader.leader_id, leader);
     EXPECT_EQ(missed.current_leader.leader_epoch, part.leader_epoch);
     ASSERT_EQ(fetched->node_endpoints.size(), 1u);
@@ -201,7 +201,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     WireClient at_leader(broker(leader).port());
     auto accepted = at_leader.call<protocol::ProduceResponse>(produce, 11);
     ASSERT_TRUE(accepted);
-    EXPECT_EQ(accepted->responses.at(0).partition_responses.at(0).error_code, 0);
+    EXPECT_EQ(accepted->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNone);
     EXPECT_EQ(accepted->responses.at(0).partition_responses.at(0).current_leader.leader_id, -1);
     EXPECT_TRUE(accepted->node_endpoints.empty());
   }
@@ -222,9 +222,9 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     ASSERT_TRUE(resp);
     const auto& results = resp->responses.at(0).partitions;
     ASSERT_EQ(results.size(), 4u);
-    EXPECT_EQ(results[0].error_code, 0) << "partition " << part.partition_index << " on its own broker";
+    EXPECT_EQ(results[0].error_code, ErrorCode::kNone) << "partition " << part.partition_index << " on its own broker";
     for (size_t i = 1; i < 4; ++i)
-      EXPECT_EQ(results[i].error_code, protocol::to_int(ErrorCode::kInvalidReplicaAssignment)) << i;
+      EXPECT_EQ(results[i].error_code, ErrorCode::kInvalidReplicaAssignment) << i;
   }
 
   // FindCoordinator: the first answer may be COORDINATOR_NOT_AVAILABLE while the shards are placed.
@@ -234,7 +234,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     req.key_type = 0;
     req.coordinator_keys = {group};
     auto resp = c.call<protocol::FindCoordinatorResponse>(req, 4);
-    return resp && resp->coordinators.size() == 1 && resp->coordinators[0].error_code == 0
+    return resp && resp->coordinators.size() == 1 && resp->coordinators[0].error_code == ErrorCode::kNone
                ? resp->coordinators[0].node_id
                : -1;
   };
@@ -255,12 +255,12 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
     ASSERT_TRUE(described);
     ASSERT_EQ(described->groups.size(), 1u);
     if (id == coordinator) {  // the group's coordinator answers for it (it knows no such member)
-      EXPECT_NE(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator));
-      EXPECT_NE(resp->error_code, 0);
-      EXPECT_EQ(described->groups[0].error_code, 0);
+      EXPECT_NE(resp->error_code, ErrorCode::kNotCoordinator);
+      EXPECT_NE(resp->error_code, ErrorCode::kNone);
+      EXPECT_EQ(described->groups[0].error_code, ErrorCode::kNone);
     } else {
-      EXPECT_EQ(resp->error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
-      EXPECT_EQ(described->groups[0].error_code, protocol::to_int(ErrorCode::kNotCoordinator)) << id;
+      EXPECT_EQ(resp->error_code, ErrorCode::kNotCoordinator) << id;
+      EXPECT_EQ(described->groups[0].error_code, ErrorCode::kNotCoordinator) << id;
     }
   }
 
@@ -271,7 +271,7 @@ TEST_F(ClusterModeTest, RequestsForAnotherBrokersPartitionOrGroupAreRefusedWithK
       protocol::InitProducerIdRequest req;
       auto resp = c.call<protocol::InitProducerIdResponse>(req, 4);
       ASSERT_TRUE(resp);
-      ASSERT_EQ(resp->error_code, 0);
+      ASSERT_EQ(resp->error_code, ErrorCode::kNone);
       EXPECT_TRUE(ids.insert(resp->producer_id).second) << "producer id " << resp->producer_id << " given twice";
     }
   }
@@ -310,7 +310,7 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
   for (const auto& p : md->topics.at(0).partitions) {
     if (placed[static_cast<size_t>(p.partition_index)] == victim) {
       EXPECT_EQ(p.leader_id, -1);
-      EXPECT_EQ(p.error_code, protocol::to_int(ErrorCode::kLeaderNotAvailable));
+      EXPECT_EQ(p.error_code, ErrorCode::kLeaderNotAvailable);
     } else {
       EXPECT_EQ(p.leader_id, placed[static_cast<size_t>(p.partition_index)]);
     }
@@ -324,7 +324,7 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
     auto resp = c.call<protocol::ElectLeadersResponse>(req, 1);
     ASSERT_TRUE(resp);
     for (const auto& r : resp->replica_election_results.at(0).partition_result)
-      EXPECT_EQ(r.error_code, protocol::to_int(placed[static_cast<size_t>(r.partition_id)] == victim
+      EXPECT_EQ(r.error_code, (placed[static_cast<size_t>(r.partition_id)] == victim
                                                    ? ErrorCode::kPreferredLeaderNotAvailable
                                                    : ErrorCode::kElectionNotNeeded))
           << "partition " << r.partition_id;
@@ -338,8 +338,7 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
     produce.topic_data[0].partition_data[0].index = p.partition_index;
     auto refused = c.call<protocol::ProduceResponse>(produce, 11);
     ASSERT_TRUE(refused);
-    EXPECT_EQ(refused->responses.at(0).partition_responses.at(0).error_code,
-              protocol::to_int(ErrorCode::kNotLeaderOrFollower));
+    EXPECT_EQ(refused->responses.at(0).partition_responses.at(0).error_code, ErrorCode::kNotLeaderOrFollower);
     EXPECT_EQ(refused->responses.at(0).partition_responses.at(0).current_leader.leader_id, -1);
     EXPECT_TRUE(refused->node_endpoints.empty());
   }

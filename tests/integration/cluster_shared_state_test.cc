@@ -31,6 +31,8 @@
 #include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -80,17 +82,17 @@ class ClusterSharedStateTest : public ::testing::Test {
     protocol::SaslHandshakeRequest hs;
     hs.mechanism = "PLAIN";
     auto h = c.call<protocol::SaslHandshakeResponse>(hs, 1);
-    if (!h || h->error_code != 0) return -1;
+    if (!h || h->error_code != ErrorCode::kNone) return -1;
     const std::string plain = std::string("\0bob\0bob-secret", 15);
     protocol::SaslAuthenticateRequest auth;
     auth.auth_bytes = protocol::Bytes(reinterpret_cast<const std::byte*>(plain.data()), plain.size());
     auto a = c.call<protocol::SaslAuthenticateResponse>(auth, 2);
-    if (!a || a->error_code != 0) return -1;
+    if (!a || a->error_code != ErrorCode::kNone) return -1;
     protocol::MetadataRequest req;
     req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{{}, topic}};
     req.allow_auto_topic_creation = false;
     auto md = c.call<protocol::MetadataResponse>(req, 12);
-    return md && md->topics.size() == 1 ? md->topics[0].error_code : -1;
+    return md && md->topics.size() == 1 ? rokka::protocol::to_int(md->topics[0].error_code) : -1;
   }
 
   // The principals with ACLs on topic `topic` that broker `id` lists (DescribeAcls).
@@ -104,7 +106,7 @@ class ClusterSharedStateTest : public ::testing::Test {
     req.permission_type = kAny;
     auto resp = c.call<protocol::DescribeAclsResponse>(req, 1);
     std::set<std::string> out;
-    if (!resp || resp->error_code != 0) return {"<error>"};
+    if (!resp || resp->error_code != ErrorCode::kNone) return {"<error>"};
     for (const auto& r : resp->resources)
       for (const auto& acl : r.acls) out.insert(acl.principal + " op=" + std::to_string(acl.operation));
     return out;
@@ -120,7 +122,7 @@ class ClusterSharedStateTest : public ::testing::Test {
     protocol::DescribeConfigsRequest req;
     req.resources.push_back({type, resource, std::vector<std::string_view>{name}});
     auto resp = c.call<protocol::DescribeConfigsResponse>(req, 1);
-    if (!resp || resp->results.size() != 1 || resp->results[0].error_code != 0) return "<error>";
+    if (!resp || resp->results.size() != 1 || resp->results[0].error_code != ErrorCode::kNone) return "<error>";
     for (const auto& cfg : resp->results[0].configs)
       if (cfg.name == name) return cfg.value;
     return std::nullopt;
@@ -132,7 +134,7 @@ class ClusterSharedStateTest : public ::testing::Test {
     protocol::DescribeClientQuotasRequest req;
     req.components.push_back({"user", protocol::DescribeClientQuotasRequest::kMatchExact, user});
     auto resp = c.call<protocol::DescribeClientQuotasResponse>(req, 1);
-    if (!resp || resp->error_code != 0 || !resp->entries) return -1;
+    if (!resp || resp->error_code != ErrorCode::kNone || !resp->entries) return -1;
     for (const auto& e : *resp->entries)
       for (const auto& v : e.values)
         if (v.key == "producer_byte_rate") return v.value;
@@ -191,7 +193,7 @@ TEST_F(ClusterSharedStateTest, AnAclCreatedOnOneBrokerIsEnforcedByEveryBrokerAnd
   create.creations.push_back({kTopic, "guarded", kLiteral, "User:bob", "*", kDescribe, kAllow});
   auto created = call<protocol::CreateAclsResponse>(broker(1), create, 1);
   ASSERT_EQ(created.results.size(), 1u);
-  ASSERT_EQ(created.results[0].error_code, 0);
+  ASSERT_EQ(created.results[0].error_code, ErrorCode::kNone);
   const std::set<std::string> bob_may_describe = {"User:bob op=8"};
   EXPECT_EQ(acls_on(1, "guarded"), bob_may_describe) << "the broker it was made on has it once answered";
   EXPECT_EQ(bob_describes(1, "guarded"), 0);
@@ -213,7 +215,7 @@ TEST_F(ClusterSharedStateTest, AnAclCreatedOnOneBrokerIsEnforcedByEveryBrokerAnd
 
   // Created again through broker 3; broker 2 restarts (gracefully, then killed) and has it.
   auto again = call<protocol::CreateAclsResponse>(broker(3), create, 1);
-  ASSERT_EQ(again.results.at(0).error_code, 0);
+  ASSERT_EQ(again.results.at(0).error_code, ErrorCode::kNone);
   until([&] { return acls_on(2, "guarded") == bob_may_describe; });
   ASSERT_EQ(broker(2).stop(), 0);
   broker(2).start(60s);
@@ -232,7 +234,7 @@ TEST_F(ClusterSharedStateTest, AnAclCreatedOnOneBrokerIsEnforcedByEveryBrokerAnd
   for (const auto& name : names) many.creations.push_back({kTopic, name, kLiteral, "User:bob", "*", kDescribe, kAllow});
   auto refused = call<protocol::CreateAclsResponse>(broker(1), many, 1);
   ASSERT_EQ(refused.results.size(), names.size());
-  EXPECT_NE(refused.results[0].error_code, 0);
+  EXPECT_NE(refused.results[0].error_code, ErrorCode::kNone);
   EXPECT_NE(refused.results[0].error_message.value_or("").find("too many operations"), std::string::npos)
       << refused.results[0].error_message.value_or("");
   EXPECT_TRUE(acls_on(1, "many-0").empty());
@@ -251,7 +253,7 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   EXPECT_FALSE(scram_login(3, "carol", "carol-secret")) << "no credential yet";
   auto altered = call<protocol::AlterUserScramCredentialsResponse>(broker(1), scram, 0);
   ASSERT_EQ(altered.results.size(), 1u);
-  ASSERT_EQ(altered.results[0].error_code, 0);
+  ASSERT_EQ(altered.results[0].error_code, ErrorCode::kNone);
   const auto took = until([&] { return scram_login(3, "carol", "carol-secret"); });
   std::cout << "scram user logged in on broker 3 after " << took.count() << " ms\n";
   EXPECT_FALSE(scram_login(3, "carol", "wrong"));
@@ -261,7 +263,7 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   config.resources.push_back({kBrokerResource, "", {{"log.retention.ms", 0, "604800001"}}});
   auto configured = call<protocol::IncrementalAlterConfigsResponse>(broker(2), config, 0);
   ASSERT_EQ(configured.responses.size(), 1u);
-  ASSERT_EQ(configured.responses[0].error_code, 0) << configured.responses[0].error_message.value_or("");
+  ASSERT_EQ(configured.responses[0].error_code, ErrorCode::kNone) << configured.responses[0].error_message.value_or("");
   for (int id : {2, 1, 3}) until([&] { return default_config(id, "log.retention.ms") == "604800001"; });
 
   // A group's session timeout (a GROUP resource, KIP-848) through broker 1; DescribeConfigs on 2 and 3
@@ -270,7 +272,7 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   group_config.resources.push_back({kGroupResource, "shared-group", {{"consumer.session.timeout.ms", 0, "50000"}}});
   auto grouped = call<protocol::IncrementalAlterConfigsResponse>(broker(1), group_config, 0);
   ASSERT_EQ(grouped.responses.size(), 1u);
-  ASSERT_EQ(grouped.responses[0].error_code, 0) << grouped.responses[0].error_message.value_or("");
+  ASSERT_EQ(grouped.responses[0].error_code, ErrorCode::kNone) << grouped.responses[0].error_message.value_or("");
   for (int id : {1, 2, 3})
     until([&] { return config_of(id, kGroupResource, "shared-group", "consumer.session.timeout.ms") == "50000"; });
 
@@ -279,7 +281,7 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   quota.entries.push_back({{{"user", std::string_view("carol")}}, {{"producer_byte_rate", 1048576, false}}});
   auto quoted = call<protocol::AlterClientQuotasResponse>(broker(3), quota, 0);
   ASSERT_EQ(quoted.entries.size(), 1u);
-  ASSERT_EQ(quoted.entries[0].error_code, 0);
+  ASSERT_EQ(quoted.entries[0].error_code, ErrorCode::kNone);
   for (int id : {3, 1, 2}) until([&] { return producer_rate(id, "carol") == 1048576.0; });
 
   // Broker 1 is killed and restarted: it has all four.
@@ -294,7 +296,7 @@ TEST_F(ClusterSharedStateTest, ScramUsersDynamicConfigsAndQuotasAreTheClusters) 
   protocol::AlterUserScramCredentialsRequest removal;
   removal.deletions.push_back({"carol", 2});
   auto removed = call<protocol::AlterUserScramCredentialsResponse>(broker(2), removal, 0);
-  ASSERT_EQ(removed.results.at(0).error_code, 0);
+  ASSERT_EQ(removed.results.at(0).error_code, ErrorCode::kNone);
   until([&] { return !scram_login(3, "carol", "carol-secret"); });
 }
 
@@ -307,19 +309,19 @@ TEST_F(ClusterSharedStateTest, ASingleBrokerThatFoundsAClusterKeepsItsSharedStat
   broker(solo).start(60s);
   protocol::CreateAclsRequest create;
   create.creations.push_back({kTopic, "kept", kLiteral, "User:bob", "*", kDescribe, kAllow});
-  ASSERT_EQ(call<protocol::CreateAclsResponse>(broker(solo), create, 1).results.at(0).error_code, 0);
+  ASSERT_EQ(call<protocol::CreateAclsResponse>(broker(solo), create, 1).results.at(0).error_code, ErrorCode::kNone);
   const std::string salt = "salt-of-dan";
   const std::string salted = security::scram_salted_password(security::ScramHash::kSha512, "dan-secret", salt, 4096);
   protocol::AlterUserScramCredentialsRequest scram;
   scram.upsertions.push_back({"dan", 2, 4096, protocol::Bytes(reinterpret_cast<const std::byte*>(salt.data()), salt.size()),
                               protocol::Bytes(reinterpret_cast<const std::byte*>(salted.data()), salted.size())});
-  ASSERT_EQ(call<protocol::AlterUserScramCredentialsResponse>(broker(solo), scram, 0).results.at(0).error_code, 0);
+  ASSERT_EQ(call<protocol::AlterUserScramCredentialsResponse>(broker(solo), scram, 0).results.at(0).error_code, ErrorCode::kNone);
   protocol::IncrementalAlterConfigsRequest config;
   config.resources.push_back({kBrokerResource, "", {{"log.retention.ms", 0, "86400000"}}});
-  ASSERT_EQ(call<protocol::IncrementalAlterConfigsResponse>(broker(solo), config, 0).responses.at(0).error_code, 0);
+  ASSERT_EQ(call<protocol::IncrementalAlterConfigsResponse>(broker(solo), config, 0).responses.at(0).error_code, ErrorCode::kNone);
   protocol::AlterClientQuotasRequest quota;
   quota.entries.push_back({{{"user", std::string_view("dan")}}, {{"producer_byte_rate", 2048, false}}});
-  ASSERT_EQ(call<protocol::AlterClientQuotasResponse>(broker(solo), quota, 0).entries.at(0).error_code, 0);
+  ASSERT_EQ(call<protocol::AlterClientQuotasResponse>(broker(solo), quota, 0).entries.at(0).error_code, ErrorCode::kNone);
   ASSERT_EQ(broker(solo).stop(), 0);
 
   // A new etcd: the single broker founds the cluster there, and broker 5 joins it.

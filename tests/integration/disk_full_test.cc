@@ -22,6 +22,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -87,7 +89,7 @@ class Producer {
     if (!r) return -999;
     const auto& pr = r->responses.at(0).partition_responses.at(0);
     offset = pr.base_offset;
-    return pr.error_code;
+    return rokka::protocol::to_int(pr.error_code);
   }
 
   void create_topic() {
@@ -96,7 +98,7 @@ class Producer {
     md.topics->push_back({protocol::Uuid{}, "full"});
     client_.send(md, 9, ++correlation_id_);
     auto r = client_.receive<protocol::MetadataResponse>(9, correlation_id_);
-    ASSERT_TRUE(r && r->topics.at(0).error_code == 0);
+    ASSERT_TRUE(r && r->topics.at(0).error_code == ErrorCode::kNone);
   }
 
  private:

@@ -12,6 +12,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -31,7 +33,7 @@ std::map<std::string, std::pair<std::string, int8_t>> dynamic_values(WireClient&
   EXPECT_TRUE(resp);
   std::map<std::string, std::pair<std::string, int8_t>> out;
   if (!resp) return out;
-  EXPECT_EQ(resp->results.at(0).error_code, 0);
+  EXPECT_EQ(resp->results.at(0).error_code, ErrorCode::kNone);
   for (const auto& e : resp->results.at(0).configs)
     if (e.config_source == 2 || e.config_source == 3) out[e.name] = {e.value.value_or("null"), e.config_source};
   return out;
@@ -45,7 +47,7 @@ int16_t alter(WireClient& c, std::string_view name, std::string_view key, std::s
   res.configs.push_back({key, value});
   c.send(req, 1, cid);
   auto resp = c.receive<protocol::AlterConfigsResponse>(1, cid);
-  return resp ? resp->responses.at(0).error_code : -999;
+  return resp ? rokka::protocol::to_int(resp->responses.at(0).error_code) : -999;
 }
 
 TEST(DynamicConfigRestartTest, DynamicBrokerConfigsSurviveKillNine) {
@@ -69,7 +71,7 @@ TEST(DynamicConfigRestartTest, DynamicBrokerConfigsSurviveKillNine) {
     c.send(inc, 1, 4);
     auto deleted = c.receive<protocol::IncrementalAlterConfigsResponse>(1, 4);
     ASSERT_TRUE(deleted);
-    ASSERT_EQ(deleted->responses.at(0).error_code, 0);
+    ASSERT_EQ(deleted->responses.at(0).error_code, ErrorCode::kNone);
   }
   broker.kill9();
   broker.start();

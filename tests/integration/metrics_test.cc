@@ -30,6 +30,8 @@
 #include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -158,7 +160,7 @@ TEST(MetricsEndpointTest, QuotaThrottlesAreCounted) {
     e.ops.push_back({"producer_byte_rate", 1000, false});
     auto resp = c.call<protocol::AlterClientQuotasResponse>(req, 1);
     ASSERT_TRUE(resp);
-    ASSERT_EQ(resp->entries.at(0).error_code, 0);
+    ASSERT_EQ(resp->entries.at(0).error_code, ErrorCode::kNone);
   }
   testutil::TestProducer p(broker.bootstrap(), {{"client.id", "metered"}, {"linger.ms", "0"}});
   const std::string value(20000, 'q');  // twice what 1,000 B/s allows over its ten windows

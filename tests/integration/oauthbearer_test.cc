@@ -30,6 +30,8 @@
 #include "tests/testutil/wait.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -194,7 +196,7 @@ class OAuthBearerTest : public ::testing::Test {
     auto created = c.receive<protocol::CreateAclsResponse>(2, 1);
     ASSERT_TRUE(created);
     ASSERT_EQ(created->results.size(), req.creations.size());
-    for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0) << r.error_message.value_or("");
+    for (const auto& r : created->results) ASSERT_EQ(r.error_code, ErrorCode::kNone) << r.error_message.value_or("");
   }
 
   void create_topic(const std::string& name) {

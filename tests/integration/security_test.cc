@@ -21,6 +21,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -129,7 +131,7 @@ class SecurityTest : public ::testing::Test {
     c.send(req, 0, 1);
     auto resp = c.receive<protocol::AlterUserScramCredentialsResponse>(0, 1);
     if (!resp || resp->results.size() != 1) return -100;
-    return resp->results[0].error_code;
+    return rokka::protocol::to_int(resp->results[0].error_code);
   }
   std::map<std::string, std::string> mtls(const std::string& name) const {
     return {{"security.protocol", "SSL"},
@@ -264,7 +266,7 @@ TEST_F(SecurityTest, MutualTlsMakesTheCertificateSubjectThePrincipalAnAclDecides
     c.send(req, 2, 1);
     auto created = c.receive<protocol::CreateAclsResponse>(2, 1);
     ASSERT_TRUE(created);
-    for (const auto& r : created->results) ASSERT_EQ(r.error_code, 0);
+    for (const auto& r : created->results) ASSERT_EQ(r.error_code, ErrorCode::kNone);
   }
   const auto carol = produce(address("SSL"), mtls("carol"), "carols", {"from carol"});
   ASSERT_EQ(carol.size(), 1u);

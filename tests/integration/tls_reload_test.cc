@@ -24,6 +24,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -107,7 +109,7 @@ class TlsReloadTest : public ::testing::Test {
     testutil::WireClient c(broker_->port());
     auto resp = c.call<protocol::IncrementalAlterConfigsResponse>(req, 1);
     if (!resp || resp->responses.size() != 1) return {-1, "no response"};
-    return {resp->responses[0].error_code, resp->responses[0].error_message.value_or("")};
+    return {rokka::protocol::to_int(resp->responses[0].error_code), resp->responses[0].error_message.value_or("")};
   }
 
   std::unique_ptr<TlsClient> connect() { return std::make_unique<TlsClient>(broker_->port("SSL"), ca_); }
@@ -186,7 +188,7 @@ TEST_F(TlsReloadTest, AlterConfigsLeavingTheKeyOutGoesBackToServerProperties) {
   testutil::WireClient c(broker_->port());
   auto resp = c.call<protocol::AlterConfigsResponse>(req, 1);
   ASSERT_TRUE(resp && resp->responses.size() == 1);
-  ASSERT_EQ(resp->responses[0].error_code, 0) << resp->responses[0].error_message.value_or("");
+  ASSERT_EQ(resp->responses[0].error_code, ErrorCode::kNone) << resp->responses[0].error_message.value_or("");
   EXPECT_TRUE(connect()->served(first_));
 }
 

@@ -16,6 +16,8 @@
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wire_client.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka {
 namespace {
 
@@ -241,7 +243,7 @@ TEST_F(TransactionsTest, DescribeAndListShowTheTransactionState) {
   ASSERT_TRUE(open);
   ASSERT_EQ(open->transaction_states.size(), 2u);
   const auto& txn = open->transaction_states[0];
-  EXPECT_EQ(txn.error_code, 0);
+  EXPECT_EQ(txn.error_code, ErrorCode::kNone);
   EXPECT_EQ(txn.transactional_id, "txn-describe");
   EXPECT_EQ(txn.transaction_state, "Ongoing");
   EXPECT_EQ(txn.transaction_timeout_ms, 45000);
@@ -252,11 +254,11 @@ TEST_F(TransactionsTest, DescribeAndListShowTheTransactionState) {
   EXPECT_EQ(txn.topics[0].topic, "t");
   EXPECT_EQ(txn.topics[0].partitions, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(open->transaction_states[1].transactional_id, "nobody");
-  EXPECT_EQ(open->transaction_states[1].error_code, 105);  // TRANSACTIONAL_ID_NOT_FOUND
+  EXPECT_EQ(open->transaction_states[1].error_code, ErrorCode::kTransactionalIdNotFound);  // TRANSACTIONAL_ID_NOT_FOUND
 
   auto ongoing = list({"Ongoing", "Bogus"}, {}, -1);
   ASSERT_TRUE(ongoing);
-  EXPECT_EQ(ongoing->error_code, 0);
+  EXPECT_EQ(ongoing->error_code, ErrorCode::kNone);
   EXPECT_EQ(ongoing->unknown_state_filters, std::vector<std::string>{"Bogus"});
   ASSERT_EQ(ongoing->transaction_states.size(), 1u);
   EXPECT_EQ(ongoing->transaction_states[0].transactional_id, "txn-describe");

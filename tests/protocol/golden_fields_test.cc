@@ -22,6 +22,7 @@ std::string tok(T v) {
     return std::to_string(v);
   }
 }
+std::string tok(ErrorCode v) { return std::to_string(to_int(v)); }
 std::string tok(std::string_view v) { return "s:" + std::string(v); }
 template <class T>
 std::string tok(const std::optional<T>& v) {

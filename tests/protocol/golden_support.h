@@ -74,6 +74,7 @@ struct Dumper {
 
   void i8(int8_t v) { out.push_back(std::to_string(v)); }
   void i16(int16_t v) { out.push_back(std::to_string(v)); }
+  void i16(ErrorCode v) { i16(to_int(v)); }
   void i32(int32_t v) { out.push_back(std::to_string(v)); }
   void i64(int64_t v) { out.push_back(std::to_string(v)); }
   void u16(uint16_t v) { out.push_back(std::to_string(v)); }

@@ -32,6 +32,8 @@
 #include "protocol/record_validator.h"
 #include "storage/crc32c.h"
 
+using rokka::protocol::ErrorCode;
+
 namespace rokka::protocol {
 namespace {
 
@@ -223,7 +225,7 @@ TEST_P(LibrdkafkaBatchTest, BatchesFromLibrdkafkaParseVerifyAndYieldEveryRecord)
     ASSERT_EQ(resp.responses.size(), 1u);
     ASSERT_EQ(resp.responses[0].partitions.size(), 1u);
     const auto& part = resp.responses[0].partitions[0];
-    ASSERT_EQ(part.error_code, 0);
+    ASSERT_EQ(part.error_code, ErrorCode::kNone);
     EXPECT_EQ(part.high_watermark, kMessages);
     if (part.records.is_null()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -314,7 +316,7 @@ TEST_F(LibrdkafkaMockTest, ApiVersionsAndMetadata) {
   for (int16_t v = 0; v <= api_versions_max; ++v) {
     ApiVersionsResponse resp;
     ASSERT_TRUE(call(ApiVersionsRequest{}, v, resp)) << "v" << v;
-    EXPECT_EQ(resp.error_code, 0);
+    EXPECT_EQ(resp.error_code, ErrorCode::kNone);
     EXPECT_GT(resp.api_keys.size(), 10u);
   }
   const int16_t max = max_version(ApiKey::kMetadata, 12);
@@ -329,7 +331,7 @@ TEST_F(LibrdkafkaMockTest, ApiVersionsAndMetadata) {
     ASSERT_EQ(resp.brokers.size(), 1u);
     EXPECT_EQ(mock_.first_broker(), resp.brokers[0].host + ":" + std::to_string(resp.brokers[0].port));
     ASSERT_EQ(resp.topics.size(), 1u);
-    EXPECT_EQ(resp.topics[0].error_code, 0);
+    EXPECT_EQ(resp.topics[0].error_code, ErrorCode::kNone);
     EXPECT_EQ(resp.topics[0].name, std::optional<std::string>(kTopic));
     ASSERT_EQ(resp.topics[0].partitions.size(), 1u);
     EXPECT_EQ(resp.topics[0].partitions[0].leader_id, resp.brokers[0].node_id);
@@ -351,7 +353,7 @@ TEST_F(LibrdkafkaMockTest, ListOffsetsFindCoordinatorAndInitProducerId) {
     ASSERT_EQ(resp.topics.size(), 1u);
     EXPECT_EQ(resp.topics[0].name, kTopic);
     ASSERT_EQ(resp.topics[0].partitions.size(), 1u);
-    EXPECT_EQ(resp.topics[0].partitions[0].error_code, 0);
+    EXPECT_EQ(resp.topics[0].partitions[0].error_code, ErrorCode::kNone);
     EXPECT_EQ(resp.topics[0].partitions[0].offset, 0);  // nothing produced
   }
   const int16_t find_max = max_version(ApiKey::kFindCoordinator, 4);
@@ -362,7 +364,7 @@ TEST_F(LibrdkafkaMockTest, ListOffsetsFindCoordinatorAndInitProducerId) {
     req.key = "some-group";
     FindCoordinatorResponse resp;
     ASSERT_TRUE(call(req, v, resp));
-    EXPECT_EQ(resp.error_code, 0);
+    EXPECT_EQ(resp.error_code, ErrorCode::kNone);
     EXPECT_EQ(mock_.first_broker(), resp.host + ":" + std::to_string(resp.port));
   }
   const int16_t init_max = max_version(ApiKey::kInitProducerId, 4);
@@ -373,7 +375,7 @@ TEST_F(LibrdkafkaMockTest, ListOffsetsFindCoordinatorAndInitProducerId) {
     req.transaction_timeout_ms = 60000;
     InitProducerIdResponse resp;
     ASSERT_TRUE(call(req, v, resp));
-    EXPECT_EQ(resp.error_code, 0);
+    EXPECT_EQ(resp.error_code, ErrorCode::kNone);
     EXPECT_GE(resp.producer_id, 0);
   }
 }
@@ -395,7 +397,7 @@ TEST_F(LibrdkafkaMockTest, OffsetCommitThenOffsetFetchAtEveryVersion) {
     ASSERT_TRUE(call(commit, v, committed));
     ASSERT_EQ(committed.topics.size(), 1u);
     ASSERT_EQ(committed.topics[0].partitions.size(), 1u);
-    EXPECT_EQ(committed.topics[0].partitions[0].error_code, 0);
+    EXPECT_EQ(committed.topics[0].partitions[0].error_code, ErrorCode::kNone);
 
     const int16_t fv = std::min(v, fetch_max);
     OffsetFetchRequest fetch;

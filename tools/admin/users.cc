@@ -26,8 +26,8 @@ security::ScramMechanism mechanism(const Invocation& inv) {
   return *m;
 }
 
-Value error_cell(const std::string& user, int16_t code, const std::optional<std::string>& message) {
-  return item_error("user " + user, static_cast<rd_kafka_resp_err_t>(code), message ? message->c_str() : nullptr);
+Value error_cell(const std::string& user, protocol::ErrorCode code, const std::optional<std::string>& message) {
+  return item_error("user " + user, static_cast<rd_kafka_resp_err_t>(protocol::to_int(code)), message ? message->c_str() : nullptr);
 }
 
 int run_describe(const Invocation& inv) {
@@ -38,14 +38,14 @@ int run_describe(const Invocation& inv) {
     for (const std::string& u : inv.words()) req.users->push_back({u});
   }
   const auto resp = wire.call<protocol::DescribeUserScramCredentialsResponse>(req, 0);
-  if (resp.error_code != 0)
+  if (resp.error_code != protocol::ErrorCode::kNone)
     throw KafkaError(static_cast<rd_kafka_resp_err_t>(resp.error_code),
                      "DescribeUserScramCredentials" + (resp.error_message ? ": " + *resp.error_message : std::string()));
   Document doc;
   Table& t = doc.table("users", {"user", "mechanism", "iterations", "error"});
   bool failed = false;
   for (const auto& r : resp.results) {
-    if (r.error_code != 0) {
+    if (r.error_code != protocol::ErrorCode::kNone) {
       failed = true;
       t.add({r.user, nullptr, nullptr, error_cell(r.user, r.error_code, r.error_message)});
       continue;
@@ -92,9 +92,9 @@ int alter(const Invocation& inv, bool upsert) {
   Table& t = doc.table("users", {"user", "mechanism", "error"});
   bool failed = false;
   for (const auto& r : resp.results) {
-    failed |= r.error_code != 0;
+    failed |= r.error_code != protocol::ErrorCode::kNone;
     t.add({r.user, std::string(security::scram_mechanism_name(m)),
-           r.error_code == 0 ? Value(nullptr) : error_cell(r.user, r.error_code, r.error_message)});
+           r.error_code == protocol::ErrorCode::kNone ? Value(nullptr) : error_cell(r.user, r.error_code, r.error_message)});
   }
   inv.print(doc);
   return exit_code(failed);

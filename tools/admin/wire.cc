@@ -174,7 +174,7 @@ std::string WireConnection::sasl_round(const std::string& bytes) {
   protocol::SaslAuthenticateRequest req;
   req.auth_bytes = protocol::Bytes(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
   const auto resp = call<protocol::SaslAuthenticateResponse>(req, 1);
-  if (resp.error_code != 0)
+  if (resp.error_code != protocol::ErrorCode::kNone)
     throw KafkaError(static_cast<rd_kafka_resp_err_t>(resp.error_code),
                      "SASL authentication failed" + (resp.error_message ? ": " + *resp.error_message : std::string()));
   return {reinterpret_cast<const char*>(resp.auth_bytes.data()), resp.auth_bytes.size()};
@@ -188,7 +188,7 @@ void WireConnection::authenticate(const std::string& mechanism, const std::strin
   protocol::SaslHandshakeRequest hs;
   hs.mechanism = mechanism;
   const auto handshake = call<protocol::SaslHandshakeResponse>(hs, 1);
-  if (handshake.error_code != 0)
+  if (handshake.error_code != protocol::ErrorCode::kNone)
     throw KafkaError(static_cast<rd_kafka_resp_err_t>(handshake.error_code), "SaslHandshake " + mechanism);
   if (!scram) {
     sasl_round(std::string(1, '\0') + user + std::string(1, '\0') + password);
