@@ -75,7 +75,7 @@ coordinator::TopicCatalog consumer_topic_catalog(const TopicRegistry& topics, co
 
 }  // namespace
 
-Broker::Broker(const BrokerConfig& config) : config_(config), services_(config_) {}
+Broker::Broker(const BrokerConfig& config) : config_(config) {}
 
 Broker::~Broker() {
   if (!stopped_) (void)stop();
@@ -145,55 +145,43 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config,
                                                       std::unique_ptr<storage::Store> store, Metrics* metrics) {
   std::unique_ptr<Broker> b(new Broker(config));
-  b->services_.metrics = metrics;
   b->store_ = std::move(store);
-  b->services_.store = b->store_.get();
   if (auto s = b->load_cluster_id(); !s.ok()) return s;
 
   b->topics_ = std::make_unique<TopicRegistry>(*b->store_, b->config_);
   if (auto s = b->topics_->load(); !s.ok()) return s;
-  b->services_.topics = b->topics_.get();
 
   b->producer_ids_ = std::make_unique<ProducerIds>(b->store_->meta());
   if (auto s = b->producer_ids_->load(); !s.ok()) return s;
   if (b->cluster_)  // no id is ever given out by two brokers
     b->producer_ids_->set_block_source([link = b->cluster_.get()](auto done) { link->reserve_producer_ids(done); });
-  b->services_.producer_ids = b->producer_ids_.get();
 
   if (auto s = b->open_shared_meta(); !s.ok()) return s;
   const bool from_etcd = b->cluster_ != nullptr;  // records anyone may have written: skip what does not decode
   b->authorizer_ = std::make_unique<Authorizer>(*b->shared_meta_, authorizer_options(b->config_));
   if (auto s = b->authorizer_->load(from_etcd); !s.ok()) return s;
-  b->services_.authorizer = b->authorizer_.get();
 
   b->scram_ = std::make_unique<ScramCredentials>(*b->shared_meta_);
   if (auto s = b->scram_->load(from_etcd); !s.ok()) return s;
-  b->services_.scram = b->scram_.get();
 
   b->client_quotas_ = std::make_unique<ClientQuotas>(*b->shared_meta_);
   if (auto s = b->client_quotas_->load(from_etcd); !s.ok()) return s;
-  b->services_.client_quotas = b->client_quotas_.get();
   b->quota_manager_ = std::make_unique<QuotaManager>(
       *b->client_quotas_, QuotaWindow{b->config_.quota_window_num, b->config_.quota_window_size_seconds * 1000LL});
-  b->services_.quotas = b->quota_manager_.get();
 
   b->dynamic_config_ = std::make_unique<DynamicBrokerConfig>(*b->shared_meta_, b->config_.broker_id);
   if (auto s = b->dynamic_config_->load(); !s.ok()) return s;
-  b->services_.dynamic_config = b->dynamic_config_.get();
   b->group_configs_ = std::make_unique<GroupConfigs>(*b->shared_meta_, b->config_);
   if (auto s = b->group_configs_->load(); !s.ok()) return s;
-  b->services_.group_configs = b->group_configs_.get();
   b->follow_shared_meta();
 
-  b->services_.fetch_waiters = &b->fetch_waiters_;
   b->store_->set_append_listener(
       [w = &b->fetch_waiters_](std::span<const storage::PartitionId> grown) { w->notify(grown); });
 
-  b->server_ = std::make_unique<Server>(b->config_, b->services_);
+  b->server_ = std::make_unique<Server>(b->config_, *b->dynamic_config_);
   // The coordinator's strand lives on the first network thread.
   b->groups_ = std::make_unique<coordinator::GroupService>(b->server_->context(0).get_executor(), b->store_->meta(),
                                                            coordinator_options(b->config_));
-  b->services_.groups = b->groups_.get();
   // A deleted topic takes its committed offsets with it (answered once that is durable).
   b->topics_->set_removal_listener([groups = b->groups_.get()](const std::string& topic, std::function<void()> done) {
     groups->remove_topic_offsets(topic, std::move(done));
@@ -206,7 +194,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   });
   if (b->cluster_) {  // markers for partitions other brokers lead go to them
     auto peers = InterBrokerClient::create(b->server_->context(0).get_executor(), b->config_,
-                                           *b->services_.listener_security, *b->cluster_);
+                                           b->server_->security(), *b->cluster_);
     if (!peers.ok()) return peers.status();
     b->peers_ = std::move(peers).value();
     b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->store_,
@@ -219,8 +207,25 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
         if (b->marker_sender_) return b->marker_sender_->write(std::move(req), std::move(done));
         write_txn_markers(*b->store_, *b->topics_, req, std::move(done));
       });
-  b->services_.txns = b->txns_.get();
   b->cleaner_ = std::make_unique<LogCleaner>(*b->store_, *b->topics_, cleaner_options(b->config_));
+  b->services_.reset(new Services{.config = b->config_,
+                                  .store = *b->store_,
+                                  .topics = *b->topics_,
+                                  .fetch_waiters = b->fetch_waiters_,
+                                  .producer_ids = *b->producer_ids_,
+                                  .authorizer = *b->authorizer_,
+                                  .scram = *b->scram_,
+                                  .client_quotas = *b->client_quotas_,
+                                  .quotas = *b->quota_manager_,
+                                  .dynamic_config = *b->dynamic_config_,
+                                  .group_configs = *b->group_configs_,
+                                  .listener_security = b->server_->security(),
+                                  .groups = *b->groups_,
+                                  .txns = *b->txns_,
+                                  .metrics = metrics,
+                                  .cluster = b->cluster_.get(),
+                                  .cluster_id = b->cluster_id_,
+                                  .request_memory = RequestMemory(b->config_.queued_max_request_bytes)});
   return b;
 }
 
@@ -241,7 +246,7 @@ std::string Broker::local_cluster_id() {
 
 storage::Status Broker::save_cluster_id() {
   std::promise<storage::Status> written;
-  store_->meta().write({{std::string(kClusterIdKey), services_.cluster_id, false}},
+  store_->meta().write({{std::string(kClusterIdKey), cluster_id_, false}},
                        [&written](storage::Status s) { written.set_value(std::move(s)); });
   return written.get_future().get();
 }
@@ -256,15 +261,14 @@ storage::Status Broker::load_cluster_id() {
     cluster_ = std::move(link).value();
     auto id = cluster_->agree_cluster_id(local);
     if (!id.ok()) return id.status();
-    services_.cluster_id = std::move(id).value();
-    services_.cluster = cluster_.get();
+    cluster_id_ = std::move(id).value();
     return local.empty() ? save_cluster_id() : storage::Status{};
   }
-  services_.cluster_id = local;
-  if (!services_.cluster_id.empty()) return {};
-  services_.cluster_id = new_cluster_id();
+  cluster_id_ = local;
+  if (!cluster_id_.empty()) return {};
+  cluster_id_ = new_cluster_id();
   auto s = save_cluster_id();
-  if (s.ok()) broker_log().info("new cluster: cluster_id={}", services_.cluster_id);
+  if (s.ok()) broker_log().info("new cluster: cluster_id={}", cluster_id_);
   return s;
 }
 
@@ -311,21 +315,21 @@ void Broker::follow_shared_meta() {
 
 storage::Status Broker::start() {
   if (auto s = server_->listen(); !s.ok()) return s;
-  services_.advertised = config_.effective_advertised_listeners();
+  services_->advertised = config_.effective_advertised_listeners();
   if (config_.advertised_listeners.empty()) {
     const auto ports = server_->ports();  // a listener on port 0 got a free port
-    for (size_t i = 0; i < services_.advertised.size() && i < ports.size(); ++i) services_.advertised[i].port = ports[i];
+    for (size_t i = 0; i < services_->advertised.size() && i < ports.size(); ++i) services_->advertised[i].port = ports[i];
   }
   if (cluster_) {  // registered, and the topics as etcd has them, before the first request
-    if (auto s = cluster_->join(services_.advertised, *topics_); !s.ok()) return s;
+    if (auto s = cluster_->join(services_->advertised, *topics_); !s.ok()) return s;
   }
   groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
   txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
-  server_->start();
+  server_->start(*services_);
   cleaner_->start();
-  if (services_.metrics) {
-    services_.metrics->attach(&services_, groups_.get(), txns_.get());
-    services_.metrics->set_listening(true);
+  if (services_->metrics) {
+    services_->metrics->attach(services_.get(), groups_.get(), txns_.get());
+    services_->metrics->set_listening(true);
   }
   return {};
 }
@@ -334,7 +338,7 @@ storage::Status Broker::stop() {
   if (stopped_) return {};
   stopped_ = true;
   broker_log().info("shutting down");
-  if (services_.metrics) services_.metrics->detach();
+  if (services_ && services_->metrics) services_->metrics->detach();
   fetch_waiters_.notify_all();
   // A broker whose open() failed part way has only some of its parts.
   if (marker_sender_) marker_sender_->stop();

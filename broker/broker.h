@@ -46,7 +46,7 @@ class Broker {
   storage::Status stop();
 
   std::vector<uint16_t> ports() const { return server_->ports(); }
-  Services& services() { return services_; }
+  Services& services() { return *services_; }
 
   static storage::StoreOptions store_options(const BrokerConfig& config);
   static coordinator::CoordinatorOptions coordinator_options(const BrokerConfig& config);
@@ -63,7 +63,7 @@ class Broker {
   void follow_shared_meta();
 
   BrokerConfig config_;
-  Services services_;
+  std::string cluster_id_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ClusterLink> cluster_;  // cluster mode only; applies etcd's topics to topics_: destroyed first
@@ -82,6 +82,7 @@ class Broker {
   std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: txns_' markers for other brokers
   std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
   std::unique_ptr<LogCleaner> cleaner_;  // uses store_ and topics_: destroyed before them
+  std::unique_ptr<Services> services_;  // names the parts above: built after them, destroyed before them
   bool stopped_ = false;
 };
 

@@ -415,8 +415,8 @@ asio::awaitable<std::string> Metrics::scrape() {
     memory.metric.push_back(gauge(static_cast<double>(services->request_memory.used())));
     out.push_back(std::move(memory));
   }
-  if (services != nullptr && services->store != nullptr) {
-    const storage::StoreStats stats = services->store->stats();
+  if (services != nullptr) {
+    const storage::StoreStats stats = services->store.stats();
     if (stats.group_commit_records != nullptr && stats.group_commit_bytes != nullptr) {
       auto records = family("rokka_store_group_commit_records",
                             "Records appended per group commit of the store's writer (the appends it drained, "
@@ -453,8 +453,8 @@ asio::awaitable<std::string> Metrics::scrape() {
     window.metric.push_back(gauge(static_cast<double>(stats.page_cache_index_bytes), {label("file", "index")}));
     out.push_back(std::move(window));
   }
-  if (services != nullptr && services->topics != nullptr && services->store != nullptr) {
-    const std::vector<TopicPtr> topics = services->topics->all();
+  if (services != nullptr) {
+    const std::vector<TopicPtr> topics = services->topics.all();
     std::unordered_map<std::string, const Topic*> by_name;
     double partitions = 0;
     auto per_topic = family("kafka_topic_partitions", "Partitions of each topic (up to rokka.metrics.max.topic.series topics).",
@@ -538,7 +538,7 @@ asio::awaitable<std::string> Metrics::scrape() {
             if (it == by_name.end() || p.partition < 0 ||
                 static_cast<size_t>(p.partition) >= it->second->partitions.size())
               continue;
-            auto offsets = services->store->offsets(it->second->partitions[static_cast<size_t>(p.partition)]);
+            auto offsets = services->store.offsets(it->second->partitions[static_cast<size_t>(p.partition)]);
             if (!offsets.ok()) continue;
             lag.metric.push_back(gauge(static_cast<double>(std::max<int64_t>(offsets->next_offset - p.offset, 0)),
                                        std::move(labels)));

@@ -31,21 +31,24 @@ class QuotaManager;
 class ListenerSecurityTable;
 class ClusterLink;
 
+// Built once by Broker::open after every part it names exists, and destroyed before
+// them: a handler never finds one missing. Only metrics and the cluster link are
+// optional.
 struct Services {
   const BrokerConfig& config;
-  storage::Store* store = nullptr;
-  TopicRegistry* topics = nullptr;
-  FetchWaiters* fetch_waiters = nullptr;
-  ProducerIds* producer_ids = nullptr;
-  Authorizer* authorizer = nullptr;  // always set; check() allows everything when disabled
-  ScramCredentials* scram = nullptr;  // always set by Broker: the SCRAM credentials (AlterUserScramCredentials)
-  ClientQuotas* client_quotas = nullptr;  // always set by Broker: AlterClientQuotas' quotas
-  QuotaManager* quotas = nullptr;         // always set by Broker: the clients' rates against them
-  DynamicBrokerConfig* dynamic_config = nullptr;  // BROKER resources' AlterConfigs values
-  GroupConfigs* group_configs = nullptr;          // GROUP resources' configs (consumer groups' timeouts)
-  ListenerSecurityTable* listener_security = nullptr;  // set by Server: every listener's TLS and SASL, reloadable
-  coordinator::GroupService* groups = nullptr;
-  coordinator::TransactionService* txns = nullptr;
+  storage::Store& store;
+  TopicRegistry& topics;
+  FetchWaiters& fetch_waiters;
+  ProducerIds& producer_ids;
+  Authorizer& authorizer;  // check() allows everything when disabled
+  ScramCredentials& scram;  // the SCRAM credentials (AlterUserScramCredentials)
+  ClientQuotas& client_quotas;  // AlterClientQuotas' quotas
+  QuotaManager& quotas;         // the clients' rates against them
+  DynamicBrokerConfig& dynamic_config;  // BROKER resources' AlterConfigs values
+  GroupConfigs& group_configs;          // GROUP resources' configs (consumer groups' timeouts)
+  ListenerSecurityTable& listener_security;  // every listener's TLS and SASL, reloadable (the Server's)
+  coordinator::GroupService& groups;
+  coordinator::TransactionService& txns;
   Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)
   ClusterLink* cluster = nullptr;  // cluster mode only (rokka.cluster.etcd.endpoints); nullptr on a single broker
   std::string cluster_id;
@@ -54,8 +57,6 @@ struct Services {
   std::vector<Listener> advertised;
   std::atomic<int64_t> connections{0};
   RequestMemory request_memory;  // queued.max.request.bytes, shared by every connection
-
-  explicit Services(const BrokerConfig& c) : config(c), request_memory(c.queued_max_request_bytes) {}
 };
 
 }  // namespace rokka::broker

@@ -35,7 +35,7 @@ AclFilter to_filter(const WireFilter& w) {
 
 // Why the ACL APIs cannot be used by this request at all, or kNone.
 ErrorCode acl_api_error(const RequestContext& ctx, AclOperation needed) {
-  if (!ctx.services->authorizer || !ctx.services->authorizer->enabled()) return ErrorCode::kSecurityDisabled;
+  if (!ctx.services->authorizer.enabled()) return ErrorCode::kSecurityDisabled;
   if (!authorized_cluster(ctx, needed)) return ErrorCode::kClusterAuthorizationFailed;
   return ErrorCode::kNone;
 }
@@ -70,7 +70,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx, 
   if (error != ErrorCode::kNone) co_return make_response(resp, ctx.version());
 
   // describe() returns bindings ordered by resource first: group consecutive ones.
-  for (const AclBinding& b : ctx.services->authorizer->describe(filter)) {
+  for (const AclBinding& b : ctx.services->authorizer.describe(filter)) {
     if (resp.resources.empty() || resp.resources.back().resource_type != static_cast<int8_t>(b.resource_type) ||
         resp.resources.back().resource_name != b.resource_name ||
         resp.resources.back().pattern_type != static_cast<int8_t>(b.pattern_type)) {
@@ -107,7 +107,7 @@ boost::asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx, pr
     valid_index.push_back(resp.results.size() - 1);
   }
   if (!valid.empty()) {
-    Authorizer& authorizer = *ctx.services->authorizer;
+    Authorizer& authorizer = ctx.services->authorizer;
     const storage::Status s = co_await await_callback<storage::Status>(
         [&](std::function<void(storage::Status)> done) { authorizer.create(std::move(valid), std::move(done)); });
     if (!s.ok()) {
@@ -135,7 +135,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx, pr
     }
   }
   if (!valid.empty()) {
-    Authorizer& authorizer = *ctx.services->authorizer;
+    Authorizer& authorizer = ctx.services->authorizer;
     auto removed = co_await await_callback<storage::Result<std::vector<std::vector<AclBinding>>>>(
         [&](Authorizer::RemoveCallback done) { authorizer.remove(std::move(valid), std::move(done)); });
     for (size_t i = 0; i < valid_index.size(); ++i) {

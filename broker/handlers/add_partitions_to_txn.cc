@@ -24,7 +24,7 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
     return resolve_partition(topic, p).error;
   };
   for (const auto& t : req.v3_and_below_topics) {
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     for (int32_t p : t.partitions) {
       partitions.push_back({std::string(t.name), p});
       any_unknown = any_unknown || own_error(t.name, topic, p) != ErrorCode::kNone;
@@ -42,7 +42,7 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
     coordinator::ProducerRef producer{std::string(req.v3_and_below_transactional_id), req.v3_and_below_producer_id,
                                       req.v3_and_below_producer_epoch};
     std::vector<coordinator::TopicPartition> added = partitions;
-    const coordinator::TxnError e = co_await svc.txns->add_partitions(std::move(producer), std::move(added));
+    const coordinator::TxnError e = co_await svc.txns.add_partitions(std::move(producer), std::move(added));
     all = to_kafka(e, ctx.version() >= 2);
   }
 
@@ -50,7 +50,7 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
   for (const auto& t : req.v3_and_below_topics) {
     auto& out = resp.results_by_topic_v3_and_below.emplace_back();
     out.name = std::string(t.name);
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     for (int32_t p : t.partitions) {
       const ErrorCode own = any_unknown ? own_error(t.name, topic, p) : ErrorCode::kNone;
       out.results_by_partition.push_back({p, own != ErrorCode::kNone ? own : all});

@@ -25,8 +25,7 @@ inline std::string_view acl_host(const RequestContext& ctx) {
 // filters what it lists (Metadata for all topics) refuses nothing, as in Kafka.
 inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType type, std::string_view name,
                        bool log_denial = true) {
-  const Authorizer* a = ctx.services->authorizer;
-  return a == nullptr || a->check(ctx.principal, acl_host(ctx), op, type, name, log_denial);
+  return ctx.services->authorizer.check(ctx.principal, acl_host(ctx), op, type, name, log_denial);
 }
 
 // resolve_partition() for a request that may (`allowed`) or may not act on the topic.

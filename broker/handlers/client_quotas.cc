@@ -67,7 +67,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestConte
   if (QuotaError e = validate_filter(filter); !e.ok()) co_return fail(e.code, e.message);
 
   auto& entries = resp.entries.emplace();
-  for (const auto& [entity, values] : ctx.services->client_quotas->describe()) {
+  for (const auto& [entity, values] : ctx.services->client_quotas.describe()) {
     if (!filter_matches(entity, filter, req.strict)) continue;
     auto& out = entries.emplace_back();
     for (const auto& [type, name] : entity) out.entity.push_back({type, name});
@@ -114,7 +114,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_client_quotas(RequestContext&
   }
 
   if (!req.validate_only && !valid.empty()) {
-    ClientQuotas& quotas = *ctx.services->client_quotas;
+    ClientQuotas& quotas = ctx.services->client_quotas;
     const storage::Status s = co_await await_callback<storage::Status>(
         [&](std::function<void(storage::Status)> done) { quotas.alter(std::move(valid), std::move(done)); });
     if (!s.ok())

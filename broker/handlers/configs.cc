@@ -87,13 +87,13 @@ using DescribeEntry = protocol::DescribeConfigsResponse::DescribeConfigsResource
 void describe_topic(const Services& svc, const protocol::DescribeConfigsRequest& req,
                     const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, int16_t v,
                     DescribeResult& out) {
-  const TopicPtr t = svc.topics->find(res.resource_name);
+  const TopicPtr t = svc.topics.find(res.resource_name);
   if (!t) {
     out.error_code = ErrorCode::kUnknownTopicOrPartition;
     out.error_message = "no topic '" + std::string(res.resource_name) + "'";
     return;
   }
-  for (auto& [name, value, is_default] : svc.topics->describe_configs(*t)) {
+  for (auto& [name, value, is_default] : svc.topics.describe_configs(*t)) {
     if (!wanted(res.configuration_keys, name)) continue;
     DescribeEntry e;
     e.name = name;
@@ -135,8 +135,8 @@ DescribeEntry broker_entry(const protocol::DescribeConfigsRequest& req, int16_t 
 void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest& req,
                      const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, DynamicScope scope,
                      int16_t v, DescribeResult& out) {
-  const auto per_broker = svc.dynamic_config->values(DynamicScope::kBroker);
-  const auto defaults = svc.dynamic_config->values(DynamicScope::kClusterDefault);
+  const auto per_broker = svc.dynamic_config.values(DynamicScope::kBroker);
+  const auto defaults = svc.dynamic_config.values(DynamicScope::kClusterDefault);
   auto dynamic_chain = [&](const std::string& name) {
     std::vector<Synonym> chain;
     if (scope == DynamicScope::kBroker)
@@ -183,7 +183,7 @@ void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest
 void describe_group(const Services& svc, const protocol::DescribeConfigsRequest& req,
                     const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, int16_t v,
                     DescribeResult& out) {
-  const std::map<std::string, std::string> own = svc.group_configs->values(std::string(res.resource_name));
+  const std::map<std::string, std::string> own = svc.group_configs.values(std::string(res.resource_name));
   for (const GroupConfigKey& k : group_config_keys()) {
     if (!wanted(res.configuration_keys, k.name)) continue;
     DescribeEntry e;
@@ -214,7 +214,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_configs(RequestContext& ct
       out.error_message = std::move(denied.message);
     } else if (res.resource_type == kTopicResource) {
       describe_topic(svc, req, res, ctx.version(), out);
-    } else if (res.resource_type == kGroupResource && svc.group_configs != nullptr) {
+    } else if (res.resource_type == kGroupResource) {
       describe_group(svc, req, res, ctx.version(), out);
     } else if (res.resource_type == kBrokerResource) {
       TopicError error;
@@ -260,7 +260,7 @@ std::vector<std::string> changed_keys(const Services& svc, DynamicScope scope, c
   std::vector<std::string> out;
   for (const auto& [name, value] : changes) out.push_back(name);
   if (!incremental)
-    for (const auto& [name, value] : svc.dynamic_config->values(scope))
+    for (const auto& [name, value] : svc.dynamic_config.values(scope))
       if (!changes.contains(name)) out.push_back(name);
   return out;
 }
@@ -274,15 +274,15 @@ void alter_broker(Services& svc, std::string_view name, Changes changes, bool in
   if (!scope) return done(std::move(error));
   if (std::string err = DynamicBrokerConfig::validate(*scope, changes); !err.empty())
     return done({ErrorCode::kInvalidRequest, std::move(err)});
-  if (*scope == DynamicScope::kBroker && svc.listener_security) {
+  if (*scope == DynamicScope::kBroker) {
     // As Kafka validates a reconfigured SslFactory: the listeners must build with the change.
-    std::map<std::string, std::string> next = replace_or_merge(svc.dynamic_config->values(*scope), changes, !incremental);
-    if (std::string err = svc.listener_security->validate(next, changed_keys(svc, *scope, changes, incremental)); !err.empty())
+    std::map<std::string, std::string> next = replace_or_merge(svc.dynamic_config.values(*scope), changes, !incremental);
+    if (std::string err = svc.listener_security.validate(next, changed_keys(svc, *scope, changes, incremental)); !err.empty())
       return done({ErrorCode::kInvalidRequest, "Invalid config value for resource ConfigResource(type=BROKER, name='" +
                                                    std::string(name) + "'): " + err});
   }
   if (validate_only) return done({});
-  svc.dynamic_config->alter(*scope, std::move(changes), !incremental, [done](storage::Status s) {
+  svc.dynamic_config.alter(*scope, std::move(changes), !incremental, [done](storage::Status s) {
     done(s.ok() ? TopicError{} : TopicError{ErrorCode::kKafkaStorageError, s.to_string()});
   });
 }
@@ -292,10 +292,10 @@ void alter_group(Services& svc, std::string_view name, Changes changes, bool inc
                  std::function<void(TopicError)> done) {
   if (name.empty()) return done({ErrorCode::kInvalidRequest, "Group name can't be empty"});
   const std::string group(name);
-  if (std::string err = svc.group_configs->validate(group, changes, !incremental); !err.empty())
+  if (std::string err = svc.group_configs.validate(group, changes, !incremental); !err.empty())
     return done({ErrorCode::kInvalidConfig, std::move(err)});
   if (validate_only) return done({});
-  svc.group_configs->alter(group, std::move(changes), !incremental, [done](storage::Status s) {
+  svc.group_configs.alter(group, std::move(changes), !incremental, [done](storage::Status s) {
     done(s.ok() ? TopicError{} : TopicError{ErrorCode::kKafkaStorageError, s.to_string()});
   });
 }
@@ -315,7 +315,7 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
       o.error_code = pre[i].code;
       o.error_message = pre[i].message;
     } else if (resources[i].resource_type == kTopicResource || resources[i].resource_type == kBrokerResource ||
-               (resources[i].resource_type == kGroupResource && svc.group_configs != nullptr)) {
+               resources[i].resource_type == kGroupResource) {
       todo.push_back(i);
     } else if (resources[i].resource_type == kBrokerLoggerResource) {
       o.error_code = ErrorCode::kInvalidRequest;
@@ -336,7 +336,7 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
   auto results = co_await await_all<TopicError>(todo.size(), [&](size_t j, std::function<void(TopicError)> done) {
     const size_t i = todo[j];
     if (resources[i].resource_type == kTopicResource) {
-      svc.topics->alter_configs(resources[i].resource_name, changes[i], incremental, validate_only, done);
+      svc.topics.alter_configs(resources[i].resource_name, changes[i], incremental, validate_only, done);
     } else if (resources[i].resource_type == kGroupResource) {
       alter_group(svc, resources[i].resource_name, std::move(changes[i]), incremental, validate_only, done);
     } else {
@@ -355,7 +355,7 @@ boost::asio::awaitable<void> alter_all(Services& svc, const std::vector<Resource
   }
   // Stored: the listeners it changes (or whose key and trust store files were
   // rewritten since they were read) take it for their new connections.
-  if (!broker_keys.empty() && !validate_only && svc.listener_security) svc.listener_security->reload(broker_keys);
+  if (!broker_keys.empty() && !validate_only) svc.listener_security.reload(broker_keys);
 }
 
 // APPEND (op 2) or SUBTRACT (op 3) of `value` to the comma-separated list `current`;
@@ -379,7 +379,7 @@ bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsReq
   if (res.resource_type == kTopicResource) {
     const TopicConfigKey* key = find_topic_config_key(name);
     if (key == nullptr || key->type != ConfigType::kList) return false;
-    if (const TopicPtr t = svc.topics->find(res.resource_name)) {
+    if (const TopicPtr t = svc.topics.find(res.resource_name)) {
       if (auto it = t->configs.find(name); it != t->configs.end()) *current = it->second;
     }
     return true;
@@ -388,7 +388,7 @@ bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsReq
   const auto scope = res.resource_type == kBrokerResource ? broker_scope(svc, res.resource_name, &ignored)
                                                           : std::nullopt;
   if (!scope || !DynamicBrokerConfig::is_list(name)) return false;
-  const auto values = svc.dynamic_config->values(*scope);
+  const auto values = svc.dynamic_config.values(*scope);
   if (auto it = values.find(name); it != values.end()) *current = it->second;
   return true;
 }

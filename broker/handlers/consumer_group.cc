@@ -61,7 +61,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
     names.reserve(req.subscribed_topic_names->size());
     for (std::string_view name : *req.subscribed_topic_names) {
       // Kafka 4: a member may not subscribe to an existing topic it may not describe.
-      if (svc.topics->find(name) != nullptr && !authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, name))
+      if (svc.topics.find(name) != nullptr && !authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, name))
         co_return fail(ErrorCode::kTopicAuthorizationFailed, "Not authorized to describe topic " + std::string(name) + ".");
       names.emplace_back(name);
     }
@@ -74,7 +74,8 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
                      "SubscribedTopicRegex `" + std::string(*req.subscribed_topic_regex) + "` is not a valid regular expression: " + why + ".");
     hb.subscribed_regex = std::string(*req.subscribed_topic_regex);
   }
-  if (const Authorizer* a = svc.authorizer; a != nullptr) {
+  {
+    const Authorizer* a = &svc.authorizer;
     // Runs on the coordinator's strand while this request waits for its answer.
     args.may_describe = [a, principal = std::string(ctx.principal), host = std::string(acl_host(ctx))](const std::string& t) {
       return a->check(principal, host, AclOperation::kDescribe, ResourceType::kTopic, t, false);
@@ -84,7 +85,7 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
   if (req.topic_partitions) {
     coordinator::TopicPartitionsMap owned;
     for (const auto& tp : *req.topic_partitions) {
-      const TopicPtr topic = svc.topics->find(tp.topic_id);
+      const TopicPtr topic = svc.topics.find(tp.topic_id);
       if (topic == nullptr) continue;  // deleted since it was assigned
       auto& list = owned[topic->name];
       list.insert(list.end(), tp.partitions.begin(), tp.partitions.end());
@@ -92,12 +93,12 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
     hb.owned = std::move(owned);
   }
 
-  coordinator::ConsumerGroupHeartbeatResult r = co_await svc.groups->consumer_group_heartbeat(std::move(args));
+  coordinator::ConsumerGroupHeartbeatResult r = co_await svc.groups.consumer_group_heartbeat(std::move(args));
   if (r.error != coordinator::GroupError::kNone) co_return fail(to_kafka(r.error), std::move(r.message));
   resp.member_id = r.member_id;
   resp.member_epoch = r.member_epoch;
   resp.heartbeat_interval_ms = r.heartbeat_interval_ms;
-  if (r.assignment) resp.assignment = protocol::ConsumerGroupHeartbeatResponse::Assignment{to_wire(*svc.topics, *r.assignment)};
+  if (r.assignment) resp.assignment = protocol::ConsumerGroupHeartbeatResponse::Assignment{to_wire(svc.topics, *r.assignment)};
   co_return make_response(resp, ctx.version());
 }
 
@@ -107,11 +108,11 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
   for (std::string_view id : req.group_ids)
     if (authorized_group(ctx, AclOperation::kDescribe, id) && coordinates(svc, id)) ids.emplace_back(id);
   std::vector<coordinator::DescribedConsumerGroup> described =
-      co_await svc.groups->consumer_group_describe(std::move(ids));
+      co_await svc.groups.consumer_group_describe(std::move(ids));
   auto to_assignment = [&](const coordinator::TopicPartitionsMap& m) {
     protocol::ConsumerGroupDescribeResponse::Assignment a;
     for (const auto& [name, partitions] : m) {
-      const TopicPtr topic = svc.topics->find(name);
+      const TopicPtr topic = svc.topics.find(name);
       if (topic != nullptr) a.topic_partitions.push_back({topic->id, name, partitions});
     }
     return a;

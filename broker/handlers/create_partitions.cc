@@ -29,7 +29,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& c
       out.error_message = "not authorized to alter the topic";
       continue;
     }
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
     std::vector<int32_t> assignment;  // each new partition's broker, when given
     if (t.assignments) {
@@ -57,7 +57,7 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& c
   }
   auto results = co_await await_all<TopicError>(todo.size(), [&](size_t i, std::function<void(TopicError)> done) {
     const auto& t = req.topics[todo[i]];
-    svc.topics->add_partitions(t.name, t.count, req.validate_only, done, assignments[i]);
+    svc.topics.add_partitions(t.name, t.count, req.validate_only, done, assignments[i]);
   });
   for (size_t i = 0; i < todo.size(); ++i) {
     if (results[i].ok()) continue;

@@ -111,7 +111,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
     if (bad_config) continue;
     // Charged before it is created, as Kafka's controller does; a name already taken
     // fails in create() below and is not charged.
-    if (!svc.topics->find(t.name) && !admit_mutation(ctx, partitions, /*strict=*/v >= 6)) {
+    if (!svc.topics.find(t.name) && !admit_mutation(ctx, partitions, /*strict=*/v >= 6)) {
       fail(ErrorCode::kThrottlingQuotaExceeded, kThrottlingQuotaExceededMessage);
       continue;
     }
@@ -123,7 +123,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
   using Created = std::pair<TopicError, TopicPtr>;
   auto created = co_await await_all<Created>(pending.size(), [&](size_t i, std::function<void(Created)> done) {
     const Pending& p = pending[i];
-    svc.topics->create(
+    svc.topics.create(
         p.name, p.partitions, p.configs, req.validate_only,
         [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); }, p.assignment);
   });
@@ -146,7 +146,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
         shown.configs = pending[i].configs;
       }
       std::vector<CreateTopicsResponse::CreatableTopicConfigs> configs;
-      for (auto& [name, value, is_default] : svc.topics->describe_configs(shown)) {
+      for (auto& [name, value, is_default] : svc.topics.describe_configs(shown)) {
         configs.push_back({name, value, false, static_cast<int8_t>(is_default ? 5 : 1), false});
       }
       out.configs = std::move(configs);

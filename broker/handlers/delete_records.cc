@@ -27,7 +27,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
     auto& out_topic = resp.topics.emplace_back();
     out_topic.name = std::string(t.name);
     out_topic.partitions.reserve(t.partitions.size());
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     const bool allowed = authorized(ctx, AclOperation::kDelete, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
@@ -40,7 +40,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
       }
       int64_t offset = p.offset;
       if (offset == -1) {
-        auto offs = svc.store->offsets(ref.pid);
+        auto offs = svc.store.offsets(ref.pid);
         if (!offs.ok()) {
           out.error_code = to_kafka(offs.status());
           continue;
@@ -55,7 +55,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
   }
   using R = storage::Result<int64_t>;
   auto results = co_await await_all<R>(targets.size(), [&](size_t i, std::function<void(R)> done) {
-    svc.store->delete_records(targets[i].pid, targets[i].offset, done);
+    svc.store.delete_records(targets[i].pid, targets[i].offset, done);
   });
   for (size_t i = 0; i < targets.size(); ++i) {
     if (results[i].ok()) {

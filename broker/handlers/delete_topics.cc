@@ -52,7 +52,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx, 
   };
   auto add = [&](std::optional<std::string_view> name, const protocol::Uuid& id) {
     auto& out = resp.responses.emplace_back();
-    TopicPtr t = name ? svc.topics->find(*name) : svc.topics->find(id);
+    TopicPtr t = name ? svc.topics.find(*name) : svc.topics.find(id);
     out.name = name ? std::optional<std::string>(std::string(*name)) : std::nullopt;
     out.topic_id = id;
     const bool named = t || name;  // an unknown id names nothing to authorize
@@ -89,7 +89,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx, 
 
   auto results = co_await await_all<TopicError>(targets.size(), [&](size_t i, std::function<void(TopicError)> done) {
     if (!targets[i]) return done({});
-    svc.topics->remove(targets[i]->name, done);
+    svc.topics.remove(targets[i]->name, done);
   });
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok()) {

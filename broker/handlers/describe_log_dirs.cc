@@ -33,7 +33,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& c
   std::map<std::string, std::set<int32_t>, std::less<>> wanted;
   std::vector<TopicPtr> topics;
   if (!req.topics) {
-    topics = svc.topics->all();
+    topics = svc.topics.all();
   } else {
     for (const auto& t : *req.topics) {
       auto& indexes = wanted[std::string(t.topic)];
@@ -41,7 +41,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& c
     }
     for (const auto& [name, indexes] : wanted)
       if (!indexes.empty())
-        if (TopicPtr topic = svc.topics->find(name)) topics.push_back(std::move(topic));
+        if (TopicPtr topic = svc.topics.find(name)) topics.push_back(std::move(topic));
   }
   std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
 
@@ -64,7 +64,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& c
     for (size_t i = 0; i < topic->partitions.size(); ++i) {
       const int32_t index = static_cast<int32_t>(i);
       if (it != wanted.end() && !it->second.contains(index)) continue;
-      const storage::Result<int64_t> bytes = svc.store->partition_bytes(topic->partitions[i]);
+      const storage::Result<int64_t> bytes = svc.store.partition_bytes(topic->partitions[i]);
       if (!bytes.ok()) continue;  // deleted meanwhile
       out.partitions.push_back({index, *bytes, 0, false});
     }

@@ -36,7 +36,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& 
     TopicPtr topic;
     if (topic_error.ok() && !authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name))
       topic_error.code = ErrorCode::kTopicAuthorizationFailed;
-    if (topic_error.ok() && !(topic = svc.topics->find(t.name))) topic_error.code = ErrorCode::kUnknownTopicOrPartition;
+    if (topic_error.ok() && !(topic = svc.topics.find(t.name))) topic_error.code = ErrorCode::kUnknownTopicOrPartition;
     out_topic.partitions.reserve(t.partition_indexes.size());
     for (int32_t index : t.partition_indexes) {
       PartitionResponse& out = out_topic.partitions.emplace_back();
@@ -56,7 +56,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& 
   }
   using R = storage::Result<std::vector<storage::ActiveProducer>>;
   auto results = co_await await_all<R>(targets.size(), [&](size_t i, std::function<void(R)> done) {
-    svc.store->active_producers(targets[i].pid, std::move(done));
+    svc.store.active_producers(targets[i].pid, std::move(done));
   });
   for (size_t i = 0; i < targets.size(); ++i) {
     PartitionResponse& out = resp.topics[targets[i].topic].partitions[targets[i].partition];

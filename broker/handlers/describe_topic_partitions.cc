@@ -64,7 +64,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
   const std::string_view cursor_topic = req.cursor ? req.cursor->topic_name : std::string_view();
   std::set<std::string> names;  // sorted, each once, none before the cursor's topic
   if (all) {
-    for (const TopicPtr& t : svc.topics->all())
+    for (const TopicPtr& t : svc.topics.all())
       if (t->name >= cursor_topic) names.insert(t->name);
   } else {
     for (const auto& asked : req.topics)
@@ -88,7 +88,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
       break;
     }
     if (remaining < 0) continue;  // a negative limit answers nothing, as in Kafka
-    const TopicPtr t = svc.topics->find(name);
+    const TopicPtr t = svc.topics.find(name);
     if (!t) {
       if (!all) {
         const bool valid = TopicRegistry::validate_name(name).ok();

@@ -198,7 +198,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     if (i == 0 || topic_of[i] != topic_of[i - 1]) {
       // v13+: by id. An id this broker does not know (never created, or deleted, even if
       // a topic of the same name exists again) is UNKNOWN_TOPIC_ID in every partition.
-      topic = v >= 13 ? svc.topics->find(out_topic.topic_id) : svc.topics->find(out_topic.topic);
+      topic = v >= 13 ? svc.topics.find(out_topic.topic_id) : svc.topics.find(out_topic.topic);
       allowed = (v >= 13 && !topic) ||
                 authorized(ctx, AclOperation::kRead, ResourceType::kTopic, topic ? topic->name : out_topic.topic);
       next_in_topic = 0;
@@ -230,26 +230,25 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   // for: a client asking for more than the cap is answered once the cap's worth is there.
   // So does a consumer_byte_rate: at most what the quota allows in its window, as in Kafka.
   int32_t max_bytes = std::min(req.max_bytes, svc.config.fetch_max_bytes);
-  if (svc.quotas)
-    if (auto quota_max = svc.quotas->fetch_max_bytes(quota_user(ctx.principal), ctx.header.client_id.value_or("")))
-      max_bytes = static_cast<int32_t>(std::min<int64_t>(max_bytes, std::max<int64_t>(*quota_max, 1)));
+  if (auto quota_max = svc.quotas.fetch_max_bytes(quota_user(ctx.principal), ctx.header.client_id.value_or("")))
+    max_bytes = static_cast<int32_t>(std::min<int64_t>(max_bytes, std::max<int64_t>(*quota_max, 1)));
   const int32_t min_bytes = std::min(req.min_bytes, max_bytes);
   const bool read_committed = req.isolation_level == 1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, req.max_wait_ms));
   std::chrono::nanoseconds waited{0};
   auto ex = co_await boost::asio::this_coro::executor;
   for (;;) {
-    const int64_t bytes = read_all(*svc.store, targets, max_bytes, read_committed);
+    const int64_t bytes = read_all(svc.store, targets, max_bytes, read_committed);
     bool errors = false;
     for (const Target& t : targets) errors = errors || t.out->error_code != ErrorCode::kNone;
     if (bytes >= min_bytes || errors || pids.empty() || std::chrono::steady_clock::now() >= deadline) break;
 
     // Park until an append to one of our partitions, or the deadline.
-    auto waiter = svc.fetch_waiters->add(pids, ex);
+    auto waiter = svc.fetch_waiters.add(pids, ex);
     bool grown = false;
     for (const Target& t : targets) {
       if (!t.valid) continue;
-      auto offs = svc.store->offsets(t.pid);
+      auto offs = svc.store.offsets(t.pid);
       grown = grown || (offs.ok() && offs->next_offset > t.out->high_watermark);  // appended since the read
     }
     if (!grown && !waiter->woken.load()) {
@@ -258,10 +257,10 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
       co_await waiter->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
       waited += std::chrono::steady_clock::now() - parked;
     }
-    svc.fetch_waiters->remove(waiter, pids);
+    svc.fetch_waiters.remove(waiter, pids);
     if (!grown && !waiter->woken.load()) {
       // Timed out: answer with what there is (re-read: data may have come meanwhile).
-      read_all(*svc.store, targets, max_bytes, read_committed);
+      read_all(svc.store, targets, max_bytes, read_committed);
       break;
     }
   }
@@ -270,10 +269,8 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   out.waited = waited;
   // consumer_byte_rate counts the response. Over it, Kafka answers with no partitions
   // (the bytes are not counted: the client fetches them again after the throttle).
-  const int32_t throttle =
-      svc.quotas ? svc.quotas->record_fetch(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
-                                            static_cast<int64_t>(out.body.size()))
-                 : 0;
+  const int32_t throttle = svc.quotas.record_fetch(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
+                                                  static_cast<int64_t>(out.body.size()));
   if (throttle > 0) {
     if (svc.metrics) svc.metrics->throttled(QuotaManager::Kind::kFetch, throttle);
     FetchResponse empty;

@@ -17,7 +17,7 @@ boost::asio::awaitable<HandlerResult> handle_heartbeat(RequestContext& ctx, prot
   args.generation_id = req.generation_id;
   args.member_id = std::string(req.member_id);
   if (req.group_instance_id) args.group_instance_id = std::string(*req.group_instance_id);
-  const coordinator::GroupError e = co_await ctx.services->groups->heartbeat(std::move(args));
+  const coordinator::GroupError e = co_await ctx.services->groups.heartbeat(std::move(args));
   protocol::HeartbeatResponse resp;
   resp.error_code = to_kafka(e);
   co_return make_response(resp, ctx.version());

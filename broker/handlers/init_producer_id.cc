@@ -24,7 +24,7 @@ boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
   args.transaction_timeout_ms = req.transaction_timeout_ms;
   args.producer_id = req.producer_id;
   args.producer_epoch = req.producer_epoch;
-  const coordinator::InitProducerIdResult r = co_await ctx.services->txns->init_producer_id(std::move(args));
+  const coordinator::InitProducerIdResult r = co_await ctx.services->txns.init_producer_id(std::move(args));
   protocol::InitProducerIdResponse resp;
   resp.error_code = to_kafka(r.error, ctx.version() >= 4);
   if (r.error == coordinator::TxnError::kNone) {
@@ -56,15 +56,14 @@ boost::asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext& ct
     co_return r;
   }
   // An idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
-  const Authorizer* authorizer = ctx.services->authorizer;
+  const Authorizer& authorizer = ctx.services->authorizer;
   if (!authorized_cluster(ctx, AclOperation::kIdempotentWrite) &&
-      !(authorizer == nullptr || authorizer->allowed_on_any(ctx.principal, acl_host(ctx),
-                                                            AclOperation::kWrite, ResourceType::kTopic))) {
+      !authorizer.allowed_on_any(ctx.principal, acl_host(ctx), AclOperation::kWrite, ResourceType::kTopic)) {
     resp.error_code = ErrorCode::kClusterAuthorizationFailed;
     co_return make_response(resp, ctx.version());
   }
   auto id = co_await await_callback<storage::Result<int64_t>>(
-      [&](std::function<void(storage::Result<int64_t>)> done) { ctx.services->producer_ids->allocate(done); });
+      [&](std::function<void(storage::Result<int64_t>)> done) { ctx.services->producer_ids.allocate(done); });
   if (id.ok()) {
     resp.producer_id = *id;
     resp.producer_epoch = 0;

@@ -34,7 +34,7 @@ boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx, pro
   if (req.reason) args.reason = std::string(*req.reason);
   args.api_version = v;
 
-  coordinator::JoinGroupResult r = co_await ctx.services->groups->join_group(std::move(args));
+  coordinator::JoinGroupResult r = co_await ctx.services->groups.join_group(std::move(args));
 
   protocol::JoinGroupResponse resp;
   resp.error_code = to_kafka(r.error);

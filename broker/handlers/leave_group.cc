@@ -27,7 +27,7 @@ boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx, pr
       args.members.push_back(std::move(id));
     }
   }
-  coordinator::LeaveGroupResult r = co_await ctx.services->groups->leave_group(std::move(args));
+  coordinator::LeaveGroupResult r = co_await ctx.services->groups.leave_group(std::move(args));
   protocol::LeaveGroupResponse resp;
   resp.error_code = to_kafka(r.error);
   if (v < 3) {

@@ -62,7 +62,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, Metad
   };
   const bool all = !req.topics || (v == 0 && req.topics->empty());
   if (all) {
-    for (const TopicPtr& t : svc.topics->all())
+    for (const TopicPtr& t : svc.topics.all())
       if (authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t->name, false))
         resp.topics.push_back(describe(ctx, places, *t, ops));
     co_return make_response(resp, v);
@@ -77,7 +77,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, Metad
   std::vector<size_t> to_create;  // indexes into resp.topics
   for (const auto& asked : *req.topics) {
     if (!asked.name) {  // by id (v10+)
-      TopicPtr t = svc.topics->find(asked.topic_id);
+      TopicPtr t = svc.topics.find(asked.topic_id);
       if (t && !may_describe(t->name)) {
         auto& out = resp.topics.emplace_back();
         out.error_code = ErrorCode::kTopicAuthorizationFailed;
@@ -98,7 +98,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, Metad
       out.error_code = ErrorCode::kTopicAuthorizationFailed;
       continue;
     }
-    if (TopicPtr t = svc.topics->find(name)) {
+    if (TopicPtr t = svc.topics.find(name)) {
       resp.topics.push_back(describe(ctx, places, *t, ops));
       continue;
     }
@@ -110,7 +110,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, Metad
       out.error_code = ErrorCode::kUnknownTopicOrPartition;
     } else if (!may_create_topic(name)) {
       out.error_code = ErrorCode::kTopicAuthorizationFailed;
-    } else if (svc.topics->creating(name)) {
+    } else if (svc.topics.creating(name)) {
       out.error_code = ErrorCode::kLeaderNotAvailable;  // the client retries shortly
     } else {
       to_create.push_back(resp.topics.size() - 1);
@@ -120,7 +120,7 @@ boost::asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx, Metad
   // Create the missing topics together and answer once they exist.
   using Created = std::pair<TopicError, TopicPtr>;
   auto created = co_await await_all<Created>(to_create.size(), [&](size_t i, std::function<void(Created)> done) {
-    svc.topics->create(*resp.topics[to_create[i]].name, svc.config.num_partitions, {}, false,
+    svc.topics.create(*resp.topics[to_create[i]].name, svc.config.num_partitions, {}, false,
                        [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); });
   });
   for (size_t i = 0; i < to_create.size(); ++i) {

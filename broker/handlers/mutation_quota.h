@@ -20,15 +20,13 @@ inline constexpr const char* kThrottlingQuotaExceededMessage = "The throttling q
 // Whether the topic's mutation of `partitions` may go ahead (and is charged).
 inline bool admit_mutation(const RequestContext& ctx, int64_t partitions, bool strict) {
   const Services& svc = *ctx.services;
-  return !svc.quotas || svc.quotas->record_mutation(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
-                                                    partitions, strict);
+  return svc.quotas.record_mutation(quota_user(ctx.principal), ctx.header.client_id.value_or(""), partitions, strict);
 }
 
 // The request's throttle: set it as throttle_time_ms and on the Response.
 inline int32_t mutation_throttle(const RequestContext& ctx) {
   const Services& svc = *ctx.services;
-  if (!svc.quotas) return 0;
-  const int32_t ms = svc.quotas->mutation_throttle_ms(quota_user(ctx.principal), ctx.header.client_id.value_or(""));
+  const int32_t ms = svc.quotas.mutation_throttle_ms(quota_user(ctx.principal), ctx.header.client_id.value_or(""));
   if (ms > 0 && svc.metrics) svc.metrics->throttled(QuotaManager::Kind::kControllerMutation, ms);
   return ms;
 }

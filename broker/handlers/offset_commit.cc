@@ -33,7 +33,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx, 
   for (const auto& t : req.topics) {
     auto& out_topic = resp.topics.emplace_back();
     out_topic.name = std::string(t.name);
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     coordinator::TopicCommit commit;
     commit.topic = std::string(t.name);
     const bool topic_denied = !authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name);
@@ -63,7 +63,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx, 
     if (!commit.partitions.empty()) args.topics.push_back(std::move(commit));
   }
   if (!slots.empty()) {
-    coordinator::OffsetCommitResult r = co_await svc.groups->commit_offsets(std::move(args));
+    coordinator::OffsetCommitResult r = co_await svc.groups.commit_offsets(std::move(args));
     size_t i = 0;
     for (const auto& t : r.topics) {
       for (const auto& p : t.partitions) {

@@ -68,7 +68,7 @@ bool decode_request(const RequestContext& ctx, protocol::OffsetFetchRequest& req
 // Committed offsets of one group (v0-v7) or several (v8+); -1 where none was committed.
 boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx, protocol::OffsetFetchRequest& req) {
   const int16_t v = ctx.version();
-  auto& groups = *ctx.services->groups;
+  auto& groups = ctx.services->groups;
   protocol::OffsetFetchResponse resp;
   if (v < 8) {
     coordinator::OffsetFetchArgs args;

@@ -19,7 +19,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
   for (const auto& t : req.topics) {
     auto& out_topic = resp.topics.emplace_back();
     out_topic.topic = std::string(t.topic);
-    const TopicPtr topic = svc.topics->find(t.topic);
+    const TopicPtr topic = svc.topics.find(t.topic);
     const bool allowed = authorized(ctx, AclOperation::kDescribe, ResourceType::kTopic, t.topic);
     for (const auto& p : t.partitions) {
       auto& out = out_topic.partitions.emplace_back();
@@ -31,7 +31,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
         continue;
       }
       if (p.leader_epoch > kLeaderEpoch) continue;  // unknown epoch: -1 / -1
-      auto offs = svc.store->offsets(ref.pid);
+      auto offs = svc.store.offsets(ref.pid);
       if (!offs.ok()) {
         out.error_code = to_kafka(offs.status());
         continue;

@@ -18,7 +18,7 @@ using protocol::ErrorCode;
 
 // UNKNOWN_TOPIC_OR_PARTITION with what is missing, or kNone when the partition exists.
 TopicError find_partition(const Services& svc, std::string_view topic, int32_t index) {
-  const TopicPtr t = svc.topics->find(topic);
+  const TopicPtr t = svc.topics.find(topic);
   if (!t) return {ErrorCode::kUnknownTopicOrPartition, "no topic named " + std::string(topic)};
   if (index < 0 || static_cast<size_t>(index) >= t->partitions.size())
     return {ErrorCode::kUnknownTopicOrPartition, "no partition " + std::string(topic) + "-" + std::to_string(index)};
@@ -45,7 +45,7 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
   if (!req.topic_partitions) {
     resp.error_code = refused.code;
     if (refused.ok()) {
-      std::vector<TopicPtr> topics = svc.topics->all();
+      std::vector<TopicPtr> topics = svc.topics.all();
       std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
       for (const TopicPtr& t : topics) resp.replica_election_results.push_back({t->name, {}});
     }
@@ -60,7 +60,7 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
       auto& p = out.partition_result.emplace_back();
       p.partition_id = index;
       TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
-      const TopicPtr topic = e.ok() ? svc.topics->find(t.topic) : nullptr;
+      const TopicPtr topic = e.ok() ? svc.topics.find(t.topic) : nullptr;
       if (topic && !places.of(*topic, index).live) {
         // Its only replica is down (cluster mode): no broker can lead it.
         e = req.election_type == 0
@@ -110,7 +110,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_partition_reassignments(Reque
           else if (!broker_live(svc, sorted[i]))
             e = {ErrorCode::kInvalidReplicaAssignment, "broker " + std::to_string(sorted[i]) + " is not registered"};
         }
-        const TopicPtr topic = svc.topics->find(t.name);
+        const TopicPtr topic = svc.topics.find(t.name);
         const int32_t placed = topic ? places.of(*topic, p.partition_index).broker : -1;
         if (e.ok() && sorted.size() > 1)
           e = {ErrorCode::kInvalidReplicaAssignment, "a partition has one replica (replication factor 1)"};

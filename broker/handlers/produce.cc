@@ -53,8 +53,8 @@ void append_transactional(Services& svc, coordinator::ProducerRef producer,
                           std::vector<coordinator::TopicPartition> partitions,
                           std::vector<storage::AppendRequest> appends, coordinator::TxnError* refused,
                           std::function<void(AppendResults)> done) {
-  storage::Store* store = svc.store;
-  svc.txns->check_produce(std::move(producer), std::move(partitions),
+  storage::Store* store = &svc.store;
+  svc.txns.check_produce(std::move(producer), std::move(partitions),
                           [store, appends = std::move(appends), refused, done](coordinator::TxnError e) mutable {
                             *refused = e;
                             if (e != coordinator::TxnError::kNone) return done({});
@@ -238,7 +238,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   for (size_t ti = 0; ti < req.topic_data.size(); ++ti) {
     const auto& t = req.topic_data[ti];
     auto& out_topic = resp.responses[plan.topic_entry[ti]];
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     const bool topic_denied = !authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, t.name);
     for (const auto& p : t.partition_data) {
       if (plan.skip[mention++]) continue;
@@ -328,7 +328,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
     }
   } else if (!appends.empty()) {
     results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
-      svc.store->append(std::move(appends), std::move(done));
+      svc.store.append(std::move(appends), std::move(done));
       ctx.dispatched();  // queued: later requests on this connection append after ours
     });
   }
@@ -353,10 +353,8 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
 
   // producer_byte_rate counts the whole request, as Kafka's does; the records are kept
   // either way, and the client is throttled after.
-  const int32_t throttle =
-      svc.quotas ? svc.quotas->record_produce(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
-                                              static_cast<int64_t>(ctx.frame.size()))
-                 : 0;
+  const int32_t throttle = svc.quotas.record_produce(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
+                                                    static_cast<int64_t>(ctx.frame.size()));
   if (throttle > 0 && svc.metrics) svc.metrics->throttled(QuotaManager::Kind::kProduce, throttle);
 
   if (req.acks == 0) {

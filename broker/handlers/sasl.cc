@@ -17,7 +17,7 @@ boost::asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext& ctx,
   const Services& svc = *ctx.services;
   // A SCRAM exchange reads the store at client-first (no store: every SCRAM user is unknown).
   const auto result = ctx.auth->handshake(req.mechanism, ctx.version(),
-                                          svc.scram ? svc.scram->lookup_function() : security::ScramCredentialLookup{});
+                                          svc.scram.lookup_function());
   if (result.close) {
     std::string enabled;
     for (const auto& m : result.mechanisms) enabled += (enabled.empty() ? "" : ",") + m;

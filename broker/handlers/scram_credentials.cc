@@ -53,7 +53,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(Req
         resp.results.push_back({std::string(u.name), resp.error_code, resp.error_message, {}});
     co_return make_response(resp, ctx.version());
   }
-  const ScramCredentials& store = *ctx.services->scram;
+  const ScramCredentials& store = ctx.services->scram;
   auto add = [&](std::string user, const std::vector<ScramCredentials::Info>& infos) {
     auto& r = resp.results.emplace_back();
     r.user = std::move(user);
@@ -110,7 +110,7 @@ boost::asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(Reques
     co_return make_response(resp, ctx.version());
   }
 
-  ScramCredentials& store = *ctx.services->scram;
+  ScramCredentials& store = ctx.services->scram;
   std::map<std::string_view, Outcome> outcome;
   auto fail = [&](std::string_view user, ErrorCode e, std::string message) {
     outcome[user] = Outcome{e, std::move(message)};

@@ -23,7 +23,7 @@ boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx, pro
   for (const auto& a : req.assignments)
     args.assignments.push_back({std::string(a.member_id), std::string(protocol::as_string_view(a.assignment))});
 
-  coordinator::SyncGroupResult r = co_await ctx.services->groups->sync_group(std::move(args));
+  coordinator::SyncGroupResult r = co_await ctx.services->groups.sync_group(std::move(args));
 
   protocol::SyncGroupResponse resp;
   resp.error_code = to_kafka(r.error);

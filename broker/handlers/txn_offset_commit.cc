@@ -33,7 +33,7 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& c
     denied = ErrorCode::kNotCoordinator;
   }
   for (const auto& t : req.topics) {
-    const TopicPtr topic = svc.topics->find(t.name);
+    const TopicPtr topic = svc.topics.find(t.name);
     const bool topic_denied = !authorized(ctx, AclOperation::kRead, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       known.push_back(denied != ErrorCode::kNone ? denied
@@ -49,7 +49,7 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& c
   }
 
   coordinator::TxnOffsetCommitResult r;
-  if (!args.offsets.empty()) r = co_await svc.txns->txn_offset_commit(std::move(args));
+  if (!args.offsets.empty()) r = co_await svc.txns.txn_offset_commit(std::move(args));
   ErrorCode all = ErrorCode::kNone;
   if (r.txn_error != coordinator::TxnError::kNone) {
     all = to_kafka(r.txn_error, /*fenced_supported=*/false);

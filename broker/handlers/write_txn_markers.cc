@@ -32,7 +32,7 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& c
     for (const auto& t : marker.topics) {
       auto& out_topic = out.topics.emplace_back();
       out_topic.name = std::string(t.name);
-      const TopicPtr topic = svc.topics->find(t.name);
+      const TopicPtr topic = svc.topics.find(t.name);
       for (int32_t p : t.partition_indexes) {
         auto& r = out_topic.partitions.emplace_back();
         r.partition_index = p;
@@ -46,7 +46,7 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& c
     }
   }
   auto results = co_await await_all<storage::Status>(writes.size(), [&](size_t m, auto done) {
-    write_txn_markers(*svc.store, *svc.topics, writes[m], done);
+    write_txn_markers(svc.store, svc.topics, writes[m], done);
   });
   for (size_t m = 0; m < results.size(); ++m) {
     if (results[m].ok()) continue;

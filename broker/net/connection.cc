@@ -355,7 +355,7 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::s
     const auto start = std::chrono::steady_clock::now();
     if (Metrics* m = self->services_.metrics) m->request_queued(static_cast<int16_t>(slot->key), start - slot->read_at);
     // The client, for request_percentage: copied only while such a quota is set.
-    QuotaManager* quotas = self->services_.quotas;
+    QuotaManager* quotas = &self->services_.quotas;
     const bool request_quota = quotas && quotas->request_quota_set();
     const std::string client_id(request_quota ? ctx.header.client_id.value_or("") : "");
     const std::string principal(request_quota ? ctx.principal : "");

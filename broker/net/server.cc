@@ -31,9 +31,8 @@ bool once_a_second(std::chrono::steady_clock::time_point& last) {
 
 }  // namespace
 
-Server::Server(const BrokerConfig& config, Services& services)
-    : config_(config), services_(services), security_(config, services.dynamic_config) {
-  services_.listener_security = &security_;
+Server::Server(const BrokerConfig& config, const DynamicBrokerConfig& dynamic)
+    : config_(config), dynamic_(dynamic), security_(config, &dynamic) {
   for (int i = 0; i < config.num_network_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     work_.push_back(std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
@@ -77,7 +76,8 @@ std::vector<uint16_t> Server::ports() const {
   return out;
 }
 
-void Server::start() {
+void Server::start(Services& services) {
+  services_ = &services;
   for (size_t i = 0; i < acceptors_.size(); ++i) {
     tcp::acceptor& acceptor = *acceptors_[i];
     asio::co_spawn(*contexts_[0], accept_loop(acceptor, i), asio::detached);
@@ -95,7 +95,7 @@ void Server::start() {
 }
 
 int64_t Server::connection_limit(std::string_view name, int64_t static_value) const {
-  return services_.dynamic_config ? services_.dynamic_config->effective_int(name, static_value) : static_value;
+  return dynamic_.effective_int(name, static_value);
 }
 
 asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listener) {
@@ -115,10 +115,10 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listen
       continue;
     }
     const int64_t max_connections = connection_limit("max.connections", config_.max_connections);
-    if (services_.connections.load(std::memory_order_relaxed) >= max_connections) {
+    if (services_->connections.load(std::memory_order_relaxed) >= max_connections) {
       if (once_a_second(last_refusal_warning_))
         net_log().warn("connection refused: reason=max.connections={} reached", max_connections);
-      if (services_.metrics) services_.metrics->connection_refused(/*per_ip=*/false);
+      if (services_->metrics) services_->metrics->connection_refused(/*per_ip=*/false);
       socket.close(ec);
       continue;
     }
@@ -126,17 +126,17 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listen
     if (ec) continue;  // already gone
     // Over its IP's connection_creation_rate: as Kafka does, the connection is held
     // unread for the throttle time and then closed, so the client cannot retry at once.
-    if (const int32_t throttle = services_.quotas ? services_.quotas->record_connection(address) : 0; throttle > 0) {
+    if (const int32_t throttle = services_->quotas.record_connection(address); throttle > 0) {
       if (once_a_second(last_refusal_warning_))
         net_log().warn("connection throttled: address={} reason=connection_creation_rate exceeded, closing in {} ms",
                        address, throttle);
-      if (services_.metrics) services_.metrics->throttled(QuotaManager::Kind::kConnection, throttle);
+      if (services_->metrics) services_->metrics->throttled(QuotaManager::Kind::kConnection, throttle);
       asio::co_spawn(target, close_after(std::move(socket), std::chrono::milliseconds(throttle)), asio::detached);
       continue;
     }
     std::shared_ptr<const ListenerSecurity> security = security_.current(listener);
     limits.sasl_max_receive_bytes = security->sasl_max_receive_bytes;
-    auto conn = std::make_shared<Connection>(std::move(socket), services_, limits, std::move(security));
+    auto conn = std::make_shared<Connection>(std::move(socket), *services_, limits, std::move(security));
     {
       std::lock_guard lock(mu_);
       int& from_address = per_address_[address];
@@ -144,7 +144,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listen
       if (from_address >= per_ip) {
         if (once_a_second(last_refusal_warning_))
           net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address, per_ip);
-        if (services_.metrics) services_.metrics->connection_refused(/*per_ip=*/true);
+        if (services_->metrics) services_->metrics->connection_refused(/*per_ip=*/true);
         continue;  // conn's destructor closes the socket
       }
       ++from_address;

@@ -19,7 +19,8 @@ namespace rokka::broker {
 
 class Server {
  public:
-  Server(const BrokerConfig& config, Services& services);
+  // `dynamic` gives the listeners' dynamic TLS settings and the connection limits.
+  Server(const BrokerConfig& config, const DynamicBrokerConfig& dynamic);
   ~Server();
 
   // Builds every listener's TLS and SASL settings (with this broker's dynamic
@@ -29,8 +30,12 @@ class Server {
   // The ports actually bound, in listener order (after listen()).
   std::vector<uint16_t> ports() const;
 
-  // Starts the network threads and accepting. Returns at once.
-  void start();
+  // Every listener's TLS and SASL settings (Services::listener_security).
+  ListenerSecurityTable& security() { return security_; }
+
+  // Starts the network threads and accepting; connections reach `services`, which
+  // must outlive stop(). Returns at once.
+  void start(Services& services);
   // Stops accepting, lets every connection finish the requests it has read, waits
   // for them (at most `grace`), then stops the threads. Thread-safe; idempotent.
   void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(10000));
@@ -49,11 +54,12 @@ class Server {
   int64_t connection_limit(std::string_view name, int64_t static_value) const;
 
   const BrokerConfig& config_;
-  Services& services_;
+  const DynamicBrokerConfig& dynamic_;
+  Services* services_ = nullptr;  // from start()
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>> work_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
-  ListenerSecurityTable security_;  // one per listener (and acceptor); services_.listener_security
+  ListenerSecurityTable security_;  // one per listener (and acceptor)
   std::vector<std::thread> threads_;
   std::atomic<size_t> next_context_{0};
   std::atomic<bool> stopping_{false};

@@ -486,12 +486,12 @@ TEST(ClientQuotasApiTest, ControllerMutationRateRefusesTopicsOnceTheBucketIsInDe
   EXPECT_EQ(r.topics[0].error_code, kThrottlingQuotaExceeded);
   EXPECT_EQ(r.topics[0].error_message.value_or(""), "The throttling quota has been exceeded.");
   EXPECT_GT(r.throttle_time_ms, 30000);
-  EXPECT_FALSE(b.broker().services().topics->find("third"));
+  EXPECT_FALSE(b.broker().services().topics.find("third"));
   // Before v6 the same is admitted and only throttled.
   r = create("fourth", 1, 5);
   EXPECT_EQ(r.topics[0].error_code, kNone);
   EXPECT_GT(r.throttle_time_ms, 30000);
-  EXPECT_TRUE(b.broker().services().topics->find("fourth"));
+  EXPECT_TRUE(b.broker().services().topics.find("fourth"));
 
   // CreatePartitions v3 and DeleteTopics v6 are refused the same way, and change nothing.
   {
@@ -502,7 +502,7 @@ TEST(ClientQuotasApiTest, ControllerMutationRateRefusesTopicsOnceTheBucketIsInDe
     ASSERT_TRUE(resp && resp->results.size() == 1);
     EXPECT_EQ(resp->results[0].error_code, kThrottlingQuotaExceeded);
     EXPECT_GT(resp->throttle_time_ms, 30000);
-    EXPECT_EQ(b.broker().services().topics->find("first")->partitions.size(), 10u);
+    EXPECT_EQ(b.broker().services().topics.find("first")->partitions.size(), 10u);
   }
   {
     protocol::DeleteTopicsRequest req;
@@ -511,7 +511,7 @@ TEST(ClientQuotasApiTest, ControllerMutationRateRefusesTopicsOnceTheBucketIsInDe
     auto resp = c.call<protocol::DeleteTopicsResponse>(req, 6);
     ASSERT_TRUE(resp && resp->responses.size() == 1);
     EXPECT_EQ(resp->responses[0].error_code, kThrottlingQuotaExceeded);
-    EXPECT_TRUE(b.broker().services().topics->find("first"));
+    EXPECT_TRUE(b.broker().services().topics.find("first"));
   }
   // Another client id has no quota: not charged, not throttled.
   {

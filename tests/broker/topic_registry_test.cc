@@ -31,7 +31,7 @@ TopicError create(TopicRegistry& topics, const std::string& name) {
 
 TEST(TopicRegistryTest, NamesDifferingOnlyByDotAndUnderscoreCollide) {
   InProcessBroker b;
-  TopicRegistry& topics = *b.broker().services().topics;
+  TopicRegistry& topics = b.broker().services().topics;
   ASSERT_TRUE(create(topics, "orders.eu").ok());
   EXPECT_EQ(create(topics, "orders_eu").code, ErrorCode::kInvalidTopicException);
   EXPECT_EQ(create(topics, "orders.eu").code, ErrorCode::kTopicAlreadyExists);
@@ -49,7 +49,7 @@ TEST(TopicRegistryTest, NamesDifferingOnlyByDotAndUnderscoreCollide) {
 
 TEST(TopicRegistryTest, ConcurrentCreatesOfCollidingNamesLetExactlyOneThrough) {
   InProcessBroker b;
-  TopicRegistry& topics = *b.broker().services().topics;
+  TopicRegistry& topics = b.broker().services().topics;
   for (int round = 0; round < 20; ++round) {
     const std::string base = "race" + std::to_string(round);
     std::promise<TopicError> first, second;
@@ -67,7 +67,7 @@ TEST(TopicRegistryTest, ConcurrentCreatesOfCollidingNamesLetExactlyOneThrough) {
 // the other client's Metadata for one topic stays fast while the 5,000 are made.
 TEST(TopicRegistryTest, AutoCreatingThousandsNextToAHundredThousandTopicsDoesNotStallMetadata) {
   InProcessBroker b;
-  TopicRegistry& topics = *b.broker().services().topics;
+  TopicRegistry& topics = b.broker().services().topics;
   constexpr int kExisting = 100000, kNew = 5000;
   std::atomic<int> pending{kExisting};
   std::promise<void> all_made;
