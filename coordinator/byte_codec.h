@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "wire/endian.h"
+
 namespace rokka::coordinator {
 
 class ByteReader {
@@ -43,8 +45,7 @@ class ByteReader {
  private:
   uint64_t be(size_t n) {
     if (!ok_ || n > remaining()) return fail(), 0;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(in_[pos_ + i]);
+    const uint64_t v = wire::get_be(reinterpret_cast<const std::byte*>(in_.data() + pos_), static_cast<int>(n));
     pos_ += n;
     return v;
   }
@@ -80,7 +81,8 @@ class ByteWriter {
 
  private:
   void be(uint64_t v, size_t n) {
-    for (size_t i = n; i-- > 0;) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    out_.resize(out_.size() + n);
+    wire::put_be(reinterpret_cast<std::byte*>(out_.data() + out_.size() - n), v, static_cast<int>(n));
   }
 
   std::string out_;

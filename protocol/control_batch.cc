@@ -1,12 +1,15 @@
 #include "protocol/control_batch.h"
 
 #include "protocol/record_batch.h"
+#include "wire/endian.h"
 
 namespace rokka::protocol {
 namespace {
 
+// Appends the low `bytes` bytes of v, big-endian.
 void put_be(std::vector<std::byte>& out, uint64_t v, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) out.push_back(static_cast<std::byte>(v >> (8 * (bytes - 1 - i))));
+  out.resize(out.size() + bytes);
+  wire::put_be(out.data() + out.size() - bytes, v, static_cast<int>(bytes));
 }
 
 // The one record of a marker, without its length prefix.
@@ -32,9 +35,9 @@ std::vector<std::byte> marker_record(const TxnMarker& m) {
 std::vector<std::byte> build_txn_marker(const TxnMarker& m) {
   const std::vector<std::byte> record = marker_record(m);
   std::vector<std::byte> b;
-  b.reserve(kBatchHeaderSize + 1 + record.size());
+  b.reserve(wire::batch::kHeaderSize + 1 + record.size());
   put_be(b, 0, 8);  // base offset: assigned by the store
-  put_be(b, static_cast<uint32_t>(kBatchHeaderSize - kBatchLengthPrefix + 1 + record.size()), 4);
+  put_be(b, static_cast<uint32_t>(wire::batch::kHeaderSize - wire::batch::kLengthOverhead + 1 + record.size()), 4);
   put_be(b, 0, 4);  // partition leader epoch
   b.push_back(static_cast<std::byte>(kMagicV2));
   put_be(b, 0, 4);  // CRC: the caller's (see header)

@@ -1,19 +1,9 @@
 #include "protocol/record_batch.h"
 
+#include "wire/endian.h"
+
 namespace rokka::protocol {
 namespace {
-
-template <typename U>
-U load_be(Bytes data, size_t at) {
-  U v = 0;
-  for (size_t i = 0; i < sizeof(U); ++i) v = static_cast<U>((v << 8) | std::to_integer<U>(data[at + i]));
-  return v;
-}
-
-template <typename U>
-void store_be(std::span<std::byte> data, size_t at, U v) {
-  for (size_t i = 0; i < sizeof(U); ++i) data[at + i] = static_cast<std::byte>(v >> (8 * (sizeof(U) - 1 - i)));
-}
 
 }  // namespace
 
@@ -69,18 +59,18 @@ constexpr int64_t kMinLegacyMessageLength = 14;
 }  // namespace
 
 BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
-  if (data.size() <= batch_field::kMagic) return BatchCheck::kTruncatedHeader;
-  const int64_t length = static_cast<int32_t>(load_be<uint32_t>(data, batch_field::kLength));
+  if (data.size() <= wire::batch::kMagic) return BatchCheck::kTruncatedHeader;
+  const int64_t length = static_cast<int32_t>(wire::load_be<uint32_t>(data.data() + wire::batch::kLength));
   // As Kafka, a Length below the smallest message of any format is corrupt framing
   // before the magic byte is even looked at.
   if (length < kMinLegacyMessageLength) return BatchCheck::kLengthBelowHeader;
-  const auto magic = static_cast<int8_t>(data[batch_field::kMagic]);
+  const auto magic = static_cast<int8_t>(data[wire::batch::kMagic]);
   if (magic == 0 || magic == 1) return BatchCheck::kOldMagic;
   if (magic != kMagicV2) return BatchCheck::kUnknownMagic;
-  if (length < static_cast<int64_t>(kBatchHeaderSize - kBatchLengthPrefix)) return BatchCheck::kLengthBelowHeader;
-  if (length > static_cast<int64_t>(data.size() - kBatchLengthPrefix)) return BatchCheck::kLengthBeyondData;
+  if (length < static_cast<int64_t>(wire::batch::kHeaderSize - wire::batch::kLengthOverhead)) return BatchCheck::kLengthBelowHeader;
+  if (length > static_cast<int64_t>(data.size() - wire::batch::kLengthOverhead)) return BatchCheck::kLengthBeyondData;
 
-  const RecordBatchView view(data.first(kBatchLengthPrefix + static_cast<size_t>(length)));
+  const RecordBatchView view(data.first(wire::batch::kLengthOverhead + static_cast<size_t>(length)));
   if ((view.attributes() & kCompressionMask) > kMaxCompressionId) return BatchCheck::kUnknownCompression;
   *out = view;
   return BatchCheck::kOk;
@@ -95,9 +85,9 @@ BatchCheck RecordBatchView::check_produced() const {
   return BatchCheck::kOk;
 }
 
-int16_t RecordBatchView::i16(size_t at) const { return static_cast<int16_t>(load_be<uint16_t>(data_, at)); }
-int32_t RecordBatchView::i32(size_t at) const { return static_cast<int32_t>(load_be<uint32_t>(data_, at)); }
-int64_t RecordBatchView::i64(size_t at) const { return static_cast<int64_t>(load_be<uint64_t>(data_, at)); }
+int16_t RecordBatchView::i16(size_t at) const { return static_cast<int16_t>(wire::load_be<uint16_t>(data_.data() + at)); }
+int32_t RecordBatchView::i32(size_t at) const { return static_cast<int32_t>(wire::load_be<uint32_t>(data_.data() + at)); }
+int64_t RecordBatchView::i64(size_t at) const { return static_cast<int64_t>(wire::load_be<uint64_t>(data_.data() + at)); }
 
 BatchCheck split_batches(Bytes records, std::vector<RecordBatchView>& out) {
   out.clear();
@@ -123,25 +113,25 @@ BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordB
 }
 
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset) {
-  store_be<uint64_t>(batch, batch_field::kBaseOffset, static_cast<uint64_t>(base_offset));
+  wire::store_be<uint64_t>(batch.data() + wire::batch::kBaseOffset, static_cast<uint64_t>(base_offset));
 }
 
 void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) {
-  store_be<uint32_t>(batch, batch_field::kPartitionLeaderEpoch, static_cast<uint32_t>(epoch));
+  wire::store_be<uint32_t>(batch.data() + wire::batch::kLeaderEpoch, static_cast<uint32_t>(epoch));
 }
 
 void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms) {
-  const auto attributes = static_cast<uint16_t>(load_be<uint16_t>(batch, batch_field::kAttributes) | kTimestampTypeBit);
-  store_be<uint16_t>(batch, batch_field::kAttributes, attributes);
-  store_be<uint64_t>(batch, batch_field::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
+  const auto attributes = static_cast<uint16_t>(wire::load_be<uint16_t>(batch.data() + wire::batch::kAttributes) | kTimestampTypeBit);
+  wire::store_be<uint16_t>(batch.data() + wire::batch::kAttributes, attributes);
+  wire::store_be<uint64_t>(batch.data() + wire::batch::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }
 
 void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms) {
-  const auto attributes = static_cast<uint16_t>(load_be<uint16_t>(batch, batch_field::kAttributes) & kDefinedAttributeBits);
-  store_be<uint16_t>(batch, batch_field::kAttributes, attributes);
-  store_be<uint64_t>(batch, batch_field::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
+  const auto attributes = static_cast<uint16_t>(wire::load_be<uint16_t>(batch.data() + wire::batch::kAttributes) & kDefinedAttributeBits);
+  wire::store_be<uint16_t>(batch.data() + wire::batch::kAttributes, attributes);
+  wire::store_be<uint64_t>(batch.data() + wire::batch::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }
 
-void set_crc(std::span<std::byte> batch, uint32_t crc) { store_be<uint32_t>(batch, batch_field::kCrc, crc); }
+void set_crc(std::span<std::byte> batch, uint32_t crc) { wire::store_be<uint32_t>(batch.data() + wire::batch::kCrc, crc); }
 
 }  // namespace rokka::protocol

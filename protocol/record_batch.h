@@ -1,11 +1,7 @@
 // RecordBatch v2 (magic 2): a view over one batch, the framing checks, the rules
 // Kafka applies to a batch a client produces, and a splitter for a `records` blob.
 //
-// Layout (all big-endian; the CRC-32C covers Attributes to the end):
-//   0 BaseOffset int64      8 Length int32 (bytes after this field)   12 PartitionLeaderEpoch int32
-//  16 Magic int8           17 CRC uint32    21 Attributes int16        23 LastOffsetDelta int32
-//  27 BaseTimestamp int64  35 MaxTimestamp int64   43 ProducerId int64   51 ProducerEpoch int16
-//  53 BaseSequence int32   57 RecordsCount int32   61 Records (compressed as a whole if a codec is set)
+// Layout: wire/record_batch_layout.h.
 //
 // Nothing here computes the CRC (protocol/ depends on nothing of ours): the broker,
 // which links storage/crc32c.h, compares crc32c(crc_covered_bytes()) with stored_crc().
@@ -21,43 +17,23 @@
 #include "protocol/codec.h"
 #include "protocol/compression.h"
 #include "protocol/error_code.h"
+#include "wire/record_batch_layout.h"
 
 namespace rokka::protocol {
 
-// Byte offsets of the header fields.
-namespace batch_field {
-inline constexpr size_t kBaseOffset = 0;
-inline constexpr size_t kLength = 8;
-inline constexpr size_t kPartitionLeaderEpoch = 12;
-inline constexpr size_t kMagic = 16;
-inline constexpr size_t kCrc = 17;
-inline constexpr size_t kAttributes = 21;
-inline constexpr size_t kLastOffsetDelta = 23;
-inline constexpr size_t kBaseTimestamp = 27;
-inline constexpr size_t kMaxTimestamp = 35;
-inline constexpr size_t kProducerId = 43;
-inline constexpr size_t kProducerEpoch = 51;
-inline constexpr size_t kBaseSequence = 53;
-inline constexpr size_t kRecordsCount = 57;
-inline constexpr size_t kRecords = 61;
-}  // namespace batch_field
-
-inline constexpr size_t kBatchHeaderSize = batch_field::kRecords;  // 61
-inline constexpr size_t kBatchLengthPrefix = batch_field::kPartitionLeaderEpoch;  // BaseOffset + Length: 12
-inline constexpr int8_t kMagicV2 = 2;
+// The header layout and attribute bits are wire/record_batch_layout.h's.
+using wire::batch::kCompressionMask;
+using wire::batch::kControlBit;
+using wire::batch::kDefinedAttributeBits;
+using wire::batch::kDeleteHorizonBit;
+using wire::batch::kMagicV2;
+using wire::batch::kTimestampTypeBit;
+using wire::batch::kTransactionalBit;
 // The smallest record: length, attributes, timestamp delta, offset delta, key length,
 // value length and header count, one byte each.
 inline constexpr size_t kMinRecordSize = 7;
 
 enum class TimestampType : int8_t { kCreateTime = 0, kLogAppendTime = 1 };
-
-// Attribute bits.
-inline constexpr int16_t kCompressionMask = 0x07;
-inline constexpr int16_t kTimestampTypeBit = 0x08;
-inline constexpr int16_t kTransactionalBit = 0x10;
-inline constexpr int16_t kControlBit = 0x20;
-inline constexpr int16_t kDeleteHorizonBit = 0x40;
-inline constexpr int16_t kDefinedAttributeBits = 0x7f;
 
 // Why a batch (or a Produce partition's records) was refused; kafka_error() gives
 // the code Kafka answers with for each.
@@ -102,19 +78,19 @@ class RecordBatchView {
   Bytes bytes() const { return data_; }
   size_t size() const { return data_.size(); }
 
-  int64_t base_offset() const { return i64(batch_field::kBaseOffset); }
-  int32_t batch_length() const { return i32(batch_field::kLength); }
-  int32_t partition_leader_epoch() const { return i32(batch_field::kPartitionLeaderEpoch); }
-  int8_t magic() const { return static_cast<int8_t>(data_[batch_field::kMagic]); }
-  uint32_t stored_crc() const { return static_cast<uint32_t>(i32(batch_field::kCrc)); }
-  int16_t attributes() const { return i16(batch_field::kAttributes); }
-  int32_t last_offset_delta() const { return i32(batch_field::kLastOffsetDelta); }
-  int64_t base_timestamp() const { return i64(batch_field::kBaseTimestamp); }
-  int64_t max_timestamp() const { return i64(batch_field::kMaxTimestamp); }
-  int64_t producer_id() const { return i64(batch_field::kProducerId); }
-  int16_t producer_epoch() const { return i16(batch_field::kProducerEpoch); }
-  int32_t base_sequence() const { return i32(batch_field::kBaseSequence); }
-  int32_t records_count() const { return i32(batch_field::kRecordsCount); }
+  int64_t base_offset() const { return i64(wire::batch::kBaseOffset); }
+  int32_t batch_length() const { return i32(wire::batch::kLength); }
+  int32_t partition_leader_epoch() const { return i32(wire::batch::kLeaderEpoch); }
+  int8_t magic() const { return static_cast<int8_t>(data_[wire::batch::kMagic]); }
+  uint32_t stored_crc() const { return static_cast<uint32_t>(i32(wire::batch::kCrc)); }
+  int16_t attributes() const { return i16(wire::batch::kAttributes); }
+  int32_t last_offset_delta() const { return i32(wire::batch::kLastOffsetDelta); }
+  int64_t base_timestamp() const { return i64(wire::batch::kBaseTimestamp); }
+  int64_t max_timestamp() const { return i64(wire::batch::kMaxTimestamp); }
+  int64_t producer_id() const { return i64(wire::batch::kProducerId); }
+  int16_t producer_epoch() const { return i16(wire::batch::kProducerEpoch); }
+  int32_t base_sequence() const { return i32(wire::batch::kBaseSequence); }
+  int32_t records_count() const { return i32(wire::batch::kRecordsCount); }
 
   Compression compression() const { return static_cast<Compression>(attributes() & kCompressionMask); }
   TimestampType timestamp_type() const {
@@ -127,9 +103,9 @@ class RecordBatchView {
   int64_t last_offset() const { return base_offset() + last_offset_delta(); }
 
   // The bytes the CRC-32C covers: Attributes to the end of the batch.
-  Bytes crc_covered_bytes() const { return data_.subspan(batch_field::kAttributes); }
+  Bytes crc_covered_bytes() const { return data_.subspan(wire::batch::kAttributes); }
   // The records section (compressed when compression() != kNone).
-  Bytes records_section() const { return data_.subspan(kBatchHeaderSize); }
+  Bytes records_section() const { return data_.subspan(wire::batch::kHeaderSize); }
 
   // The rules Kafka's log validator applies to the header of a batch a client
   // produces (after its CRC): a dense offset range matching a positive count, no

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "wire/endian.h"
+
 namespace rokka::security {
 namespace {
 
@@ -25,8 +27,7 @@ class Reader {
   bool be(size_t n, uint32_t& v) {
     std::string_view s;
     if (!take(n, s)) return false;
-    v = 0;
-    for (const char c : s) v = (v << 8) | static_cast<uint8_t>(c);
+    v = static_cast<uint32_t>(wire::get_be(reinterpret_cast<const std::byte*>(s.data()), static_cast<int>(n)));
     return true;
   }
   std::string_view b_;
@@ -34,7 +35,8 @@ class Reader {
 };
 
 void put_be(std::string& out, uint32_t v, int bytes) {
-  for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+  out.resize(out.size() + static_cast<size_t>(bytes));
+  wire::put_be(reinterpret_cast<std::byte*>(out.data() + out.size() - static_cast<size_t>(bytes)), v, bytes);
 }
 
 Status check(const ScramCredentialRecord& r) {

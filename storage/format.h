@@ -14,94 +14,36 @@
 
 #include "storage/crc32c.h"
 #include "storage/types.h"
+#include "wire/endian.h"
+#include "wire/record_batch_layout.h"
 
 namespace rokka::storage {
 
 namespace format {
 
-// ---- byte helpers -----------------------------------------------------------
-inline void put_le32(std::byte* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-inline void put_le64(std::byte* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-inline uint32_t get_le32(const std::byte* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<uint32_t>(p[i]);
-  return v;
-}
-inline uint64_t get_le64(const std::byte* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<uint64_t>(p[i]);
-  return v;
-}
-inline uint64_t get_be(const std::byte* p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | std::to_integer<uint64_t>(p[i]);
-  return v;
-}
-inline void put_be(std::byte* p, uint64_t v, int n) {
-  for (int i = n - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);
-}
+// ---- byte helpers (wire/endian.h) ---------------------------------------------
+using wire::get_be;
+using wire::get_le32;
+using wire::get_le64;
+using wire::put_be;
+using wire::put_le32;
+using wire::put_le64;
 
-// ---- Kafka RecordBatch v2 header (big-endian; Kafka's message format, KIP-98) ----
+// ---- Kafka RecordBatch v2 header: the layout is wire/record_batch_layout.h's ------
 namespace batch {
-inline constexpr int kBaseOffset = 0;       // int64, outside the batch CRC
-inline constexpr int kLength = 8;           // int32: bytes after this field
-inline constexpr int kLeaderEpoch = 12;     // int32
-inline constexpr int kMagic = 16;           // int8 = 2
-inline constexpr int kCrc = 17;             // uint32 CRC-32C of [kAttributes, end)
-inline constexpr int kAttributes = 21;      // int16
-inline constexpr int kLastOffsetDelta = 23; // int32
-inline constexpr int kBaseTimestamp = 27;   // int64
-inline constexpr int kMaxTimestamp = 35;    // int64
-inline constexpr int kProducerId = 43;      // int64
-inline constexpr int kProducerEpoch = 51;   // int16
-inline constexpr int kBaseSequence = 53;    // int32
-inline constexpr int kRecordsCount = 57;    // int32
-inline constexpr int kHeaderSize = 61;
-inline constexpr int kLengthOverhead = 12;  // BaseOffset + Length
-inline constexpr uint16_t kCompressionMask = 0x07;
-inline constexpr uint16_t kTimestampTypeBit = 1 << 3;
-inline constexpr uint16_t kTransactionalBit = 1 << 4;
-inline constexpr uint16_t kControlBit = 1 << 5;
-inline constexpr int kControlAbort = 0;   // control record key type: ABORT marker
-inline constexpr int kControlCommit = 1;  // COMMIT marker
+using namespace wire::batch;
 
-inline int64_t i64(std::span<const std::byte> b, int at) { return static_cast<int64_t>(get_be(b.data() + at, 8)); }
-inline int32_t i32(std::span<const std::byte> b, int at) { return static_cast<int32_t>(get_be(b.data() + at, 4)); }
-inline int16_t i16(std::span<const std::byte> b, int at) { return static_cast<int16_t>(get_be(b.data() + at, 2)); }
+inline int64_t i64(std::span<const std::byte> b, int at) { return wire::load_be<int64_t>(b.data() + at); }
+inline int32_t i32(std::span<const std::byte> b, int at) { return wire::load_be<int32_t>(b.data() + at); }
+inline int16_t i16(std::span<const std::byte> b, int at) { return wire::load_be<int16_t>(b.data() + at); }
 // The CRC the batch carries vs. the CRC of its covered bytes.
 inline bool crc_ok(std::span<const std::byte> b) {
-  return static_cast<uint32_t>(get_be(b.data() + kCrc, 4)) == crc32c(b.subspan(kAttributes));
+  return wire::load_be<uint32_t>(b.data() + kCrc) == crc32c(b.subspan(kAttributes));
 }
-inline void set_crc(std::span<std::byte> b) { put_be(b.data() + kCrc, crc32c(b.subspan(kAttributes)), 4); }
+inline void set_crc(std::span<std::byte> b) { wire::store_be<uint32_t>(b.data() + kCrc, crc32c(b.subspan(kAttributes))); }
 inline uint16_t attributes(std::span<const std::byte> b) { return static_cast<uint16_t>(i16(b, kAttributes)); }
 inline bool is_transactional(std::span<const std::byte> b) { return (attributes(b) & kTransactionalBit) != 0; }
 inline bool is_control(std::span<const std::byte> b) { return (attributes(b) & kControlBit) != 0; }
-
-// The marker type of a control batch's (first) record: kControlAbort or kControlCommit,
-// or -1 when it cannot be read (compressed, truncated, key shorter than 4 bytes). The
-// record is: length varint, attributes int8, timestamp delta varlong, offset delta
-// varint, key length varint, key = version int16 + type int16, ...
-// REQUIRES: b.size() >= kHeaderSize.
-inline int control_type(std::span<const std::byte> b) {
-  if ((attributes(b) & kCompressionMask) != 0) return -1;
-  size_t pos = kHeaderSize;
-  auto skip_varint = [&](int max_bytes) {  // zig-zag value unused: only its extent matters
-    for (int i = 0; i < max_bytes && pos < b.size(); ++i)
-      if ((std::to_integer<int>(b[pos++]) & 0x80) == 0) return true;
-    return false;
-  };
-  if (!skip_varint(5) || pos >= b.size()) return -1;  // record length
-  ++pos;                                                 // attributes
-  if (!skip_varint(10) || !skip_varint(5)) return -1;   // timestamp delta, offset delta
-  const size_t key_len_at = pos;
-  if (!skip_varint(5) || pos - key_len_at != 1) return -1;  // a 4-byte key's length is one byte
-  if (std::to_integer<int>(b[key_len_at]) < 8 || b.size() - pos < 4) return -1;  // zig-zag(4) = 8
-  return i16(b, static_cast<int>(pos) + 2);
-}
 }  // namespace batch
 
 // ---- CommitLog entry ----------------------------------------------------------

@@ -14,7 +14,7 @@ void TxnIndex::on_batch(std::span<const std::byte> batch, int64_t base_offset) {
   }
   const auto it = open_.find(producer_id);
   if (it == open_.end()) return;  // nothing of this producer here: the marker closes nothing
-  if (fb::control_type(batch) == fb::kControlAbort) {
+  if (fb::control_record_type(batch) == fb::kControlAbort) {
     std::lock_guard lock(mu_);
     add_aborted({producer_id, it->second, base_offset});
   }

@@ -548,7 +548,7 @@ class ProduceWorker {
     }
     w.patch_length(length);
     std::vector<std::byte> batch = std::move(w).take();
-    protocol::set_crc(batch, storage::crc32c(std::span(batch).subspan(protocol::batch_field::kAttributes)));
+    protocol::set_crc(batch, storage::crc32c(std::span(batch).subspan(wire::batch::kAttributes)));
     return batch;
   }
 

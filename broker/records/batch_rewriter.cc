@@ -3,12 +3,14 @@
 #include <cstring>
 
 #include "storage/crc32c.h"
+#include "wire/endian.h"
+#include "wire/record_batch_layout.h"
 
 namespace rokka::broker {
 namespace {
 
 using protocol::Bytes;
-namespace field = protocol::batch_field;
+namespace field = wire::batch;
 
 // One record of a records section: its raw bytes (length prefix included) and parse.
 struct RawRecord {
@@ -48,10 +50,6 @@ bool decompressed_records(const protocol::RecordBatchView& batch, std::vector<st
   return split_records(section, batch.records_count(), out);
 }
 
-void put_be32(std::byte* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (24 - 8 * i));
-}
-
 }  // namespace
 
 bool for_each_batch_record(const protocol::RecordBatchView& batch, std::vector<std::byte>& scratch,
@@ -81,16 +79,15 @@ RewriteOutcome rewrite_batch(const protocol::RecordBatchView& batch,
     if (!protocol::compress(batch.compression(), section, compressed)) return RewriteOutcome::kCodecFailed;
     section.swap(compressed);
   }
-  const Bytes header = batch.bytes().first(protocol::kBatchHeaderSize);
+  const Bytes header = batch.bytes().first(field::kHeaderSize);
   out.assign(header.begin(), header.end());
   out.insert(out.end(), section.begin(), section.end());
   if (kept == 0) {  // an empty batch is stored uncompressed
     const auto attrs = static_cast<uint16_t>(batch.attributes() & ~protocol::kCompressionMask);
-    out[field::kAttributes] = static_cast<std::byte>(attrs >> 8);
-    out[field::kAttributes + 1] = static_cast<std::byte>(attrs & 0xff);
+    wire::store_be<uint16_t>(out.data() + field::kAttributes, attrs);
   }
-  put_be32(out.data() + field::kLength, static_cast<uint32_t>(out.size() - protocol::kBatchLengthPrefix));
-  put_be32(out.data() + field::kRecordsCount, static_cast<uint32_t>(kept));
+  wire::store_be<uint32_t>(out.data() + field::kLength, static_cast<uint32_t>(out.size() - field::kLengthOverhead));
+  wire::store_be<uint32_t>(out.data() + field::kRecordsCount, static_cast<uint32_t>(kept));
   protocol::set_crc(out, storage::crc32c(std::span<const std::byte>(out).subspan(field::kAttributes)));
   return RewriteOutcome::kRewritten;
 }

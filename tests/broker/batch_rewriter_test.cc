@@ -111,22 +111,22 @@ INSTANTIATE_TEST_SUITE_P(Codecs, BatchRewriterTest,
 TEST(BatchRewriterHostileTest, RecordCountBeyondTheSectionIsRefusedWithoutAllocating) {
   // Compressed, so the framing check cannot bound the count; RecordsCount = 2^31-1.
   auto in = five_records(Compression::kLz4);
-  for (int i = 0; i < 4; ++i) in[protocol::batch_field::kRecordsCount + i] = std::byte{i == 0 ? uint8_t{0x7f} : uint8_t{0xff}};
+  for (int i = 0; i < 4; ++i) in[wire::batch::kRecordsCount + i] = std::byte{i == 0 ? uint8_t{0x7f} : uint8_t{0xff}};
   std::vector<std::byte> out;
   EXPECT_EQ(rewrite_batch(view(in), [](const Record&, int64_t) { return false; }, out), RewriteOutcome::kMalformed);
 }
 
 TEST(BatchRewriterHostileTest, RecordLengthBeyondTheSectionIsRefused) {
   auto in = five_records(Compression::kNone);
-  in[protocol::kBatchHeaderSize] = std::byte{0xfe};  // first record's length varint: huge
-  in[protocol::kBatchHeaderSize + 1] = std::byte{0xff};
+  in[wire::batch::kHeaderSize] = std::byte{0xfe};  // first record's length varint: huge
+  in[wire::batch::kHeaderSize + 1] = std::byte{0xff};
   std::vector<std::byte> out;
   EXPECT_EQ(rewrite_batch(view(in), [](const Record&, int64_t) { return false; }, out), RewriteOutcome::kMalformed);
 }
 
 TEST(BatchRewriterHostileTest, GarbageCompressedSectionIsRefused) {
   auto in = five_records(Compression::kLz4);
-  for (size_t i = protocol::kBatchHeaderSize; i < in.size(); ++i) in[i] = std::byte{0xa5};
+  for (size_t i = wire::batch::kHeaderSize; i < in.size(); ++i) in[i] = std::byte{0xa5};
   std::vector<std::byte> out;
   EXPECT_EQ(rewrite_batch(view(in), [](const Record&, int64_t) { return false; }, out), RewriteOutcome::kMalformed);
 }

@@ -104,23 +104,23 @@ TEST(RecordBatchTest, OldMagicIsAnInvalidRecordAndUnknownMagicIsCorrupt) {
 TEST(RecordBatchTest, LengthMustCoverTheHeaderAndFitTheBytes) {
   auto bytes = three_records();
   for (int32_t length : {-1, INT32_MIN, 0, 48}) {
-    put_i32(bytes, batch_field::kLength, length);
+    put_i32(bytes, wire::batch::kLength, length);
     EXPECT_EQ(parse(bytes), BatchCheck::kLengthBelowHeader) << length;
   }
   // Zeroed bytes (magic 0, Length 0) are corrupt framing, not an old-format message.
   bytes[16] = std::byte{0};
-  put_i32(bytes, batch_field::kLength, 0);
+  put_i32(bytes, wire::batch::kLength, 0);
   EXPECT_EQ(parse(bytes), BatchCheck::kLengthBelowHeader);
   bytes[16] = std::byte{2};
-  put_i32(bytes, batch_field::kLength, static_cast<int32_t>(bytes.size() - 11));
+  put_i32(bytes, wire::batch::kLength, static_cast<int32_t>(bytes.size() - 11));
   EXPECT_EQ(parse(bytes), BatchCheck::kLengthBeyondData);
-  put_i32(bytes, batch_field::kLength, INT32_MAX);
+  put_i32(bytes, wire::batch::kLength, INT32_MAX);
   EXPECT_EQ(parse(bytes), BatchCheck::kLengthBeyondData);
 }
 
 TEST(RecordBatchTest, ANegativeRecordCountIsRefusedAsKafkaDoes) {
   auto bytes = three_records();
-  put_i32(bytes, batch_field::kRecordsCount, -1);
+  put_i32(bytes, wire::batch::kRecordsCount, -1);
   EXPECT_EQ(parse(bytes), BatchCheck::kOk);  // framing only: the count is checked against the records
   EXPECT_EQ(produced(bytes), BatchCheck::kOffsetCountMismatch);
   EXPECT_EQ(kafka_error(BatchCheck::kOffsetCountMismatch), ErrorCode::kInvalidRecord);
@@ -129,7 +129,7 @@ TEST(RecordBatchTest, ANegativeRecordCountIsRefusedAsKafkaDoes) {
 TEST(RecordBatchTest, CompressionIdsAboveFourAreCorrupt) {
   auto bytes = three_records();
   for (int16_t id = 0; id <= 7; ++id) {
-    put_i16(bytes, batch_field::kAttributes, id);
+    put_i16(bytes, wire::batch::kAttributes, id);
     EXPECT_EQ(parse(bytes), id <= 4 ? BatchCheck::kOk : BatchCheck::kUnknownCompression) << id;
   }
   EXPECT_EQ(kafka_error(BatchCheck::kUnknownCompression), ErrorCode::kCorruptMessage);
@@ -164,7 +164,7 @@ TEST(RecordBatchTest, ProduceRulesFollowKafka) {
 
 TEST(RecordBatchTest, ProducedCountMustMatchTheOffsetRange) {
   auto bytes = three_records();
-  put_i32(bytes, batch_field::kLastOffsetDelta, 5);
+  put_i32(bytes, wire::batch::kLastOffsetDelta, 5);
   EXPECT_EQ(produced(bytes), BatchCheck::kOffsetCountMismatch);
   auto empty = RecordBatchBuilder().build();  // zero records, LastOffsetDelta -1
   EXPECT_EQ(produced(empty), BatchCheck::kOffsetCountMismatch);
@@ -211,7 +211,7 @@ TEST(RecordBatchTest, SettingTheBaseOffsetKeepsTheCrcValid) {
 
 TEST(RecordBatchTest, MaxTimestampIsRewrittenWithKafkasAttributeBits) {
   auto bytes = three_records(Compression::kLz4);
-  put_i16(bytes, batch_field::kAttributes, static_cast<int16_t>(0x0180 | kTransactionalBit | 3));  // bits 7, 8 unknown
+  put_i16(bytes, wire::batch::kAttributes, static_cast<int16_t>(0x0180 | kTransactionalBit | 3));  // bits 7, 8 unknown
   set_max_timestamp(bytes, 1700000000002);
   RecordBatchView v;
   ASSERT_EQ(RecordBatchView::parse(bytes, &v), BatchCheck::kOk);
