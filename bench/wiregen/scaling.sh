@@ -7,6 +7,13 @@
 #   bench/wiregen/scaling.sh [DURATION] [SCALES...]   SCALES as TOPICSxPARTITIONS
 #                         (default 1x16 1x64 10x100 100x100 1000x100 3000x100 10000x100: 16 to 1,000,000)
 #   environment: RECORDS (per batch, default 16) SIZE (value bytes, default 1024) BROKERS ("rokka mock")
+#                RUN (a label copied into every line as "run")
+#                WIREGEN_TUNABLES (GLIBC_TUNABLES for wiregen alone; default below; empty: glibc's defaults)
+#
+# wiregen frees a ~1 MiB request frame per request; with glibc's default thresholds those pages go
+# back to the kernel and every request faults fresh ones in (at 64 partitions half of wiregen's CPU was
+# page faults under memmove, 1.33 us/msg; with the default below 0.49), which takes CPU from the broker
+# on a shared machine. The default keeps freed memory in the process; it is recorded in every line.
 #
 # Each line is wiregen's (msgs_per_s, latency_p50_ms / p99, client_cpu_s, partitions_written, ...) with
 # the broker's figures over the run merged in: broker_cpu_s (utime + stime from /proc/PID/stat, as
@@ -31,6 +38,8 @@ RECORDS=${RECORDS:-16}
 SIZE=${SIZE:-1024}
 BROKERS=${BROKERS:-rokka mock}
 RSS_LIMIT=${MOCK_RSS_LIMIT_MB:-8000}
+WIREGEN_TUNABLES=${WIREGEN_TUNABLES-glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824}
+export RUN=${RUN:-}
 WORK=$(mktemp -d /tmp/wiregen-scaling.XXXXXX)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -45,10 +54,17 @@ counters() {  # pid
 import json, os, sys
 pid = sys.argv[1]
 stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status"))
+vcs = ivcs = 0
+for tid in os.listdir(f"/proc/{pid}/task"):  # context switches are per thread
+    try:
+        status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/task/{tid}/status"))
+    except OSError:
+        continue
+    vcs += int(status["voluntary_ctxt_switches"])
+    ivcs += int(status["nonvoluntary_ctxt_switches"])
 cpu = [int(x) for x in open("/proc/stat").readline().split()[1:]]
 print(json.dumps({"ticks": int(stat[11]) + int(stat[12]), "minflt": int(stat[7]), "majflt": int(stat[9]),
-                  "vcs": int(status["voluntary_ctxt_switches"]), "ivcs": int(status["nonvoluntary_ctxt_switches"]),
+                  "vcs": vcs, "ivcs": ivcs,
                   "machine": sum(cpu[:8]) - cpu[3] - cpu[4]}))  # all but idle and iowait
 PY
 }
@@ -59,11 +75,11 @@ measure() {  # broker topics [data_dir] [create_json]
   before=$(load)
   echo "# $(date -u +%H:%M:%S) $1 ${2}x$parts: load $before" >&2
   c0=$(counters "$PID")
-  line=$("$W" --mode produce --bootstrap "$BOOT" --topic w --topics "$2" --records-per-batch "$RECORDS" \
+  line=$(GLIBC_TUNABLES=$WIREGEN_TUNABLES "$W" --mode produce --bootstrap "$BOOT" --topic w --topics "$2" --records-per-batch "$RECORDS" \
     --size "$SIZE" --duration-s "$DURATION" || true)
   c1=$(counters "$PID")
   [ -n "$line" ] || line='{"errors": 1, "first_error": "wiregen printed nothing"}'
-  python3 - "$line" "$c0" "$c1" "$1" "$PID" "${3:-}" "${4:-}" "$before" "$(load)" "$(getconf CLK_TCK)" <<'PY'
+  WIREGEN_TUNABLES=$WIREGEN_TUNABLES python3 - "$line" "$c0" "$c1" "$1" "$PID" "${3:-}" "${4:-}" "$before" "$(load)" "$(getconf CLK_TCK)" <<'PY'
 import json, os, sys
 d = json.loads(sys.argv[1]); c0, c1 = json.loads(sys.argv[2]), json.loads(sys.argv[3])
 broker, pid, data, create, hz = sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7], int(sys.argv[10])
@@ -74,7 +90,8 @@ machine = (c1["machine"] - c0["machine"]) / hz
 client = d.get("client_cpu_s")
 status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status"))
 mb = lambda k: int(status[k].split()[0]) / 1024 if k in status else None
-d.update(broker=broker, load_before=sys.argv[8], load_after=sys.argv[9],
+d.update(run=os.environ["RUN"], wiregen_glibc_tunables=os.environ.get("WIREGEN_TUNABLES", ""),
+         broker=broker, load_before=sys.argv[8], load_after=sys.argv[9],
          broker_cpu_s=cpu, broker_cpu_us_per_msg=per(cpu),
          client_cpu_us_per_msg=per(client) if client is not None else None,
          machine_cpu_s=machine, other_cpu_s=max(0.0, machine - cpu - (client or 0)),
@@ -96,8 +113,8 @@ PY
 }
 
 skip_line() {  # broker topics reason
-  python3 -c 'import json, sys
-print(json.dumps({"broker": sys.argv[1], "topics": int(sys.argv[2]), "partitions": int(sys.argv[2]) * int(sys.argv[3]),
+  python3 -c 'import json, os, sys
+print(json.dumps({"run": os.environ["RUN"], "broker": sys.argv[1], "topics": int(sys.argv[2]), "partitions": int(sys.argv[2]) * int(sys.argv[3]),
                   "load_before": sys.argv[5], "skipped": sys.argv[4]}), flush=True)' "$1" "$2" "$parts" "$3" "$(load)"
 }
 
