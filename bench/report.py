@@ -7,7 +7,7 @@ RESULTS holds loadgen's JSON lines, each extended by run.sh with side, flush, sc
 the broker's /proc figures, plus broker-start lines and one "meta" line (machine facts, scenario
 sizes). META, optional, adds key=value lines of the same facts.
 
-    /usr/bin/python3 report.py --wiregen-scaling --jsonl RESULTS [--png SCALING.png]
+    /usr/bin/python3 report.py --wiregen-scaling --jsonl RESULTS [--png SCALING.png] [--run PREFIX]
 
 renders bench/wiregen/scaling.sh's lines instead: the Markdown table on stdout, the plot with
 matplotlib (Debian's python3-matplotlib, hence /usr/bin/python3). A scale measured more than once
@@ -552,9 +552,12 @@ def main():
     parser.add_argument("--png")
     parser.add_argument("--wiregen-scaling", action="store_true",
                         help="render bench/wiregen/scaling.sh's lines: the table on stdout, the plot to --png")
+    parser.add_argument("--run", help="with --wiregen-scaling: only the lines whose \"run\" starts with this")
     args = parser.parse_args()
     if args.wiregen_scaling:
         _, rows = load(None, args.jsonl)
+        if args.run is not None:
+            rows = [r for r in rows if str(r.get("run", "")).startswith(args.run)]
         print(wiregen_summary(rows) + "\n\n" + wiregen_table(rows))
         if args.png:
             wiregen_plot(rows, args.png)
