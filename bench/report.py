@@ -501,7 +501,7 @@ def wiregen_plot(rows, png):
     runs, points = wiregen_passes(rows)
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
     panels = [("msgs_per_s", "throughput (thousand msgs/s)", 1e-3, False), ("latency_p99_ms", "p99 latency (ms)", 1, True),
-              ("rss_broker_mb", "broker RSS (MB)", 1, True), ("broker_fds", "broker open descriptors", 1, False)]
+              ("rss_broker_mb", "broker RSS at the end (MB)", 1, True), ("broker_fds", "broker open descriptors", 1, False)]
     colors = {"rokka": "tab:blue", "mock": "tab:orange"}
     for ax, (key, label, scale, logy) in zip(axes.flat, panels):
         for broker in SIDES:
@@ -535,7 +535,8 @@ def wiregen_plot(rows, png):
         ax.grid(True, which="both", alpha=0.3)
     for ax in axes[1]:
         ax.set_xlabel("partitions (topics of 100; 16 and 64: one topic)")
-    axes[0][0].legend(title="dotted: mock skipped (RSS limit)")
+    skipped = any(r.get("skipped") for r in rows)
+    axes[0][0].legend(title="dotted: skipped (see the table)" if skipped else None)
     sample = next((r for r in rows if r.get("size")), {})
     fig.suptitle(f"Partition scaling with wiregen: {sample.get('size', '?')} B records, {sample.get('records_per_batch', '?')} "
                  f"per batch, acks {sample.get('acks', '?')}, closed loop, {sample.get('duration_target_s', '?')} s per point "
