@@ -2,7 +2,8 @@
 # Partition scaling with wiregen (issue 22, part 3; bench/results/2026-12-06-scaling.md): closed-loop
 # produce for DURATION seconds at each scale, against a fresh build/rokka (fresh data directory) and a
 # fresh librdkafka mock cluster (build/bench/mock_cluster), one JSON line per run on stdout. This was
-# first_run.sh (bench/results/2026-12-03-wiregen-first-run.md: `scaling.sh 10 1x64 100x100 1000x100`).
+# first_run.sh (bench/results/2026-12-03-wiregen-first-run.md: `WIREGEN_TUNABLES= scaling.sh 10 1x64 100x100
+# 1000x100` reruns it as it was).
 #
 #   bench/wiregen/scaling.sh [DURATION] [SCALES...]   SCALES as TOPICSxPARTITIONS
 #                         (default 1x16 1x64 10x100 100x100 1000x100 3000x100 10000x100: 16 to 1,000,000)
@@ -23,7 +24,7 @@
 # descriptors (/proc/PID/fd) and the files and bytes of its data directory (the mock has none); the
 # load average before and after; for Rokka the CreateTopics line as "create".
 #
-# The mock keeps every partition in memory: it is given up (one JSON line with "skipped" and why)
+# The mock keeps every record in memory: it is given up (one JSON line with "skipped" and why)
 # when it is not ready within MOCK_READY_TIMEOUT_S (default 300) or its RSS passes MOCK_RSS_LIMIT_MB
 # (default 8000) while creating its topics or during the run, so it cannot take a shared machine down.
 set -euo pipefail
