@@ -6,6 +6,13 @@
 RESULTS holds loadgen's JSON lines, each extended by run.sh with side, flush, scenario, step and
 the broker's /proc figures, plus broker-start lines and one "meta" line (machine facts, scenario
 sizes). META, optional, adds key=value lines of the same facts.
+
+    /usr/bin/python3 report.py --wiregen-scaling --jsonl RESULTS [--png SCALING.png] [--run PREFIX]
+
+renders bench/wiregen/scaling.sh's lines instead: the Markdown table on stdout, the plot with
+matplotlib (Debian's python3-matplotlib, hence /usr/bin/python3). A scale measured more than once
+(the script run again, its lines appended) is a row per pass and the plot's line goes through the
+medians.
 """
 import argparse
 import json
@@ -410,13 +417,154 @@ unset multiplot
     return True
 
 
+# ---- bench/wiregen/scaling.sh: partition scaling with wiregen ----
+
+def wiregen_passes(rows):
+    """{(broker, partitions): [line, ...]} in the order measured, and the partition counts sorted."""
+    runs = {}
+    for row in rows:
+        if row.get("broker") and row.get("partitions") is not None:
+            runs.setdefault((row["broker"], row["partitions"]), []).append(row)
+    return runs, sorted({p for _, p in runs})
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def wiregen_table(rows):
+    runs, points = wiregen_passes(rows)
+    out = []
+    for broker in SIDES:
+        for parts in points:
+            for i, run in enumerate(runs.get((broker, parts), [])):
+                base = runs.get((broker, 64), [None] * (i + 1))
+                base = base[i] if i < len(base) else None
+                topics = run.get("topics") or 1
+                scale = f"{topics:,} x {parts // topics:,}" if topics > 1 else f"1 x {parts:,}"
+                load = f"{(run.get('load_before') or '-').split()[0]} / {(run.get('load_after') or '-').split()[0]}"
+                if run.get("skipped"):
+                    out.append([broker, i + 1, f"{parts:,}", scale, f"skipped: {run['skipped']}"] + ["-"] * 9
+                               + [load, "-"])
+                    continue
+                rss = f"{fmt(run.get('rss_broker_mb'))}" + (
+                    f" ({fmt(run.get('rss_anon_mb'))} / {fmt(run.get('rss_file_mb'))})" if run.get("rss_file_mb") else "")
+                out.append([broker, i + 1, f"{parts:,}", scale, fmt(run.get("msgs_per_s")),
+                            fmt_ratio(ratio(run.get("msgs_per_s"), base.get("msgs_per_s") if base and not base.get("skipped") else None)),
+                            f"{fmt(run.get('latency_p50_ms'))} / {fmt(run.get('latency_p99_ms'))}",
+                            fmt(run.get("broker_cpu_us_per_msg"), 2), fmt(run.get("client_cpu_us_per_msg"), 2),
+                            fmt(run.get("other_cpu_s")), rss, fmt(run.get("broker_fds")),
+                            fmt(run.get("data_files")), fmt(run.get("partitions_written")), load, errors_cell(run)])
+    return table(["broker", "pass", "partitions", "topics x partitions", "msgs/s", "vs 64", "p50 / p99 ms",
+                  "broker CPU us/msg", "client CPU us/msg", "other CPU s", "broker RSS MB (anon / file)",
+                  "broker fds", "data files", "partitions written", "load 1-min before / after", "errors"], out)
+
+
+def wiregen_summary(rows):
+    """One row per broker and scale: medians over the passes, and each pass's ratio to its own 64."""
+    runs, points = wiregen_passes(rows)
+    out = []
+    for broker in SIDES:
+        base = [r for r in runs.get((broker, 64), [])]
+        base_med = median(r.get("msgs_per_s") for r in base if not r.get("skipped"))
+        for parts in points:
+            passes = runs.get((broker, parts), [])
+            done = [r for r in passes if not r.get("skipped")]
+            if not passes:
+                continue
+            if not done:
+                out.append([broker, f"{parts:,}", f"skipped ({len(passes)} of {len(passes)}): {passes[0]['skipped']}"]
+                           + ["-"] * 9)
+                continue
+            med = lambda key: median(r.get(key) for r in done)
+            per_pass = [fmt_ratio(ratio(r.get("msgs_per_s"), b.get("msgs_per_s")))
+                        for r, b in zip(passes, base) if not r.get("skipped") and not b.get("skipped")]
+            out.append([broker, f"{parts:,}", f"{fmt(med('msgs_per_s'))} ({len(done)})",
+                        fmt_ratio(ratio(med("msgs_per_s"), base_med)), ", ".join(per_pass),
+                        fmt(med("latency_p99_ms")), fmt(med("broker_cpu_us_per_msg"), 2),
+                        fmt(med("client_cpu_us_per_msg"), 2), fmt(med("rss_broker_mb")),
+                        fmt(med("broker_fds")), fmt(med("data_files"))])
+    return table(["broker", "partitions", "msgs/s, median (passes)", "vs 64 (medians)", "vs 64, each pass",
+                  "p99 ms", "broker CPU us/msg", "client CPU us/msg", "broker RSS MB", "broker fds",
+                  "data files"], out)
+
+
+def wiregen_plot(rows, png):
+    """Throughput, p99, and the broker's RSS and descriptors against partitions (log x), both brokers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs, points = wiregen_passes(rows)
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+    panels = [("msgs_per_s", "throughput (thousand msgs/s)", 1e-3, False), ("latency_p99_ms", "p99 latency (ms)", 1, True),
+              ("rss_broker_mb", "broker RSS at the end (MB)", 1, True), ("broker_fds", "broker open descriptors", 1, False)]
+    colors = {"rokka": "tab:blue", "mock": "tab:orange"}
+    for ax, (key, label, scale, logy) in zip(axes.flat, panels):
+        for broker in SIDES:
+            xs, ys = [], []
+            for parts in points:
+                done = [r for r in runs.get((broker, parts), []) if not r.get("skipped") and r.get(key) is not None]
+                for r in done:
+                    ax.plot(parts, r[key] * scale, ".", color=colors[broker], alpha=0.4)
+                if done:
+                    xs.append(parts)
+                    ys.append(median(r[key] for r in done) * scale)
+            if xs:
+                ax.plot(xs, ys, "-o", color=colors[broker], label=broker)
+            gone = [parts for parts in points if any(r.get("skipped") for r in runs.get((broker, parts), []))
+                    and not any(not r.get("skipped") for r in runs.get((broker, parts), []))]
+            for parts in gone:
+                ax.axvline(parts, color=colors[broker], ls=":", lw=1)
+        if key == "broker_fds":  # Rokka's data files on the same panel
+            xs = [p for p in points if any(r.get("data_files") is not None for r in runs.get(("rokka", p), []))]
+            ys = [median(r.get("data_files") for r in runs[("rokka", p)]) for p in xs]
+            if xs:
+                ax.plot(xs, ys, "--s", color=colors["rokka"], label="rokka: files in its data directory")
+            ax.set_ylabel("broker open descriptors; data files")
+            ax.legend(fontsize=8)
+        ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("partitions (topics of 100; 16 and 64: one topic)")
+    skipped = any(r.get("skipped") for r in rows)
+    axes[0][0].legend(title="dotted: skipped (see the table)" if skipped else None)
+    sample = next((r for r in rows if r.get("size")), {})
+    fig.suptitle(f"Partition scaling with wiregen: {sample.get('size', '?')} B records, {sample.get('records_per_batch', '?')} "
+                 f"per batch, acks {sample.get('acks', '?')}, closed loop, {sample.get('duration_target_s', '?')} s per point "
+                 "(line: median of passes)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--meta")
     parser.add_argument("--jsonl", required=True)
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--png", required=True)
+    parser.add_argument("--out")
+    parser.add_argument("--png")
+    parser.add_argument("--wiregen-scaling", action="store_true",
+                        help="render bench/wiregen/scaling.sh's lines: the table on stdout, the plot to --png")
+    parser.add_argument("--run", help="with --wiregen-scaling: only the lines whose \"run\" starts with this")
     args = parser.parse_args()
+    if args.wiregen_scaling:
+        _, rows = load(None, args.jsonl)
+        if args.run is not None:
+            rows = [r for r in rows if str(r.get("run", "")).startswith(args.run)]
+        print(wiregen_summary(rows) + "\n\n" + wiregen_table(rows))
+        if args.png:
+            wiregen_plot(rows, args.png)
+        return
+    if not args.out or not args.png:
+        parser.error("--out and --png are required (unless --wiregen-scaling)")
 
     meta, rows = load(args.meta, args.jsonl)
     res = Results([r for r in rows if r.get("kind") != "broker"])
