@@ -266,17 +266,17 @@ TEST(TxnIndexTest, DecodeRefusesUnsortedOrInvertedAbortsAndHugeCounts) {
 }
 
 TEST(ControlTypeTest, ReadsTheMarkerAndRejectsMalformedRecords) {
-  EXPECT_EQ(fb::control_type(make_control_batch(1, 0, true)), fb::kControlCommit);
-  EXPECT_EQ(fb::control_type(make_control_batch(1, 0, false)), fb::kControlAbort);
+  EXPECT_EQ(fb::control_record_type(make_control_batch(1, 0, true)), fb::kControlCommit);
+  EXPECT_EQ(fb::control_record_type(make_control_batch(1, 0, false)), fb::kControlAbort);
   const auto good = make_control_batch(1, 0, true);
   for (size_t n = fb::kHeaderSize; n < fb::kHeaderSize + 9; ++n)  // cut inside the record's first fields or key
-    EXPECT_EQ(fb::control_type(std::span(good).first(n)), -1) << n;
+    EXPECT_EQ(fb::control_record_type(std::span(good).first(n)), -1) << n;
   auto compressed = good;
   compressed[fb::kAttributes + 1] |= std::byte{1};  // gzip bit
-  EXPECT_EQ(fb::control_type(compressed), -1);
+  EXPECT_EQ(fb::control_record_type(compressed), -1);
   auto bad_varint = good;
   for (size_t i = fb::kHeaderSize; i < bad_varint.size(); ++i) bad_varint[i] = std::byte{0xff};
-  EXPECT_EQ(fb::control_type(bad_varint), -1);
+  EXPECT_EQ(fb::control_record_type(bad_varint), -1);
 }
 
 }  // namespace
