@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "protocol/api_codecs.h"
-#include "protocol/consumer_protocol.h"
 #include "protocol/header.h"
 #include "tests/protocol/golden_support.h"
 #include "tests/testutil/hex.h"
@@ -70,56 +69,6 @@ void check_message_type(bool is_request, int16_t min_version, int16_t max_versio
       EXPECT_EQ(to_hex(d.reencoded), to_hex(full->frame));
     }
   }
-}
-
-// A consumer-protocol structure: int16 version + body, no header.
-template <class T>
-void check_consumer_protocol(const std::string& name) {
-  SCOPED_TRACE(name);
-  const GoldenFile golden = GoldenFile::load(name);
-  ASSERT_EQ(golden.min_version(), 0);
-  ASSERT_EQ(golden.max_version(), T::kMaxVersion);
-  for (int16_t v = 0; v <= T::kMaxVersion; ++v) {
-    for (const char* variant : {"full", "null"}) {
-      SCOPED_TRACE("v" + std::to_string(v) + " " + variant);
-      const GoldenCase* g = golden.find(v, variant);
-      ASSERT_NE(g, nullptr);
-      T m;
-      int16_t version = -1;
-      ASSERT_TRUE(decode_consumer_protocol(g->frame, m, &version));
-      std::vector<std::string> tokens = {std::to_string(version)};
-      const auto body = dump(m, v, false);
-      tokens.insert(tokens.end(), body.begin(), body.end());
-      EXPECT_EQ(tokens, g->flat) << first_difference(*g, tokens);
-      EXPECT_EQ(to_hex(encode_consumer_protocol(m, v)), to_hex(g->frame));
-      for (size_t n = 0; n < g->frame.size(); ++n) {
-        T partial;
-        ASSERT_FALSE(decode_consumer_protocol(Bytes(g->frame).first(n), partial)) << "prefix of " << n << " bytes";
-      }
-    }
-  }
-}
-
-TEST(GoldenConsumerProtocolTest, SubscriptionAndAssignmentAtEveryVersion) {
-  check_consumer_protocol<ConsumerProtocolSubscription>("ConsumerProtocolSubscription");
-  check_consumer_protocol<ConsumerProtocolAssignment>("ConsumerProtocolAssignment");
-}
-
-TEST(GoldenConsumerProtocolTest, ANewerVersionDecodesAsTheNewestKnownIgnoringTrailingFields) {
-  ConsumerProtocolSubscription sub;
-  sub.topics = {"a", "b"};
-  sub.generation_id = 7;
-  auto bytes = encode_consumer_protocol(sub, 3);
-  bytes[1] = std::byte{9};                                        // claim version 9
-  bytes.insert(bytes.end(), {std::byte{1}, std::byte{2}, std::byte{3}});  // a field v9 added
-  ConsumerProtocolSubscription got;
-  int16_t version = 0;
-  ASSERT_TRUE(decode_consumer_protocol(bytes, got, &version));
-  EXPECT_EQ(version, 9);
-  EXPECT_EQ(got.topics, (std::vector<std::string_view>{"a", "b"}));
-  EXPECT_EQ(got.generation_id, 7);
-  bytes[1] = std::byte{3};  // at a known version, trailing bytes are malformed
-  EXPECT_FALSE(decode_consumer_protocol(bytes, got));
 }
 
 class GoldenTest : public ::testing::TestWithParam<ApiKey> {};
