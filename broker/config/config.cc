@@ -12,6 +12,14 @@
 #include "security/config_map.h"
 
 namespace rokka::broker {
+
+std::optional<int64_t> parse_integer(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 namespace {
 
 using storage::Result;
@@ -33,13 +41,7 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::optional<int64_t> parse_int(std::string_view s) {
-  s = trim(s);
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
+std::optional<int64_t> parse_int(std::string_view s) { return parse_integer(trim(s)); }
 
 template <typename T>
 Entry integer(std::string_view name, T BrokerConfig::*member, int64_t min, int64_t max, std::string_view def,

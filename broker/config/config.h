@@ -140,6 +140,11 @@ storage::Result<CommandLine> parse_command_line(int argc, char** argv);
 storage::Result<BrokerConfig> load_config(std::string_view properties,
                                           const std::vector<std::pair<std::string, std::string>>& overrides);
 
+// A config value as an integer: the whole of `s` (no blanks, no sign other than '-',
+// non-empty) in int64, else nullopt. Every integer a config, a dynamic config, a topic
+// config or a broker record holds is read with it.
+std::optional<int64_t> parse_integer(std::string_view s);
+
 // Every key the broker knows, in table order.
 std::vector<std::string_view> config_keys();
 

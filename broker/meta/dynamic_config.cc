@@ -1,7 +1,6 @@
 #include "broker/meta/dynamic_config.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <mutex>
 #include <vector>
@@ -198,10 +197,7 @@ int64_t DynamicBrokerConfig::effective_int(std::string_view name, int64_t static
   for (const auto* values : {&broker_, &cluster_default_}) {
     auto it = values->find(std::string(name));
     if (it == values->end()) continue;
-    int64_t v = 0;
-    const std::string& text = it->second;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && end == text.data() + text.size()) return v;
+    if (const std::optional<int64_t> v = parse_integer(it->second)) return *v;
   }
   return static_value;
 }

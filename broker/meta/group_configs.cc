@@ -1,6 +1,5 @@
 #include "broker/meta/group_configs.h"
 
-#include <charconv>
 #include <mutex>
 
 #include "coordinator/byte_codec.h"
@@ -25,10 +24,9 @@ const GroupConfigKey* find_key(std::string_view name) {
 }
 
 std::optional<int32_t> parse_int(std::string_view s) {
-  int32_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
+  const std::optional<int64_t> v = parse_integer(s);
+  if (!v || *v < INT32_MIN || *v > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(*v);
 }
 
 std::string encode(const std::map<std::string, std::string>& values) {

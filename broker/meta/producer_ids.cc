@@ -1,8 +1,8 @@
 #include "broker/meta/producer_ids.h"
 
-#include <charconv>
 #include <tuple>
 
+#include "broker/config/config.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -14,10 +14,9 @@ static_assert(kKey.starts_with(storage::meta_prefix::kProducerIds));
 storage::Status ProducerIds::load() {
   for (auto& [key, value] : meta_.scan(kKey)) {
     if (key != kKey) continue;
-    int64_t v = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || v < 0) return storage::Status::corruption("bad producer id block: " + value);
-    next_ = block_end_ = local_end_ = v;
+    const std::optional<int64_t> v = parse_integer(value);
+    if (!v || *v < 0) return storage::Status::corruption("bad producer id block: " + value);
+    next_ = block_end_ = local_end_ = *v;
   }
   return {};
 }

@@ -1,7 +1,6 @@
 #include "broker/meta/topic_registry.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -79,11 +78,10 @@ bool value_fits_type(ConfigType type, const std::string& value) {
     case ConfigType::kInt:
     case ConfigType::kShort:
     case ConfigType::kLong: {
-      int64_t v = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-      if (ec != std::errc() || end != value.data() + value.size() || value.empty()) return false;
-      if (type == ConfigType::kInt) return v >= INT32_MIN && v <= INT32_MAX;
-      if (type == ConfigType::kShort) return v >= INT16_MIN && v <= INT16_MAX;
+      const std::optional<int64_t> v = parse_integer(value);
+      if (!v) return false;
+      if (type == ConfigType::kInt) return *v >= INT32_MIN && *v <= INT32_MAX;
+      if (type == ConfigType::kShort) return *v >= INT16_MIN && *v <= INT16_MAX;
       return true;
     }
     case ConfigType::kDouble: {
@@ -96,13 +94,6 @@ bool value_fits_type(ConfigType type, const std::string& value) {
       return true;
   }
   return false;
-}
-
-std::optional<int64_t> to_int64(std::string_view s) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
 }
 
 protocol::Uuid random_uuid() {
@@ -180,7 +171,7 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       s.compact = policy->first;
       s.delete_retention = policy->second;
     } else if (key == "delete.retention.ms" || key == "min.compaction.lag.ms" || key == "max.compaction.lag.ms") {
-      auto v = to_int64(value);
+      auto v = parse_integer(value);
       if (!v || *v < (key == "max.compaction.lag.ms" ? 1 : 0)) return bad("expected a non-negative integer");
       (key == "delete.retention.ms" ? s.delete_retention_ms
        : key == "min.compaction.lag.ms" ? s.min_compaction_lag_ms
@@ -190,16 +181,16 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       if (!(v >= 0 && v <= 1)) return bad("expected 0 to 1");
       s.min_cleanable_dirty_ratio = v;
     } else if (key == "retention.ms" || key == "retention.bytes") {
-      auto v = to_int64(value);
+      auto v = parse_integer(value);
       if (!v || *v < -1) return bad("expected an integer >= -1");
       (key == "retention.ms" ? s.retention_ms : s.retention_bytes) = *v;
     } else if (key == "max.message.bytes") {
-      auto v = to_int64(value);
+      auto v = parse_integer(value);
       if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
       s.max_message_bytes = static_cast<int32_t>(*v);
     } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
                key == "message.timestamp.difference.max.ms") {
-      auto v = to_int64(value);
+      auto v = parse_integer(value);
       if (!v || *v < 0) return bad("expected a non-negative integer");
       if (key == "message.timestamp.difference.max.ms") {
         difference_max_ms = *v;

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 
 #include "broker/meta/dynamic_config.h"
@@ -61,12 +60,10 @@ storage::Result<std::shared_ptr<const ListenerSecurity>> build_listener_security
     if (!l.ok()) return fail(l.error().message());
     out->sasl.emplace(std::move(l).value());
     if (auto v = security::config_value(settings, "sasl.server.max.receive.size")) {
-      int64_t n = 0;
-      const std::string_view t = security::trim_blanks(*v);
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-      if (t.empty() || ec != std::errc() || end != t.data() + t.size() || n < 1 || n > INT32_MAX)
+      const std::optional<int64_t> n = parse_integer(security::trim_blanks(*v));
+      if (!n || *n < 1 || *n > INT32_MAX)
         return fail("sasl.server.max.receive.size: expected a positive integer, got '" + std::string(*v) + "'");
-      out->sasl_max_receive_bytes = static_cast<int32_t>(n);
+      out->sasl_max_receive_bytes = static_cast<int32_t>(*n);
     }
   }
   return std::shared_ptr<const ListenerSecurity>(std::move(out));
