@@ -36,4 +36,13 @@ class ReplicatedLog {
   virtual void set_confirmed(int64_t position) = 0;
 };
 
+// RocketMQ's truncation rule: where a follower must cut its log before it takes the leader's
+// entries. The last epoch both lists agree on (same epoch number, same start position) ends at
+// the earlier of its two ends (an epoch ends where the next one starts, the last one at its log's
+// end); the follower cuts there, capped at its own end. When they agree on no epoch, everything
+// the follower holds is suspect: the answer is follower_begin (the follower keeps nothing). The
+// answer is never below follower_begin nor above follower_end.
+int64_t truncation_point(std::span<const EpochStart> leader_epochs, int64_t leader_end,
+                         std::span<const EpochStart> follower_epochs, int64_t follower_begin, int64_t follower_end);
+
 }  // namespace rokka::cluster
