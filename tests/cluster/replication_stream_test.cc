@@ -392,8 +392,8 @@ TEST_F(ReplicationStream, FollowerRefusesALeaderBelowTheEpochItWasTold) {
 
 // ---- a raw socket speaking the protocol (blocking, with a poll timeout) ----
 
-bool readable(tcp::socket& s, std::chrono::milliseconds timeout) {
-  pollfd p{.fd = s.native_handle(), .events = POLLIN, .revents = 0};
+bool readable(int fd, std::chrono::milliseconds timeout) {
+  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
   return ::poll(&p, 1, static_cast<int>(timeout.count())) == 1;
 }
 
@@ -402,7 +402,7 @@ std::optional<std::vector<std::byte>> read_raw_frame(tcp::socket& s) {
   std::vector<std::byte> frame(repl::kHeaderBytes);
   auto read_exact = [&](std::byte* at, size_t n) {
     while (n > 0) {
-      if (!readable(s, 20s)) return false;
+      if (!readable(s.native_handle(), 20s)) return false;
       boost::system::error_code ec;
       const size_t got = s.read_some(asio::buffer(at, n), ec);
       if (ec) return false;
@@ -424,7 +424,7 @@ bool closed_by_peer(tcp::socket& s) {
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   std::array<char, 4096> buf;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (!readable(s, 1s)) continue;
+    if (!readable(s.native_handle(), 1s)) continue;
     boost::system::error_code ec;
     s.read_some(asio::buffer(buf), ec);
     if (ec) return true;
@@ -513,6 +513,43 @@ TEST_F(ReplicationStream, FrameWithABadCrcClosesTheSession) {
   // The server is still serving after all that: a real follower catches up.
   start_client(at);
   EXPECT_TRUE(wait_until([&] { return same_log(*leader, *follower); }, 60s)) << client->last_error();
+}
+
+// Silence ends a session on both sides: a follower that never acks is dropped by the leader after
+// idle_timeout, and a follower whose leader goes quiet after WELCOME reconnects after its own.
+TEST_F(ReplicationStream, SilentPeersAreDroppedAfterTheIdleTimeout) {
+  leader->begin_epoch(1);
+  auto options = server_options(1, {1});
+  options.idle_timeout = 300ms;
+  server = ReplicationServer::create(leader_io.executor(), leader, options);
+  auto bound = server->listen(kLoopback);
+  ASSERT_TRUE(bound.ok());
+  asio::io_context io;
+  tcp::socket s(io);
+  s.connect(*bound);
+  asio::write(s, asio::buffer(repl::encode(raw_hello())));
+  ASSERT_TRUE(read_raw_frame(s).has_value());  // WELCOME; then heartbeats, never acked
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(closed_by_peer(s));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 250ms);
+  EXPECT_TRUE(wait_until([&] { return server->sessions() == 0; }));
+
+  // A "leader" that answers HELLO with WELCOME and then says nothing.
+  tcp::acceptor quiet(io, kLoopback);
+  auto client_opts = client_options(quiet.local_endpoint());
+  client_opts.idle_timeout = 300ms;
+  client = ReplicationClient::create(follower_io.executor(), follower, client_opts);
+  client->start();
+  for (int i = 0; i < 2; ++i) {
+    tcp::socket conn(io);
+    ASSERT_TRUE(readable(quiet.native_handle(), 20s));  // the follower connects (again)
+    quiet.accept(conn);
+    ASSERT_TRUE(read_raw_frame(conn).has_value());  // HELLO
+    asio::write(conn, asio::buffer(repl::encode(repl::Welcome{.leader_id = 1, .epoch = 1})));
+    EXPECT_TRUE(closed_by_peer(conn));  // the follower gave up on the silence
+  }
+  EXPECT_TRUE(wait_until([&] { return client->welcomes() >= 2; }));
+  EXPECT_NE(client->last_error().find("deadline"), std::string::npos) << client->last_error();
 }
 
 // The leader's DATA frames never cross one of its epoch boundaries, and never exceed the frame limit.
