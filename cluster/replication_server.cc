@@ -82,16 +82,16 @@ void ReplicationServer::notify_appended() {
   });
 }
 
-void ReplicationServer::stop() {
-  asio::post(ex_, [self = shared_from_this()] {
+void ReplicationServer::stop(ConfirmOutcome::Kind why, std::string reason) {
+  asio::post(ex_, [self = shared_from_this(), why, reason = std::move(reason)] {
     if (self->stopped_) return;
     self->stopped_ = true;
     boost::system::error_code ignored;
     self->acceptor_.close(ignored);
     if (self->tick_timer_) self->tick_timer_->cancel();
     auto sessions = self->sessions_;
-    for (auto& [id, s] : sessions) self->end_session(s, Status::shutdown("replication server stopping"));
-    self->waiters_.close(ConfirmOutcome::Kind::kShutdown, "replication server stopping");
+    for (auto& [id, s] : sessions) self->end_session(s, Status::shutdown(reason));
+    self->waiters_.close(why, reason);
   });
 }
 

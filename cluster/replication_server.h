@@ -72,8 +72,9 @@ class ReplicationServer : public std::enable_shared_from_this<ReplicationServer>
   // The local log grew (or its durable end moved): senders wake up, C is recomputed. Heartbeats
   // would find new entries anyway, this makes it immediate.
   void notify_appended();
-  // Closes the acceptor and every session; the waiters fail with kShutdown.
-  void stop();
+  // Closes the acceptor and every session; the waiters fail with `why` (kNotLeader when the
+  // group's leadership was lost: demotion, fencing), later ones at once.
+  void stop(ConfirmOutcome::Kind why = ConfirmOutcome::Kind::kShutdown, std::string reason = "replication server stopping");
 
   // ---- any thread ----
   int64_t confirmed() const { return waiters_.confirmed(); }
