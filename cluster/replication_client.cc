@@ -127,6 +127,11 @@ asio::awaitable<Status> ReplicationClient::session(bool& welcomed) {
   hello.log_begin = log_->log_begin();
   hello.log_end = log_->log_end();
   hello.epochs = log_->epochs();
+  if (hello.epochs.size() > repl::kMaxEpochs) {
+    // The newest ones, what a HELLO may carry: the rule walks from the newest down, and agreeing
+    // on none of them only costs this follower its log (truncate_to = its log_begin).
+    hello.epochs.erase(hello.epochs.begin(), hello.epochs.end() - static_cast<std::ptrdiff_t>(repl::kMaxEpochs));
+  }
   const auto hello_frame = repl::encode(hello);
   if (Status st = co_await repl::write_bytes(*c, hello_frame); !st.ok()) co_return st;
 

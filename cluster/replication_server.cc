@@ -177,9 +177,11 @@ std::variant<repl::Welcome, repl::Reject> ReplicationServer::answer(const repl::
     return reject(RejectReason::kInvalid, "the follower's log begins at " + std::to_string(cut) +
                                               ", beyond the leader's end " + std::to_string(end));
   }
+  // At most the newest kMaxEpochs (what a WELCOME may carry); the follower does not need older ones.
+  const size_t skip = epochs.size() > repl::kMaxEpochs ? epochs.size() - repl::kMaxEpochs : 0;
   return repl::Welcome{.leader_id = options_.leader_id,
                        .epoch = options_.epoch,
-                       .epochs = epochs,
+                       .epochs = std::vector<EpochStart>(epochs.begin() + static_cast<std::ptrdiff_t>(skip), epochs.end()),
                        .truncate_to = cut,
                        .leader_log_begin = begin,
                        .leader_log_end = end};
