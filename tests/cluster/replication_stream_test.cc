@@ -210,6 +210,21 @@ TEST_F(ReplicationStream, StoppingTheServerFailsTheWaitersWithTheReason) {
   EXPECT_EQ(answered.load(), 2);
 }
 
+TEST_F(ReplicationStream, RejectedFollowerRetriesAndWritesNothing) {
+  leader->begin_epoch(1);
+  append_entries(1, 10);
+  const auto at = start_server(1, {1, 2});
+  auto options = client_options(at);
+  options.segment_bytes = kSegmentBytes / 2;  // segments would roll elsewhere: refused
+  client = ReplicationClient::create(follower_io.executor(), follower, options);
+  client->start();
+  ASSERT_TRUE(wait_until([&] { return client->rejects() >= 2; })) << client->last_error();
+  EXPECT_NE(client->last_error().find("segment_bytes_mismatch"), std::string::npos) << client->last_error();
+  EXPECT_EQ(client->welcomes(), 0u);
+  EXPECT_EQ(follower->log_end(), 0);
+  EXPECT_FALSE(server->follower(2).has_value());  // never got as far as a session
+}
+
 // A TCP proxy between follower and leader that can cut the connection in the middle of a frame:
 // it follows the leader's frame headers and, when asked, forwards the next frame only up to 21
 // bytes in (header plus 5 payload bytes), then closes both sides.
