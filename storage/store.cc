@@ -2,6 +2,8 @@
 #include <algorithm>
 
 #include "storage/logger.h"
+#include "storage/partition_records.h"
+#include "storage/replication.h"
 #include "storage/recovery.h"
 #include "storage/store_impl.h"
 
@@ -96,6 +98,29 @@ void StoreImpl::rewrite(RewriteRequest request, StatusCallback done) {
     if (Status s = check_batch(b, options_.max_append_bytes); !s.ok()) return done(s);
   }
   writer_->submit(RewriteOp{std::move(request), std::move(done)});
+}
+
+std::vector<EpochStart> StoreImpl::epochs() const {
+  std::vector<EpochStart> out;
+  for (const auto& [key, value] : journal_->scan(partition_records::kEpochPrefix))
+    if (auto e = partition_records::parse_epoch(key, value)) out.push_back(*e);
+  return out;  // ascending: the keys are zero-padded epochs
+}
+
+void StoreImpl::append_replicated(int64_t from, std::span<const std::byte> bytes, StatusCallback done) {
+  AppendReplicatedOp op{from, std::vector<std::byte>(bytes.begin(), bytes.end()), {}, std::move(done)};
+  auto pieces = replication::split(from, op.bytes, options_.segment_bytes);  // CRCs off the writer
+  if (!pieces.ok()) return op.done(pieces.status());
+  op.pieces = std::move(*pieces);  // views into op.bytes, whose buffer moves with the op
+  writer_->submit(std::move(op));
+}
+
+void StoreImpl::truncate_to(int64_t position, StatusCallback done) {
+  writer_->submit(TruncateOp{position, std::move(done)});
+}
+
+void StoreImpl::set_role(Role role, int32_t epoch, StatusCallback done) {
+  writer_->submit(SetRoleOp{role, epoch, std::move(done)});
 }
 
 void StoreImpl::set_retained(PartitionId partition, bool retained) {

@@ -36,6 +36,20 @@ struct AppendRequest {
   TimestampType timestamp_type = TimestampType::kCreateTime;
 };
 
+// Replication (SCALE-OUT.md §3.6). kSingle: one broker, nothing replicated (the
+// default). kLeader: takes writes, stamps its epoch into every batch and logs meta
+// writes as RKM1 entries. kFollower: takes only replicated log bytes
+// (Store::append_replicated). kFenced: takes nothing. kFollower and kFenced refuse
+// the write calls with kNotLeader.
+enum class Role { kSingle, kLeader, kFollower, kFenced };
+
+// A leader epoch and the log position of its first byte (Store::epochs()).
+struct EpochStart {
+  int32_t epoch = 0;
+  int64_t start = 0;
+  bool operator==(const EpochStart&) const = default;
+};
+
 struct AppendInfo {
   int64_t base_offset = -1;       // offset given to the batch's first record
   int64_t log_append_time = -1;   // the broker time written, for LogAppendTime; else -1
