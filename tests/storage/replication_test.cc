@@ -414,6 +414,21 @@ TEST_F(ReplicationTest, ADivergentTailIsTruncatedThenCaughtUp) {
   expect_same(b, fdir_.path(), *c, cdir.path(), wa.partitions());
 }
 
+TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint) {
+  create(*leader_, 1);
+  std::vector<int64_t> bases;
+  for (int i = 0; i < 6; ++i) bases.push_back(append(*leader_, 0, make_batch({.value_bytes = 200})).value().base_offset);
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));  // a checkpoint before the rewrite
+  const auto kept = with_base(make_batch({.value_bytes = 10, .fill = 0x22}), bases[1]);
+  ASSERT_TRUE(rewrite(*leader_, 0, bases[0], bases[4], {kept}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);  // kept + the two after the range
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // its checkpoint is older than the RKW1
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+  EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
+}
+
 TEST_F(ReplicationTest, ReadLogStopsAtMaxBytesButReturnsAWholeFirstEntry) {
   create(*leader_, 1);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 1000})).ok());
