@@ -215,7 +215,11 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
   if (entry_size > log_.max_entry_size()) return Status::too_large("batch larger than a segment");
   auto producer_check = p->check_producer(in);
   if (!producer_check.ok()) return producer_check.status();
-  if (*producer_check) return **producer_check;  // an idempotent retry: the original append
+  if (*producer_check) {  // an idempotent retry: the original append
+    AppendInfo original = **producer_check;
+    original.log_end = log_.write_end().value;
+    return original;
+  }
   auto r = log_.reserve(static_cast<int32_t>(entry_size), now);
   if (!r.ok()) {
     enter_read_only(r.status());
@@ -256,7 +260,7 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
   group_records_ += int64_t{lod} + 1;
   group_bytes_ += entry_size;
   changed_since_checkpoint_ = true;
-  return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
+  return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset(), r->pos.value + entry_size};
 }
 
 Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync) {
@@ -754,7 +758,12 @@ Status StoreWriter::enforce_retention() {
     if (p.producers) p.producers->expire(now, options_.producer_id_expiration_ms);
     if (p.txn_index) p.txn_index->trim(p.queue.start_offset());
   });
-  if (!floors.empty()) return write_meta(floors, false);
+  if (floors.empty()) return {};
+  if (Status s = write_meta(floors, false); !s.ok()) return s;
+  if (role_ == Role::kLeader) {  // its RKM1 is outside any group: make it readable for followers now
+    if (Status s = log_.write_out(); !s.ok()) return s;
+    log_.publish();
+  }
   return {};
 }
 

@@ -54,6 +54,10 @@ struct AppendInfo {
   int64_t base_offset = -1;       // offset given to the batch's first record
   int64_t log_append_time = -1;   // the broker time written, for LogAppendTime; else -1
   int64_t log_start_offset = 0;   // the partition's start offset after the append
+  // The CommitLog position after the entry (what replication must confirm before an
+  // acks=all answer). For an idempotent retry, the log's end when it was answered: at or
+  // after the original entry's end.
+  int64_t log_end = -1;
 };
 
 // One result per request, in request order. Errors per partition:

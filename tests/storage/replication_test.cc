@@ -313,6 +313,12 @@ TEST_F(ReplicationTest, SingleRoleStoresNoEpochAndLogsNoMetaEntry) {
   EXPECT_EQ(single->read_log(-1, 10).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(single->read_log(single->log_end() + 1, 10).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(single->durable_end(), single->log_end());  // sync mode
+  // AppendInfo.log_end: the position after the entry.
+  const int64_t before = single->log_end();
+  auto info = append(*single, 0, make_batch({.value_bytes = 64}));
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->log_end, single->log_end());
+  EXPECT_EQ(info->log_end - before, format::kEntryHeaderSize + static_cast<int64_t>(make_batch({.value_bytes = 64}).size()));
 }
 
 TEST_F(ReplicationTest, BadBytesAreRefusedWithNothingWritten) {
