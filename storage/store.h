@@ -218,6 +218,14 @@ class Store {
   virtual void set_role(Role /*role*/, int32_t /*epoch*/, StatusCallback done) {
     done(Status::invalid_argument("set_role not supported"));
   }
+  // Any thread, replicated roles: the log up to `position` is held by every member that
+  // must hold it (SCALE-OUT.md §3.7's C). Queued on the writer: each partition's high
+  // watermark moves to the next offset of its last batch appended by a group that ended
+  // at or below it, and the append listener fires with the partitions whose high
+  // watermark moved (in the replicated roles it fires on that, not on appends). After a
+  // role change into a replicated role, high watermarks start at the start offset until
+  // a confirmation reaches the log end of that moment. Not persisted (yet).
+  virtual void set_confirmed(int64_t /*position*/) {}
 
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
   // Destroying a Store without close() abandons it like a crash (no flush, no

@@ -60,6 +60,7 @@ class StoreImpl final : public Store, public MetaStore {
   void append_replicated(int64_t from, std::span<const std::byte> bytes, StatusCallback done) override;
   void truncate_to(int64_t position, StatusCallback done) override;
   void set_role(Role role, int32_t epoch, StatusCallback done) override;
+  void set_confirmed(int64_t position) override;
 
   // MetaStore
   void write(std::vector<Mutation> batch, StatusCallback done) override;

@@ -145,13 +145,26 @@ void StoreWriter::process(std::vector<WriterOp>& ops) {
     for (PartitionId id : grown_) partitions_.get(id)->touched = false;
   }
   apply_rewrites(durable);
+  const bool replicated_role = role_ != Role::kSingle;
+  if (replicated_role && durable.ok() && !grown_.empty()) {  // its high watermarks wait for a confirmation
+    UnconfirmedGroup g{log_.write_end().value, {}};
+    for (PartitionId id : grown_) g.next.emplace_back(id, partitions_.get(id)->queue.writer_next_offset());
+    unconfirmed_.push_back(std::move(g));
+    confirm_groups();
+  }
   Listener listener;
   {
     std::lock_guard lock(listener_mu_);
     listener = listener_;
   }
-  if (durable.ok() && listener && !grown_.empty()) listener(grown_);  // before the acks
+  if (replicated_role) {
+    std::sort(hw_moved_.begin(), hw_moved_.end());
+    hw_moved_.erase(std::unique(hw_moved_.begin(), hw_moved_.end()), hw_moved_.end());
+  }
+  const std::vector<PartitionId>& wake = replicated_role ? hw_moved_ : grown_;
+  if (durable.ok() && listener && !wake.empty()) listener(wake);  // before the acks
   grown_.clear();
+  hw_moved_.clear();
   for (auto& c : completions_) c(durable);
   completions_.clear();
 }
@@ -510,7 +523,7 @@ void StoreWriter::handle(SetRoleOp& op) {
   if (read_only_) {
     s = read_only_status();
   } else if (op.role != Role::kLeader) {
-    role_ = op.role;
+    change_role(op.role);
     epoch_ = op.epoch;
   } else if (role_ == Role::kLeader && epoch_ == op.epoch) {
     // already leading this epoch
@@ -519,12 +532,12 @@ void StoreWriter::handle(SetRoleOp& op) {
   } else {
     const Role old_role = role_;
     const int32_t old_epoch = epoch_;
-    role_ = Role::kLeader;  // so that the epoch's record is its first entry (RKM1)
+    change_role(Role::kLeader);  // so that the epoch's record is its first entry (RKM1)
     epoch_ = op.epoch;
     const int64_t start = log_.write_end().value;
     s = write_meta({partition_records::put_epoch(op.epoch, start)}, /*must_sync=*/true);
     if (!s.ok()) {
-      role_ = old_role;
+      change_role(old_role);
       epoch_ = old_epoch;
     } else {
       log_info("store leads epoch {} from log position {}", op.epoch, start);
@@ -533,6 +546,43 @@ void StoreWriter::handle(SetRoleOp& op) {
   completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
     if (done) done(s.ok() ? durable : s);
   });
+}
+
+void StoreWriter::change_role(Role role) {
+  const bool was = role_ != Role::kSingle, now = role != Role::kSingle;
+  role_ = role;
+  replicated_.store(now, std::memory_order_release);
+  if (!now) {
+    unconfirmed_.clear();
+    confirmed_ = 0;
+  } else if (!was) {  // what is stored so far becomes readable once a confirmation covers it
+    UnconfirmedGroup g{log_.write_end().value, {}};
+    partitions_.for_each([&](PartitionId id, Partition& p) {
+      p.hw.store(-1, std::memory_order_release);
+      if (p.live.load(std::memory_order_relaxed)) g.next.emplace_back(id, p.queue.writer_next_offset());
+    });
+    unconfirmed_.push_back(std::move(g));
+    confirmed_ = 0;
+  }
+}
+
+void StoreWriter::confirm_groups() {
+  while (!unconfirmed_.empty() && unconfirmed_.front().end <= confirmed_) {
+    for (const auto& [id, next] : unconfirmed_.front().next) {
+      Partition* p = partitions_.get(id);
+      if (p && p->hw.load(std::memory_order_relaxed) < next) {
+        p->hw.store(next, std::memory_order_release);
+        hw_moved_.push_back(id);
+      }
+    }
+    unconfirmed_.pop_front();
+  }
+}
+
+void StoreWriter::handle(ConfirmOp& op) {
+  if (role_ == Role::kSingle) return;
+  confirmed_ = std::max(confirmed_, std::min(op.position, log_.write_end().value));
+  confirm_groups();
 }
 
 void StoreWriter::handle(AppendReplicatedOp& op) {
@@ -651,14 +701,23 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   }
   const LogPosition cut{position};
   if (!log_.entry_boundary(cut)) return Status::invalid_argument("truncate_to " + std::to_string(position) + " is not an entry boundary");
-  partitions_.for_each([&](PartitionId, Partition& p) {
+  // High watermarks: never above the cut's next offsets; the groups cut are replaced
+  // by one ending at the cut (the partitions' entries below it still wait for it).
+  while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();
+  confirmed_ = std::min(confirmed_, position);
+  UnconfirmedGroup at_cut{position, {}};
+  partitions_.for_each([&](PartitionId id, Partition& p) {
     p.queue.truncate_after(index_, cut);
-    if (p.producers) p.producers->truncate(p.queue.writer_next_offset());
+    const int64_t next = p.queue.writer_next_offset();
+    if (p.producers) p.producers->truncate(next);
     if (p.txn_index) {
-      p.txn_index->truncate(p.queue.writer_next_offset());
+      p.txn_index->truncate(next);
       p.txn_index->publish();
     }
+    if (p.hw.load(std::memory_order_relaxed) > next) p.hw.store(next, std::memory_order_release);
+    if (p.live.load(std::memory_order_relaxed)) at_cut.next.emplace_back(id, next);
   });
+  if (role_ != Role::kSingle) unconfirmed_.push_back(std::move(at_cut));
   Status s = log_.truncate(cut);
   if (s.ok()) {
     std::vector<MetaStore::Mutation> erase;

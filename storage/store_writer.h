@@ -44,6 +44,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -104,8 +105,12 @@ struct TruncateOp {
   int64_t position;
   StatusCallback done;
 };
+struct ConfirmOp {  // Store::set_confirmed
+  int64_t position;
+  StatusCallback done;  // unused (null): fail_op's shape
+};
 using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp, ProducersOp, SetRoleOp,
-                              AppendReplicatedOp, TruncateOp>;
+                              AppendReplicatedOp, TruncateOp, ConfirmOp>;
 
 // The writer's inbox: callers push, the writer takes everything queued at once.
 class OpQueue {
@@ -159,6 +164,8 @@ class StoreWriter {
   // StoreStats says); read from any thread.
   const CountHistogram& group_commit_records() const { return group_commit_records_; }
   const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }
+  // Any thread: whether the role is a replicated one (reads are bounded by high watermarks).
+  bool replicated() const { return replicated_.load(std::memory_order_acquire); }
 
  private:
   // A rewrite whose entries are staged in this group: its units are swapped in after
@@ -186,6 +193,9 @@ class StoreWriter {
   void handle(SetRoleOp& op);
   void handle(AppendReplicatedOp& op);
   void handle(TruncateOp& op);
+  void handle(ConfirmOp& op);
+  void change_role(Role role);     // role_, replicated_, and the high watermark queue
+  void confirm_groups();           // pops the groups at or below confirmed_, moves high watermarks
   bool takes_writes() const { return role_ == Role::kSingle || role_ == Role::kLeader; }
   // The status of a write refused in this role, or ok.
   Status role_refusal() const {
@@ -228,6 +238,16 @@ class StoreWriter {
   bool read_only_ = false;  // after a storage failure: every later write fails
   Role role_ = Role::kSingle;
   int32_t epoch_ = -1;      // the epoch led (kLeader) or last set
+  // Replicated roles: the groups not confirmed yet, oldest first (their log end and the
+  // next offsets of the partitions they grew), the confirmed position, and the partitions
+  // whose high watermark moved in the current process() round.
+  struct UnconfirmedGroup {
+    int64_t end;
+    std::vector<std::pair<PartitionId, int64_t>> next;
+  };
+  std::deque<UnconfirmedGroup> unconfirmed_;
+  int64_t confirmed_ = 0;
+  std::vector<PartitionId> hw_moved_;
   Status read_only_cause_;
   PartitionId next_partition_;
   std::vector<Completion> completions_;  // of the current group
@@ -248,6 +268,7 @@ class StoreWriter {
   // ---- shared with callers ----
   CountHistogram group_commit_records_{1};     // bounds 1 .. 32768 records
   CountHistogram group_commit_bytes_{1024};    // bounds 1 KiB .. 32 MiB
+  std::atomic<bool> replicated_{false};         // role_ is kLeader, kFollower or kFenced
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)

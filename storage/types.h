@@ -77,11 +77,15 @@ struct LogSlice {
 
 struct PartitionOffsets {
   int64_t log_start_offset = 0;
-  int64_t next_offset = 0;  // high watermark (single replica)
+  int64_t next_offset = 0;  // the log end offset (LEO): after the last stored batch
   // Transactions: the first offset of the earliest transaction still open on the
   // partition (no COMMIT/ABORT marker yet), else next_offset; never below
   // log_start_offset. read_committed consumers stop here.
   int64_t last_stable_offset = 0;
+  // What consumers may read: next_offset in Role::kSingle; in the replicated roles the
+  // next offset of the partition's last batch wholly below the confirmed log position
+  // (Store::set_confirmed), never below log_start_offset. last_stable_offset <= it.
+  int64_t high_watermark = 0;
 };
 
 // A transaction closed by an ABORT marker: its producer and the offsets of its first

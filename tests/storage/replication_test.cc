@@ -8,6 +8,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 #include <random>
 
 #include "storage/store.h"
@@ -54,6 +55,12 @@ Status rewrite(Store& s, PartitionId pid, int64_t from, int64_t to, const std::v
   return wait_for<Status>([&](auto cb) { s.rewrite(std::move(rq), cb); });
 }
 
+// set_confirmed, then an op queued behind it: on return the confirmation is applied.
+void confirm(Store& s, int64_t position) {
+  s.set_confirmed(position);
+  (void)producers(s, 0);
+}
+
 std::map<std::string, std::vector<char>> segment_files(const std::filesystem::path& dir) {
   std::map<std::string, std::vector<char>> out;
   for (const auto& e : std::filesystem::directory_iterator(dir / "commitlog")) {
@@ -97,6 +104,9 @@ void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follow
                  PartitionId partitions) {
   EXPECT_EQ(leader.log_end(), follower.log_end());
   EXPECT_EQ(leader.log_begin(), follower.log_begin());
+  confirm(leader, leader.log_end());  // high watermarks up to the end: every batch readable
+  confirm(follower, follower.log_end());
+  size_t batches = 0;
   const auto lf = segment_files(ldir), ff = segment_files(fdir);
   ASSERT_EQ(lf.size(), ff.size());
   for (const auto& [name, bytes] : lf) {
@@ -111,11 +121,15 @@ void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follow
     EXPECT_EQ(a.offsets.log_start_offset, b.offsets.log_start_offset) << "partition " << pid;
     EXPECT_EQ(a.offsets.next_offset, b.offsets.next_offset) << "partition " << pid;
     EXPECT_EQ(a.offsets.last_stable_offset, b.offsets.last_stable_offset) << "partition " << pid;
+    EXPECT_EQ(a.offsets.high_watermark, a.offsets.next_offset) << "partition " << pid;
+    EXPECT_EQ(b.offsets.high_watermark, b.offsets.next_offset) << "partition " << pid;
+    batches += b.batches.size();
     EXPECT_TRUE(a.batches == b.batches) << "partition " << pid << ": " << a.batches.size() << " vs "
                                         << b.batches.size() << " batches";
     EXPECT_EQ(a.aborted, b.aborted) << "partition " << pid;
     EXPECT_EQ(producers(leader, pid), producers(follower, pid)) << "partition " << pid;
   }
+  EXPECT_GT(batches, 0u);  // the comparison compared something
 }
 
 // Copies the leader's log to the follower in random slice sizes until both end alike.
@@ -313,6 +327,7 @@ TEST_F(ReplicationTest, SingleRoleStoresNoEpochAndLogsNoMetaEntry) {
   EXPECT_EQ(single->read_log(-1, 10).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(single->read_log(single->log_end() + 1, 10).status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(single->durable_end(), single->log_end());  // sync mode
+  EXPECT_EQ(single->offsets(0)->high_watermark, single->offsets(0)->next_offset);
   // AppendInfo.log_end: the position after the entry.
   const int64_t before = single->log_end();
   auto info = append(*single, 0, make_batch({.value_bytes = 64}));
@@ -429,10 +444,50 @@ TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint)
   const auto kept = with_base(make_batch({.value_bytes = 10, .fill = 0x22}), bases[1]);
   ASSERT_TRUE(rewrite(*leader_, 0, bases[0], bases[4], {kept}).ok());
   ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  confirm(*follower_, follower_->log_end());
   EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);  // kept + the two after the range
   ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // its checkpoint is older than the RKW1
   expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
   EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
+}
+
+TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
+  std::mutex mu;
+  std::vector<PartitionId> woken;
+  leader_->set_append_listener([&](std::span<const PartitionId> ids) {
+    std::lock_guard lock(mu);
+    woken.insert(woken.end(), ids.begin(), ids.end());
+  });
+  const PartitionId pid = create(*leader_, 1)[0];
+  auto info = append(*leader_, pid, make_batch({.records = 3}));
+  ASSERT_TRUE(info.ok());
+  auto o = leader_->offsets(pid);
+  EXPECT_EQ(o->next_offset, 3);
+  EXPECT_EQ(o->high_watermark, 0);
+  EXPECT_TRUE(leader_->read(pid, 0, 1 << 20)->batches.empty());
+  confirm(*leader_, info->log_end - 1);  // not the whole entry
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 0);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(woken.empty());  // appends do not wake fetches in a replicated role
+  }
+  confirm(*leader_, info->log_end);
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 3);
+  EXPECT_EQ(leader_->read(pid, 0, 1 << 20)->batches.size(), 1u);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(woken, std::vector<PartitionId>{pid});
+  }
+  // The follower's high watermarks move with the confirmations it is given, too.
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 3);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
+  confirm(*follower_, info->log_end);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 3);
+  // A cut lowers it with the next offset.
+  ASSERT_TRUE(truncate_to(*follower_, info->log_end - static_cast<int64_t>(format::kEntryHeaderSize + make_batch({.records = 3}).size())).ok());
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 0);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
 }
 
 TEST_F(ReplicationTest, ReadLogStopsAtMaxBytesButReturnsAWholeFirstEntry) {
