@@ -12,12 +12,9 @@
 
 namespace rokka::cluster {
 
-// An epoch and the log position its first entry was written at.
-struct EpochStart {
-  int32_t epoch = 0;
-  int64_t start = 0;
-  bool operator==(const EpochStart&) const = default;
-};
+// An epoch and the log position its first entry was written at: the Store's own type, so the
+// adapter (store_log.h) hands Store::epochs() over as it is.
+using EpochStart = storage::EpochStart;
 
 class ReplicatedLog {
  public:
