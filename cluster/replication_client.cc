@@ -136,7 +136,7 @@ asio::awaitable<Status> ReplicationClient::session(bool& welcomed) {
   if (Status st = co_await repl::write_bytes(*c, hello_frame); !st.ok()) co_return st;
 
   std::vector<std::byte> payload;
-  auto header = co_await repl::read_frame(*c, payload);
+  auto header = co_await repl::read_frame(*c, payload, repl::data_bound(options_.max_entry_bytes));
   if (!header.ok()) co_return header.status();
   if (header->type == repl::FrameType::kReject) {
     auto reject = repl::decode_reject(payload);
@@ -188,12 +188,12 @@ asio::awaitable<Status> ReplicationClient::stream(repl::Connection& c, const rep
   int64_t expected = welcome.truncate_to;
   std::vector<std::byte> payload;
   while (!stopped_) {
-    auto header = co_await repl::read_frame(c, payload);
+    auto header = co_await repl::read_frame(c, payload, repl::data_bound(options_.max_entry_bytes));
     if (!header.ok()) co_return header.status();
     if (header->type != repl::FrameType::kData) {
       co_return Status::malformed(std::string("expected DATA, got ") + repl::frame_type_name(header->type));
     }
-    auto data = repl::decode_data(payload);
+    auto data = repl::decode_data(payload, repl::data_bound(options_.max_entry_bytes));
     if (!data.ok()) co_return data.status();
     const auto& h = data->header;
     if (h.epoch != welcome.epoch) {

@@ -41,6 +41,9 @@ struct ReplicationClientOptions {
   int64_t broker_epoch = 0;
   int64_t segment_bytes = 0;
   boost::asio::ip::tcp::endpoint leader;
+  // The largest log entry, as the leader was given it (StoreLog::max_entry_bytes()): DATA up to
+  // data_bound() of it is accepted, a larger one ends the session before it is allocated.
+  int64_t max_entry_bytes = static_cast<int64_t>(repl::kDataFrameBytes);
   std::chrono::milliseconds connect_timeout{2000};
   // The leader heartbeats every 100 ms: this much silence means it is gone.
   std::chrono::milliseconds idle_timeout{5000};

@@ -35,11 +35,12 @@ void Connection::close() {
   timer.cancel();
 }
 
-asio::awaitable<Result<FrameHeader>> read_frame(Connection& c, std::vector<std::byte>& payload) {
+asio::awaitable<Result<FrameHeader>> read_frame(Connection& c, std::vector<std::byte>& payload,
+                                                size_t max_data_bytes) {
   std::array<std::byte, kHeaderBytes> header{};
   auto [ec, n] = co_await asio::async_read(c.socket, asio::buffer(header), kNoThrow);
   if (ec) co_return Status::io_error(c.timed_out ? "no frame before the deadline" : "read: " + ec.message());
-  auto h = decode_header(header);
+  auto h = decode_header(header, max_data_bytes);
   if (!h.ok()) co_return h.status();
   payload.resize(h->payload_bytes);
   auto [ec2, n2] = co_await asio::async_read(c.socket, asio::buffer(payload), kNoThrow);

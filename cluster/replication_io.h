@@ -43,8 +43,10 @@ struct Connection {
   bool timed_out = false;
 };
 
-// One whole frame: header checked, payload read into `payload` and its CRC checked.
-boost::asio::awaitable<Result<FrameHeader>> read_frame(Connection& c, std::vector<std::byte>& payload);
+// One whole frame: header checked (a DATA's size against max_data_bytes, before the payload is
+// allocated), payload read into `payload` and its CRC checked.
+boost::asio::awaitable<Result<FrameHeader>> read_frame(Connection& c, std::vector<std::byte>& payload,
+                                                       size_t max_data_bytes);
 boost::asio::awaitable<Status> write_bytes(Connection& c, std::span<const std::byte> frame);
 boost::asio::awaitable<Status> write_data(Connection& c, const DataHeader& header, std::span<const std::byte> bytes);
 

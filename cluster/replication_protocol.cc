@@ -1,5 +1,6 @@
 #include "cluster/replication_protocol.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -154,7 +155,7 @@ const char* reject_reason_name(RejectReason reason) {
   return "?";
 }
 
-Result<FrameHeader> decode_header(std::span<const std::byte> header) {
+Result<FrameHeader> decode_header(std::span<const std::byte> header, size_t max_data_bytes) {
   if (header.size() < kHeaderBytes) return Status::malformed("replication frame: short header");
   Reader r(header.first(kHeaderBytes));
   const uint32_t payload_bytes = r.u32();
@@ -170,7 +171,8 @@ Result<FrameHeader> decode_header(std::span<const std::byte> header) {
   if (!valid_type(type)) return Status::malformed("replication frame: unknown type " + std::to_string(type));
   if (flags != 0) return Status::malformed("replication frame: unknown flags " + std::to_string(flags));
   const auto t = static_cast<FrameType>(type);
-  const size_t limit = t == FrameType::kData ? kMaxPayloadBytes : kMaxControlPayloadBytes;
+  const size_t limit =
+      t == FrameType::kData ? std::min(max_data_bytes, kMaxDataBytesCeiling) + kDataFixedBytes : kMaxControlPayloadBytes;
   if (payload_bytes > limit) {
     return Status::malformed(std::string("replication ") + frame_type_name(t) + ": payload of " +
                              std::to_string(payload_bytes) + " bytes over the limit of " + std::to_string(limit));
@@ -299,7 +301,7 @@ Result<Reject> decode_reject(std::span<const std::byte> payload) {
   return m;
 }
 
-Result<Data> decode_data(std::span<const std::byte> payload) {
+Result<Data> decode_data(std::span<const std::byte> payload, size_t max_data_bytes) {
   Reader r(payload);
   Data d;
   d.header.epoch = r.i32();
@@ -308,7 +310,7 @@ Result<Data> decode_data(std::span<const std::byte> payload) {
   d.header.leader_end = r.i64();
   const uint32_t n = r.u32();
   if (!r.ok()) return malformed("DATA", "truncated");
-  if (n > kMaxDataBytes) return malformed("DATA", "byte count " + std::to_string(n) + " over the limit");
+  if (n > std::min(max_data_bytes, kMaxDataBytesCeiling)) return malformed("DATA", "byte count " + std::to_string(n) + " over the limit");
   if (n != r.left()) return malformed("DATA", "byte count does not match the frame");
   d.bytes = r.bytes(n);
   if (d.header.epoch < 0 || d.header.from_pos < 0 || d.header.confirm_pos < 0 || d.header.leader_end < 0 ||
@@ -329,8 +331,8 @@ Result<Ack> decode_ack(std::span<const std::byte> payload) {
   return m;
 }
 
-Result<Frame> decode_frame(std::span<const std::byte> frame) {
-  auto header = decode_header(frame);
+Result<Frame> decode_frame(std::span<const std::byte> frame, size_t max_data_bytes) {
+  auto header = decode_header(frame, max_data_bytes);
   if (!header.ok()) return header.status();
   const auto payload = frame.subspan(kHeaderBytes);
   if (auto s = check_payload(*header, payload); !s.ok()) return s;
@@ -342,7 +344,7 @@ Result<Frame> decode_frame(std::span<const std::byte> frame) {
     case FrameType::kHello: return wrap(decode_hello(payload));
     case FrameType::kWelcome: return wrap(decode_welcome(payload));
     case FrameType::kReject: return wrap(decode_reject(payload));
-    case FrameType::kData: return wrap(decode_data(payload));
+    case FrameType::kData: return wrap(decode_data(payload, max_data_bytes));
     case FrameType::kAck: return wrap(decode_ack(payload));
   }
   return Status::malformed("replication frame: unknown type");

@@ -33,11 +33,20 @@ using storage::Status;
 
 inline constexpr uint8_t kProtocolVersion = 1;
 inline constexpr size_t kHeaderBytes = 16;
-// DATA carries at most this many log bytes (one entry larger than that cannot be replicated:
-// the leader's segment size bounds entries and is checked at HELLO).
-inline constexpr size_t kMaxDataBytes = size_t{1} << 20;
+// DATA frames are cut at about this many log bytes of whole entries; one entry larger than that
+// goes alone in its frame. How large a DATA may be is an option both sides are given (the
+// store's largest entry: ReplicationServerOptions / ReplicationClientOptions::max_entry_bytes),
+// and data_bound() turns it into the decoders' bound: never below kDataFrameBytes, never above
+// kMaxDataBytesCeiling. It is checked on the frame header, before the payload is allocated.
+inline constexpr size_t kDataFrameBytes = size_t{1} << 20;
+inline constexpr size_t kMaxDataBytesCeiling = size_t{1} << 30;
 inline constexpr size_t kDataFixedBytes = 4 + 8 + 8 + 8 + 4;  // epoch, from, confirm, leader_end, byte count
-inline constexpr size_t kMaxPayloadBytes = kMaxDataBytes + kDataFixedBytes;
+// The DATA bound for a log whose entries are at most max_entry_bytes.
+constexpr size_t data_bound(int64_t max_entry_bytes) {
+  if (max_entry_bytes <= static_cast<int64_t>(kDataFrameBytes)) return kDataFrameBytes;
+  if (max_entry_bytes >= static_cast<int64_t>(kMaxDataBytesCeiling)) return kMaxDataBytesCeiling;
+  return static_cast<size_t>(max_entry_bytes);
+}
 // Every frame but DATA is small: its payload is bounded by this.
 inline constexpr size_t kMaxControlPayloadBytes = 64 * 1024;
 inline constexpr size_t kMaxEpochs = 4096;     // epochs listed in HELLO / WELCOME
@@ -112,8 +121,9 @@ struct FrameHeader {
   uint32_t payload_crc = 0;
 };
 
-// The header of a frame: CRC, version, a known type, and a payload size within that type's bound.
-Result<FrameHeader> decode_header(std::span<const std::byte> header);
+// The header of a frame: CRC, version, a known type, and a payload size within that type's bound
+// (for DATA: max_data_bytes of log bytes and the fixed fields).
+Result<FrameHeader> decode_header(std::span<const std::byte> header, size_t max_data_bytes = kDataFrameBytes);
 // The payload's CRC (call before decoding the payload).
 Status check_payload(const FrameHeader& header, std::span<const std::byte> payload);
 
@@ -124,7 +134,7 @@ std::vector<std::byte> encode(const Reject& reject);
 std::vector<std::byte> encode(const Ack& ack);
 std::vector<std::byte> encode_data(const DataHeader& header, std::span<const std::byte> bytes);
 // DATA without copying the log bytes: the frame header and fixed fields, to be sent followed by
-// `bytes` (scatter-gather). bytes.size() <= kMaxDataBytes.
+// `bytes` (scatter-gather). bytes.size() <= kMaxDataBytesCeiling.
 std::array<std::byte, kHeaderBytes + kDataFixedBytes> encode_data_prefix(const DataHeader& header,
                                                                          std::span<const std::byte> bytes);
 
@@ -132,12 +142,12 @@ std::array<std::byte, kHeaderBytes + kDataFixedBytes> encode_data_prefix(const D
 Result<Hello> decode_hello(std::span<const std::byte> payload);
 Result<Welcome> decode_welcome(std::span<const std::byte> payload);
 Result<Reject> decode_reject(std::span<const std::byte> payload);
-Result<Data> decode_data(std::span<const std::byte> payload);
+Result<Data> decode_data(std::span<const std::byte> payload, size_t max_data_bytes = kDataFrameBytes);
 Result<Ack> decode_ack(std::span<const std::byte> payload);
 
 using Frame = std::variant<Hello, Welcome, Reject, Data, Ack>;
 // A whole frame from one buffer (tests, and anything holding a frame at once). A Data's bytes
 // point into `frame`.
-Result<Frame> decode_frame(std::span<const std::byte> frame);
+Result<Frame> decode_frame(std::span<const std::byte> frame, size_t max_data_bytes = kDataFrameBytes);
 
 }  // namespace rokka::cluster::repl

@@ -22,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+constexpr size_t kNoData = 0;  // the leader reads HELLO and ACKs: a DATA it receives has no room
 }
 
 struct ReplicationServer::Session {
@@ -43,7 +44,7 @@ std::shared_ptr<ReplicationServer> ReplicationServer::create(asio::any_io_execut
 ReplicationServer::ReplicationServer(asio::any_io_executor ex, std::shared_ptr<ReplicatedLog> log,
                                      ReplicationServerOptions options)
     : ex_(ex), log_(std::move(log)), options_(std::move(options)), acceptor_(ex) {
-  options_.max_frame_bytes = std::clamp<size_t>(options_.max_frame_bytes, 1, repl::kMaxDataBytes);
+  options_.max_frame_bytes = std::clamp<size_t>(options_.max_frame_bytes, 1, repl::data_bound(options_.max_entry_bytes));
   in_sync_ = options_.in_sync;
   waiters_.reopen(options_.confirmed);
 }
@@ -193,7 +194,7 @@ asio::awaitable<void> ReplicationServer::run_session(std::shared_ptr<Session> s)
   asio::co_spawn(ex_, [s] { return s->conn.watchdog(); }, asio::detached);
 
   std::vector<std::byte> payload;
-  auto header = co_await repl::read_frame(s->conn, payload);
+  auto header = co_await repl::read_frame(s->conn, payload, kNoData);
   if (!header.ok()) {
     end_session(s, header.status());
     co_return;
@@ -265,7 +266,7 @@ asio::awaitable<Status> ReplicationServer::send_loop(std::shared_ptr<Session> s)
       auto slice = log_->read_log(s->cursor, max);
       if (!slice.ok()) co_return slice.status();
       const auto bytes = slice->bytes;
-      if (bytes.size() > repl::kMaxDataBytes) {
+      if (bytes.size() > repl::data_bound(options_.max_entry_bytes)) {
         co_return Status::too_large("an entry of " + std::to_string(bytes.size()) + " bytes at " +
                                     std::to_string(s->cursor) + " does not fit a DATA frame");
       }
@@ -298,7 +299,7 @@ asio::awaitable<void> ReplicationServer::ack_loop(std::shared_ptr<Session> s) {
   auto self = shared_from_this();
   std::vector<std::byte> payload;
   while (!s->ended) {
-    auto header = co_await repl::read_frame(s->conn, payload);
+    auto header = co_await repl::read_frame(s->conn, payload, kNoData);
     if (s->ended) co_return;  // replaced or stopped while the frame came in: it counts no more
     if (!header.ok()) {
       end_session(s, header.status());

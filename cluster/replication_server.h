@@ -44,7 +44,11 @@ struct ReplicationServerOptions {
   // A follower that sends nothing (no HELLO, no ACK) for this long is disconnected. It acks every
   // DATA, heartbeats included, so this is many heartbeats.
   std::chrono::milliseconds idle_timeout{5000};
-  size_t max_frame_bytes = repl::kMaxDataBytes;  // log bytes per DATA
+  // DATA frames are cut at about this many log bytes of whole entries (one larger entry goes alone).
+  size_t max_frame_bytes = repl::kDataFrameBytes;
+  // The largest entry the log holds (StoreLog::max_entry_bytes(): the store's max_append_bytes and
+  // the entry header); the follower must be given the same. The DATA bound is data_bound() of it.
+  int64_t max_entry_bytes = static_cast<int64_t>(repl::kDataFrameBytes);
 };
 
 // What the leader knows of one follower (tests, metrics, the SSS decisions of §3.9).

@@ -82,7 +82,7 @@ TEST(ReplicationProtocol, EveryFrameRoundTrips) {
     ASSERT_TRUE(f.ok()) << f.status().to_string();
     EXPECT_EQ(std::get<Ack>(*f), a);
   }
-  for (size_t n : {size_t{0}, size_t{1}, size_t{4096}, kMaxDataBytes}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4096}, kDataFrameBytes}) {
     const auto bytes = blob(n, 3);
     DataHeader h{.epoch = 9, .from_pos = 5'000'000'000, .confirm_pos = 4'999'000'000, .leader_end = 6'000'000'000};
     const auto frame = encode_data(h, bytes);
@@ -145,14 +145,14 @@ TEST(ReplicationProtocol, TrailingBytesAreRefused) {
 TEST(ReplicationProtocol, OversizedFramesAreRefusedFromTheHeader) {
   // A DATA header announcing more than 1 MiB + its fields: refused before any payload is read.
   auto data = encode_data(DataHeader{1, 0, 0, 0}, {});
-  uint32_t big = static_cast<uint32_t>(kMaxPayloadBytes + 1);
+  uint32_t big = static_cast<uint32_t>((kDataFrameBytes + kDataFixedBytes) + 1);
   for (int i = 0; i < 4; ++i) data[i] = std::byte{static_cast<uint8_t>(big >> (8 * i))};
   reseal_header(data);
   auto h = decode_header(data);
   ASSERT_FALSE(h.ok());
   EXPECT_EQ(h.status().code(), StatusCode::kMalformed);
   // The largest DATA passes the header check.
-  big = static_cast<uint32_t>(kMaxPayloadBytes);
+  big = static_cast<uint32_t>((kDataFrameBytes + kDataFixedBytes));
   for (int i = 0; i < 4; ++i) data[i] = std::byte{static_cast<uint8_t>(big >> (8 * i))};
   reseal_header(data);
   EXPECT_TRUE(decode_header(data).ok());
@@ -168,10 +168,39 @@ TEST(ReplicationProtocol, OversizedFramesAreRefusedFromTheHeader) {
   EXPECT_FALSE(decode_header(ack).ok());
   // DATA whose inner byte count says more than 1 MiB (the frame itself within bounds).
   auto d = encode_data(DataHeader{1, 0, 0, 0}, blob(16, 0));
-  big = static_cast<uint32_t>(kMaxDataBytes + 1);
+  big = static_cast<uint32_t>(kDataFrameBytes + 1);
   for (int i = 0; i < 4; ++i) d[kHeaderBytes + 28 + i] = std::byte{static_cast<uint8_t>(big >> (8 * i))};
   reseal(d);
   EXPECT_EQ(decode_frame(d).status().code(), StatusCode::kMalformed);
+}
+
+TEST(ReplicationProtocol, TheDataBoundIsAnOption) {
+  // data_bound: never below the frame size, the store's largest entry above it, capped.
+  EXPECT_EQ(data_bound(0), kDataFrameBytes);
+  EXPECT_EQ(data_bound(1000), kDataFrameBytes);
+  EXPECT_EQ(data_bound((64 << 20) + 44), size_t{(64 << 20) + 44});
+  EXPECT_EQ(data_bound(INT64_MAX), kMaxDataBytesCeiling);
+  // A 4 MiB entry: refused under the default bound (from the header), decoded under a bound of its size.
+  const size_t n = size_t{4} << 20;
+  const auto frame = encode_data(DataHeader{3, 4096, 0, 4096 + static_cast<int64_t>(n)}, blob(n, 9));
+  EXPECT_EQ(decode_header(frame).status().code(), StatusCode::kMalformed);
+  EXPECT_EQ(decode_frame(frame).status().code(), StatusCode::kMalformed);
+  EXPECT_EQ(decode_frame(frame, n - 1).status().code(), StatusCode::kMalformed);
+  auto f = decode_frame(frame, n);
+  ASSERT_TRUE(f.ok()) << f.status().to_string();
+  const auto& d = std::get<Data>(*f);
+  EXPECT_EQ(d.bytes.size(), n);
+  EXPECT_EQ(d.header.from_pos, 4096);
+  // The inner byte count is held to the same bound as the header.
+  const auto payload = std::span(frame).subspan(kHeaderBytes);
+  EXPECT_EQ(decode_data(payload, n - 1).status().code(), StatusCode::kMalformed);
+  EXPECT_TRUE(decode_data(payload, n).ok());
+  // A header announcing more than the ceiling is refused whatever the option says.
+  auto big = encode_data(DataHeader{1, 0, 0, 0}, {});
+  const uint32_t over = static_cast<uint32_t>(kMaxDataBytesCeiling + kDataFixedBytes + 1);
+  for (int i = 0; i < 4; ++i) big[i] = std::byte{static_cast<uint8_t>(over >> (8 * i))};
+  reseal_header(big);
+  EXPECT_EQ(decode_header(big, SIZE_MAX).status().code(), StatusCode::kMalformed);
 }
 
 TEST(ReplicationProtocol, BadCrcsAreRefused) {

@@ -39,7 +39,7 @@ std::vector<std::byte> random_blob(std::mt19937_64& rng, size_t max) {
   // Mostly small entries, some large ones (several frames' worth of entries, and single entries
   // close to the 1 MiB frame limit).
   size_t n = rng() % 4 == 0 ? rng() % max : rng() % 2000;
-  if (rng() % 200 == 0) n = repl::kMaxDataBytes - MemReplicatedLog::kEntryHeader - rng() % 100;
+  if (rng() % 200 == 0) n = repl::kDataFrameBytes - MemReplicatedLog::kEntryHeader - rng() % 100;
   std::vector<std::byte> b(n);
   for (auto& x : b) x = std::byte{static_cast<uint8_t>(rng())};
   return b;
@@ -630,6 +630,46 @@ TEST_F(ReplicationStream, DataFramesStopAtEpochBoundaries) {
   ASSERT_EQ(frames.size(), 2u);  // all of epoch 1 in one frame, all of epoch 2 in the next
   EXPECT_EQ(frames[0], (std::pair<int64_t, size_t>{0, static_cast<size_t>(e2)}));
   EXPECT_EQ(frames[1].first, e2);
+}
+
+// One entry larger than a frame's 1 MiB goes alone in its DATA when both sides are given a bound
+// that holds it; a follower given the old 1 MiB bound refuses that frame from its header and
+// writes nothing of it.
+TEST_F(ReplicationStream, AnEntryLargerThanAFrameGoesAloneWhenTheBoundHoldsIt) {
+  constexpr size_t kBig = size_t{4} << 20;
+  leader->begin_epoch(1);
+  append_entries(1, 30);
+  std::vector<std::byte> big(kBig);
+  for (auto& b : big) b = std::byte{static_cast<uint8_t>(rng())};
+  const int64_t big_start = leader->log_end();
+  leader->append(1, big);
+  append_entries(1, 30);
+  const int64_t max_entry = static_cast<int64_t>(kBig + MemReplicatedLog::kEntryHeader);
+
+  // The old bound: the follower stops right before the big entry and keeps refusing it.
+  auto so = server_options(1, {1, 2});
+  so.max_entry_bytes = max_entry;
+  server = ReplicationServer::create(leader_io.executor(), leader, so);
+  auto bound = server->listen(kLoopback);
+  ASSERT_TRUE(bound.ok());
+  client = ReplicationClient::create(follower_io.executor(), follower, client_options(*bound));
+  client->start();
+  ASSERT_TRUE(wait_until([&] { return client->welcomes() >= 2; }, 60s)) << client->last_error();
+  EXPECT_EQ(follower->log_end(), big_start);
+  EXPECT_NE(client->last_error().find("over the limit"), std::string::npos) << client->last_error();
+  client->stop();
+  ASSERT_TRUE(wait_until([&] { return !client->running(); }, 20s));
+
+  // Both sides given the store's largest entry: it replicates, and the follower ends identical.
+  auto co = client_options(*bound);
+  co.max_entry_bytes = max_entry;
+  client = ReplicationClient::create(follower_io.executor(), follower, co);
+  client->start();
+  ASSERT_TRUE(wait_until([&] { return same_log(*leader, *follower); }, 120s))
+      << "leader " << leader->log_end() << " follower " << follower->log_end() << " " << client->last_error();
+  EXPECT_EQ(follower->entry_count(), 61u);
+  const int64_t end = leader->log_end();
+  EXPECT_TRUE(wait_until([&] { return server->confirmed() == end && follower->confirmed() == end; }));
 }
 
 }  // namespace
