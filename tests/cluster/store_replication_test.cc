@@ -389,7 +389,10 @@ TEST_F(StoreLogReplication, TheAdapterMapsTheStoreOneToOne) {
   }
   EXPECT_EQ(follower_log->log_end(), leader->log_end());
   EXPECT_TRUE(follower_log->epochs() == leader->epochs());
-  EXPECT_EQ(follower->offsets(0)->high_watermark, 0);
+  const auto before_confirm = follower->offsets(0);
+  ASSERT_TRUE(before_confirm.ok()) << before_confirm.status().to_string();
+  EXPECT_GT(before_confirm->next_offset, 0);
+  EXPECT_EQ(before_confirm->high_watermark, 0);  // nothing confirmed yet
   follower_log->set_confirmed(follower_log->log_end());
   EXPECT_TRUE(wait_until([&] {
     auto o = follower->offsets(0);
