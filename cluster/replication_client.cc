@@ -124,6 +124,7 @@ asio::awaitable<Status> ReplicationClient::session(bool& welcomed) {
   hello.follower_id = options_.follower_id;
   hello.broker_epoch = options_.broker_epoch;
   hello.segment_bytes = options_.segment_bytes;
+  hello.max_entry_bytes = options_.max_entry_bytes;
   hello.log_begin = log_->log_begin();
   hello.log_end = log_->log_end();
   hello.epochs = log_->epochs();

@@ -151,6 +151,7 @@ const char* reject_reason_name(RejectReason reason) {
     case RejectReason::kSegmentBytesMismatch: return "segment_bytes_mismatch";
     case RejectReason::kTooFarBehind: return "too_far_behind";
     case RejectReason::kInvalid: return "invalid";
+    case RejectReason::kEntryBoundTooSmall: return "entry_bound_too_small";
   }
   return "?";
 }
@@ -195,6 +196,7 @@ std::vector<std::byte> encode(const Hello& h) {
   w.i32(h.follower_id);
   w.i64(h.broker_epoch);
   w.i64(h.segment_bytes);
+  w.i64(h.max_entry_bytes);
   w.i64(h.log_begin);
   w.i64(h.log_end);
   w.epochs(h.epochs);
@@ -258,11 +260,13 @@ Result<Hello> decode_hello(std::span<const std::byte> payload) {
   h.follower_id = r.i32();
   h.broker_epoch = r.i64();
   h.segment_bytes = r.i64();
+  h.max_entry_bytes = r.i64();
   h.log_begin = r.i64();
   h.log_end = r.i64();
   if (!r.ok()) return malformed("HELLO", "truncated or a name over the limit");
   if (h.log_begin < 0 || h.log_end < h.log_begin) return malformed("HELLO", "log_begin/log_end out of order");
   if (h.segment_bytes <= 0) return malformed("HELLO", "segment_bytes not positive");
+  if (h.max_entry_bytes < 0) return malformed("HELLO", "negative max_entry_bytes");
   auto epochs = read_epochs(r, "HELLO");
   if (!epochs.ok()) return epochs.status();
   h.epochs = std::move(epochs.value());
@@ -296,7 +300,7 @@ Result<Reject> decode_reject(std::span<const std::byte> payload) {
   m.leader_epoch = r.i32();
   m.message = r.str(kMaxMessageBytes);
   if (auto s = finish(r, "REJECT"); !s.ok()) return s;
-  if (reason < 1 || reason > 6) return malformed("REJECT", "unknown reason " + std::to_string(reason));
+  if (reason < 1 || reason > 7) return malformed("REJECT", "unknown reason " + std::to_string(reason));
   m.reason = static_cast<RejectReason>(reason);
   return m;
 }

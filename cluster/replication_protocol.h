@@ -1,7 +1,7 @@
 // The replication stream's wire format (SCALE-OUT §3.5, docs/cluster.md "The replication stream"):
 // a follower connects to its group leader's replication listener and the two exchange frames.
 //
-//   F->L  HELLO    who the follower is and what its log holds (ends, epochs)
+//   F->L  HELLO    who the follower is, what its log holds (ends, epochs), the entries it can take
 //   L->F  WELCOME  the leader's epoch and epochs, where the follower must cut its log (truncate_to)
 //         REJECT   why not (not leader, stale epoch, wrong group, ...)
 //   L->F  DATA     whole log entries at from_pos (empty: a heartbeat), the confirm position C
@@ -63,6 +63,7 @@ enum class RejectReason : uint8_t {
   kSegmentBytesMismatch = 4,
   kTooFarBehind = 5,        // the follower would need entries the leader no longer has (re-bootstrap)
   kInvalid = 6,             // the HELLO's fields do not hold together
+  kEntryBoundTooSmall = 7,  // the follower's DATA bound would refuse some of the leader's entries
 };
 const char* reject_reason_name(RejectReason reason);
 
@@ -72,6 +73,7 @@ struct Hello {
   int32_t follower_id = 0;
   int64_t broker_epoch = 0;
   int64_t segment_bytes = 0;
+  int64_t max_entry_bytes = 0;  // the follower's option: its DATA bound is data_bound() of it
   int64_t log_begin = 0;
   int64_t log_end = 0;
   std::vector<EpochStart> epochs;  // strictly increasing epochs, non-decreasing starts

@@ -162,6 +162,13 @@ std::variant<repl::Welcome, repl::Reject> ReplicationServer::answer(const repl::
                   "segment bytes " + std::to_string(hello.segment_bytes) + ", the leader's are " +
                       std::to_string(options_.segment_bytes));
   }
+  if (repl::data_bound(hello.max_entry_bytes) < repl::data_bound(options_.max_entry_bytes)) {
+    // It would refuse the first DATA holding one of this log's largest entries, again at every
+    // reconnection: refused here, with the reason.
+    return reject(RejectReason::kEntryBoundTooSmall,
+                  "max entry bytes " + std::to_string(hello.max_entry_bytes) + ", the leader's are " +
+                      std::to_string(options_.max_entry_bytes));
+  }
   if (!hello.epochs.empty() && hello.epochs.back().epoch > options_.epoch) {
     return reject(RejectReason::kStaleEpoch, "the follower has epoch " + std::to_string(hello.epochs.back().epoch) +
                                                  ", above the leader's " + std::to_string(options_.epoch));

@@ -26,6 +26,7 @@ Hello sample_hello() {
                .follower_id = 2,
                .broker_epoch = 12345678901,
                .segment_bytes = 1 << 30,
+               .max_entry_bytes = (64 << 20) + 44,
                .log_begin = 1 << 20,
                .log_end = 5'000'000'000,
                .epochs = {{3, 1 << 20}, {7, 2'000'000}, {9, 4'999'999'000}}};
@@ -70,7 +71,7 @@ TEST(ReplicationProtocol, EveryFrameRoundTrips) {
     ASSERT_TRUE(f.ok()) << f.status().to_string();
     EXPECT_EQ(std::get<Welcome>(*f), sample_welcome());
   }
-  for (uint8_t reason = 1; reason <= 6; ++reason) {
+  for (uint8_t reason = 1; reason <= 7; ++reason) {
     Reject r{.reason = static_cast<RejectReason>(reason), .leader_epoch = 41, .message = "no: not the leader"};
     auto f = decode_frame(encode(r));
     ASSERT_TRUE(f.ok()) << f.status().to_string();
@@ -274,6 +275,9 @@ TEST(ReplicationProtocol, AbsurdCountsAndValuesAreRefused) {
   EXPECT_EQ(decode_frame(encode(bad)).status().code(), StatusCode::kMalformed);
   bad = sample_hello();
   bad.segment_bytes = 0;
+  EXPECT_EQ(decode_frame(encode(bad)).status().code(), StatusCode::kMalformed);
+  bad = sample_hello();
+  bad.max_entry_bytes = -1;
   EXPECT_EQ(decode_frame(encode(bad)).status().code(), StatusCode::kMalformed);
   EXPECT_EQ(decode_frame(encode(Ack{-1, 0})).status().code(), StatusCode::kMalformed);
   EXPECT_EQ(decode_frame(encode_data(DataHeader{1, -8, 0, 0}, {})).status().code(), StatusCode::kMalformed);
