@@ -28,6 +28,7 @@ constexpr protocol::ErrorCode to_kafka(storage::StatusCode code) {
     case StatusCode::kUnknownProducerId: return ErrorCode::kUnknownProducerId;
     case StatusCode::kMalformed: return ErrorCode::kCorruptMessage;
     case StatusCode::kConflict: return ErrorCode::kUnknownServerError;  // internal (log cleaner) only
+    case StatusCode::kNotLeader: return ErrorCode::kNotLeaderOrFollower;  // a follower or fenced store (replication)
   }
   return ErrorCode::kUnknownServerError;
 }

@@ -73,6 +73,18 @@ LogPosition CommitLog::scan(LogPosition from, const std::function<bool(const Sca
       pos = seg->end();
       continue;
     }
+    if (format::is_payload_magic(magic)) {  // RKM1, RKW1 (replicated stores)
+      if (rem < format::kMinPayloadEntrySize) return pos;
+      const format::EntryHeader h = format::decode_entry_header(p);
+      if (h.length < static_cast<uint32_t>(format::kMinPayloadEntrySize) || h.length > static_cast<uint64_t>(rem) ||
+          format::payload_entry_crc(p, h.length) != h.crc)
+        return pos;
+      const std::span<const std::byte> payload(p + format::kEntryHeaderSize, h.length - format::kEntryHeaderSize);
+      if (!visit(ScannedEntry{pos, h, payload})) return pos;
+      seg->last_append_ms.store(std::max(seg->last_append_ms.load(), h.append_time));
+      pos.value += h.length;
+      continue;
+    }
     if (!format::is_entry_magic(magic) || rem < format::kEntryHeaderSize + format::batch::kHeaderSize) return pos;
     const format::EntryHeader h = format::decode_entry_header(p);
     if (h.length < static_cast<uint32_t>(format::kEntryHeaderSize + format::batch::kHeaderSize) ||
@@ -90,6 +102,7 @@ LogPosition CommitLog::scan(LogPosition from, const std::function<bool(const Sca
 }
 
 Status CommitLog::truncate(LogPosition end) {
+  std::lock_guard sync_lock(sync_mu_);  // no sync of the old tail raises synced_end_ meanwhile
   auto list = *segments_.load();
   SegmentList keep;
   std::shared_ptr<MappedFile> last;
@@ -98,11 +111,21 @@ Status CommitLog::truncate(LogPosition end) {
       keep.push_back(seg);
       last = seg;
     } else {
+      std::erase(unsynced_, seg);
       if (Status s = options_.fs->remove(seg->path()); !s.ok()) return s;
       log_warn("recovery deleted segment after the cut: {}", seg->path().string());
     }
   }
   if (last) {
+    // A cut at runtime (Store::truncate_to) may land in a sealed segment: it is the one
+    // written from now on, so it must neither be synced-and-closed as sealed nor lack a
+    // descriptor. zero_from() syncs it whole.
+    std::erase(unsynced_, last);
+    {
+      std::lock_guard lock(marked_mu_);
+      std::erase_if(marked_, [&](const Marked& m) { return m.segment == last || m.segment->start() > last->start(); });
+    }
+    if (Status s = last->reopen_file(*options_.fs); !s.ok()) return s;
     const int64_t off = std::min(end.value - last->start().value, last->size());
     if (Status s = last->zero_from(off, options_.preallocate); !s.ok()) return s;
   } else if (!list.empty()) {
@@ -115,6 +138,11 @@ Status CommitLog::truncate(LogPosition end) {
   set_segments(std::move(keep));
   write_pos_ = flushed_pos_ = staged_pos_ = end;
   staged_ = 0;
+  {
+    std::lock_guard lock(marked_mu_);
+    marked_end_ = std::min(marked_end_, end);
+  }
+  synced_end_.store(std::min(synced_end_.load(std::memory_order_relaxed), end.value), std::memory_order_release);
   cache_dropped_to_.store(std::min(cache_dropped_to_.load(std::memory_order_relaxed), end.value),
                           std::memory_order_relaxed);
   publish();
@@ -179,6 +207,61 @@ Status CommitLog::write_out() {
   return s;
 }
 
+Status CommitLog::seal_segment(int64_t now_ms) {
+  if (current_ && staging_.size() - staged_ < format::kBlankHeaderSize) {
+    if (Status s = write_out(); !s.ok()) return s;
+  }
+  return roll(now_ms);
+}
+
+bool CommitLog::entry_boundary(LogPosition pos) const {
+  auto list = segments_.load(std::memory_order_acquire);
+  auto seg = find(*list, pos);
+  if (!seg) return pos == write_pos_;
+  const int64_t rem = seg->end().value - pos.value;
+  if (rem < format::kBlankHeaderSize || pos == seg->start()) return true;
+  const uint32_t magic = format::get_le32(seg->data() + (pos.value - seg->start().value));
+  return magic == format::kBlankMagic || format::is_entry_magic(magic) || format::is_payload_magic(magic);
+}
+
+LogPosition CommitLog::first_position() const {
+  const LogPosition end = readable_end();
+  auto list = segments_.load(std::memory_order_acquire);
+  return list->empty() ? end : std::min(list->front()->start(), end);
+}
+
+Result<LogSlice> CommitLog::read_entries(LogPosition from, int64_t max_bytes) const {
+  const int64_t end = readable_end().value;
+  auto list = segments_.load(std::memory_order_acquire);
+  const int64_t begin = list->empty() ? end : list->front()->start().value;
+  if (from.value < begin || from.value > end)
+    return Status::out_of_range("log position " + std::to_string(from.value) + " not held");
+  if (from.value == end) return LogSlice{};
+  auto seg = find(*list, from);
+  if (!seg) return Status::out_of_range("log position " + std::to_string(from.value) + " not held");
+  const int64_t seg_start = seg->start().value, seg_end = seg->end().value;
+  auto at = [&](int64_t p) { return seg->data() + (p - seg_start); };
+  int64_t pos = from.value;
+  while (pos < seg_end && pos < end) {
+    const int64_t rem = seg_end - pos;
+    int64_t len = rem;  // a tail: fewer than 8 bytes, or a blank
+    if (rem >= format::kBlankHeaderSize) {
+      const uint32_t magic = format::get_le32(at(pos));
+      if (magic != format::kBlankMagic) {
+        if (!format::is_entry_magic(magic) && !format::is_payload_magic(magic))
+          return Status::corruption("no log entry at position " + std::to_string(pos));
+        len = format::get_le32(at(pos) + 4);
+        if (len < format::kMinPayloadEntrySize || len > rem)
+          return Status::corruption("bad entry length at position " + std::to_string(pos));
+      }
+    }
+    if (pos > from.value && pos - from.value + len > max_bytes) break;
+    if (pos + len > end) break;  // not published (cannot happen: end is an entry boundary)
+    pos += len;
+  }
+  return LogSlice{std::span(at(from.value), static_cast<size_t>(pos - from.value)), seg};
+}
+
 Status CommitLog::flush() {
   if (Status s = mark_for_sync(); !s.ok()) return s;
   return sync_marked();
@@ -213,6 +296,7 @@ Status CommitLog::sync_marked() {
     }
     if (todo[i].sealed) todo[i].segment->close_file();
   }
+  if (!todo.empty()) synced_end_.store(end.value, std::memory_order_release);  // marks ascend; truncate() lowers them
   drop_cache_behind(end);
   return {};
 }

@@ -47,11 +47,13 @@ class CommitLog {
     std::span<const std::byte> batch;
   };
   // Visits each valid entry from `from` (magic, bounds, entry CRC and batch CRC
-  // checked) and returns where the valid prefix ends: at the first torn, corrupt or
+  // checked; for RKM1/RKW1 the CRC over header and payload, and `batch` is the
+  // payload) and returns where the valid prefix ends: at the first torn, corrupt or
   // zero entry, or where `visit` returned false.
   LogPosition scan(LogPosition from, const std::function<bool(const ScannedEntry&)>& visit) const;
   // Cuts the log at `end`: zeroes the rest of its segment, deletes later segments,
-  // makes `end` the write and readable position.
+  // makes `end` the write and readable position (and the synced end at most `end`).
+  // Also the writer's, at runtime (Store::truncate_to), after write_out().
   Status truncate(LogPosition end);
   LogPosition begin() const;  // start of the oldest segment (or the write position if none)
 
@@ -63,6 +65,13 @@ class CommitLog {
   // Room for one entry of `entry_size` bytes; pads and rolls when it does not fit.
   Result<Reservation> reserve(int32_t entry_size, int64_t now_ms);
   Status write_out();          // staged bytes -> segment file (page cache)
+  // Replication: ends the current segment at the write position as reserve() does
+  // when an entry does not fit (a blank when 8 bytes or more remain) and starts the next.
+  Status seal_segment(int64_t now_ms);
+  int64_t segment_bytes() const { return segment_bytes_; }
+  // Whether an entry, a blank or a segment's tail starts at `pos` (its magic, not its
+  // CRCs), or `pos` is a segment start or the write position. Bytes written out only.
+  bool entry_boundary(LogPosition pos) const;
   Status flush();              // write_out + mark_for_sync + sync_marked: all written is durable
   // write_out, then hands every segment written since the last mark to sync_marked().
   Status mark_for_sync();
@@ -95,6 +104,18 @@ class CommitLog {
   // base_offset); kOutOfRange when not (yet or any more) readable.
   Result<LogSlice> read_batch(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const;
   LogPosition readable_end() const { return {readable_end_.load(std::memory_order_acquire)}; }
+  // The end of what sync_marked() (or flush()) made durable; never above readable_end().
+  LogPosition synced_end() const {
+    return {std::min(synced_end_.load(std::memory_order_acquire), readable_end_.load(std::memory_order_acquire))};
+  }
+  // The first position still held: the oldest segment's start, else readable_end().
+  LogPosition first_position() const;
+  // Replication read: whole entries (a segment's tail -- a blank or fewer than 8 bytes
+  // -- counting as one entry) from `from`, an entry boundary, within one segment and
+  // below readable_end(), at most max_bytes unless the first alone is larger. Empty at
+  // readable_end(); kOutOfRange below the first position or above readable_end();
+  // kCorruption when `from` is not at an entry.
+  Result<LogSlice> read_entries(LogPosition from, int64_t max_bytes) const;
   // Segments drop_oldest() deleted since open, and the sum of their file sizes.
   int64_t deleted_segments() const { return deleted_segments_.load(std::memory_order_relaxed); }
   int64_t deleted_bytes() const { return deleted_bytes_.load(std::memory_order_relaxed); }
@@ -142,6 +163,7 @@ class CommitLog {
   LogPosition write_pos_;
   LogPosition flushed_pos_;
   std::atomic<int64_t> readable_end_{0};
+  std::atomic<int64_t> synced_end_{INT64_MAX};  // lowered by truncate(), raised by sync_marked()
 };
 
 }  // namespace rokka::storage

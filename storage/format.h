@@ -59,6 +59,14 @@ inline constexpr uint32_t kBlankMagic = 0x30424B52;  // "RKB0": pads a segment's
 // content, but replay never indexes it as a new append: only a checkpoint names it.
 inline constexpr uint32_t kRewriteMagic = 0x31524B52;
 inline bool is_entry_magic(uint32_t magic) { return magic == kEntryMagic || magic == kRewriteMagic; }
+// Replication entries (FORMAT.md, "Replicated stores"): the same 44-byte header, but a
+// payload of Rokka's own instead of a RecordBatch, covered whole by the header CRC.
+// "RKM1": one MetaStore mutation batch (the meta journal's record payload).
+inline constexpr uint32_t kMetaMagic = 0x314D4B52;
+// "RKW1": the commit of a rewrite (compaction) whose RKR1 entries precede it.
+inline constexpr uint32_t kRewriteCommitMagic = 0x31574B52;
+inline bool is_payload_magic(uint32_t magic) { return magic == kMetaMagic || magic == kRewriteCommitMagic; }
+inline constexpr int kMinPayloadEntrySize = 44 + 4;
 inline constexpr int kEntryHeaderSize = 44;
 inline constexpr int kBlankHeaderSize = 8;           // magic + length; rest of file is padding
 
@@ -106,6 +114,16 @@ inline uint32_t entry_crc(const std::byte* entry) {
 inline void seal_entry(std::byte* entry, const EntryHeader& h) {
   encode_entry_header(h, entry);
   put_le32(entry + 8, entry_crc(entry));
+}
+
+// RKM1 / RKW1: the CRC of header bytes [12,44) followed by the whole payload.
+// REQUIRES: `entry` holds h.length bytes (>= kEntryHeaderSize).
+inline uint32_t payload_entry_crc(const std::byte* entry, uint32_t length) {
+  return crc32c_extend(0, entry + 12, length - 12);
+}
+inline void seal_payload_entry(std::byte* entry, const EntryHeader& h) {
+  encode_entry_header(h, entry);
+  put_le32(entry + 8, payload_entry_crc(entry, h.length));
 }
 
 // ---- ConsumeQueue unit: 32 bytes, packed into chunks of shared index files ----

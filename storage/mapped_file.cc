@@ -39,6 +39,14 @@ Status MappedFile::drop_cache(FileSystem& fs, int64_t offset, int64_t len) {
   return (*file)->drop_cache(offset, len);
 }
 
+Status MappedFile::reopen_file(FileSystem& fs) {
+  if (file_) return {};
+  auto file = fs.open(path_, false);
+  if (!file.ok()) return file.status();
+  file_ = std::move(*file);
+  return {};
+}
+
 Status MappedFile::zero_from(int64_t offset, bool preallocate) {
   if (!file_) return Status::io_error("zero sealed segment " + path_.string());
   constexpr int64_t kPage = 4096;

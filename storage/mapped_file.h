@@ -41,6 +41,8 @@ class MappedFile {
   // Drops the descriptor of a sealed, synced segment (the mapping stays): keeps the
   // open-fd count independent of the log size.
   void close_file() { file_.reset(); }
+  // Opens a sealed segment's descriptor again (a runtime cut makes it the one written).
+  Status reopen_file(FileSystem& fs);
   // Drops [offset, offset+len) from the page cache: unmaps it from the read mapping,
   // then posix_fadvise DONTNEED (reopening a sealed segment's file for the call).
   // For synced bytes only: dirty pages would merely be queued for writeback. Readers

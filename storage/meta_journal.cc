@@ -11,7 +11,9 @@ constexpr uint8_t kErase = 1;
 constexpr int64_t kCompactMinBytes = 4 << 20;
 constexpr size_t kSnapshotRecordBytes = 4 << 20;
 
-bool decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out) {
+}  // namespace
+
+bool MetaJournal::decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out) {
   format::Decoder d(payload);
   const uint32_t n = d.count(5);
   for (uint32_t i = 0; i < n && d.ok(); ++i) {
@@ -26,7 +28,11 @@ bool decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::M
   return d.ok() && d.remaining() == 0;
 }
 
-}  // namespace
+std::vector<std::byte> MetaJournal::encode_payload(const std::vector<MetaStore::Mutation>& batch) {
+  auto record = encode_record(batch);
+  record.erase(record.begin(), record.begin() + format::kJournalRecordHeaderSize);
+  return record;
+}
 
 std::vector<std::byte> MetaJournal::encode_record(const std::vector<MetaStore::Mutation>& batch) {
   format::Encoder e;

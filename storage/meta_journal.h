@@ -34,6 +34,12 @@ class MetaJournal {
 
   std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const;
   std::optional<std::string> get(const std::string& key) const;
+
+  // One record's payload (FORMAT.md), which is also the body of an RKM1 log entry.
+  static std::vector<std::byte> encode_payload(const std::vector<MetaStore::Mutation>& batch);
+  // Appends the payload's mutations to `out`; false (hostile-input safe) when it does
+  // not decode to the last byte.
+  static bool decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out);
   int64_t file_bytes() const { return size_; }
 
  private:

@@ -1,5 +1,7 @@
 #include "storage/partition_records.h"
 
+#include <algorithm>
+
 #include "storage/format.h"
 
 namespace rokka::storage::partition_records {
@@ -19,6 +21,11 @@ std::optional<uint32_t> parse_u32(std::string_view s) {
   }
   if (v > UINT32_MAX) return std::nullopt;
   return static_cast<uint32_t>(v);
+}
+
+std::string epoch_key(int32_t epoch) {
+  const std::string digits = std::to_string(epoch);
+  return std::string(kEpochPrefix) + std::string(10 - std::min<size_t>(digits.size(), 10), '0') + digits;
 }
 
 }  // namespace
@@ -41,5 +48,21 @@ std::optional<PartitionRecord> parse_partition(std::string_view key, std::string
 }
 
 std::optional<PartitionId> parse_next_id(std::string_view value) { return parse_u32(value); }
+
+MetaStore::Mutation put_epoch(int32_t epoch, int64_t start) {
+  std::string value(8, '\0');
+  format::put_le64(reinterpret_cast<std::byte*>(value.data()), static_cast<uint64_t>(start));
+  return {epoch_key(epoch), std::move(value), false};
+}
+
+MetaStore::Mutation erase_epoch(int32_t epoch) { return {epoch_key(epoch), "", true}; }
+
+std::optional<EpochStart> parse_epoch(std::string_view key, std::string_view value) {
+  if (!key.starts_with(kEpochPrefix) || value.size() != 8) return std::nullopt;
+  const auto epoch = parse_u32(key.substr(kEpochPrefix.size()));
+  if (!epoch || *epoch > static_cast<uint32_t>(INT32_MAX)) return std::nullopt;
+  return EpochStart{static_cast<int32_t>(*epoch),
+                    static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data())))};
+}
 
 }  // namespace rokka::storage::partition_records

@@ -5,6 +5,9 @@
 //   "s/p/" + partition id as 10 decimal digits  ->  int64 LE: the partition's durable
 //                                                   start-offset floor (0 when created)
 //   "s/next_pid"                                ->  decimal: the next partition id
+//   "s/epoch/" + leader epoch as 10 decimal digits ->  int64 LE: the log position where
+//                                                   that epoch starts (replicated stores,
+//                                                   RocketMQ's EpochFile)
 //
 // A partition exists while its "s/p/" record does; deleting it erases the record.
 #pragma once
@@ -22,7 +25,9 @@ namespace rokka::storage::partition_records {
 
 inline constexpr std::string_view kPartitionPrefix = "s/p/";
 inline constexpr std::string_view kNextIdKey = "s/next_pid";
-static_assert(kPartitionPrefix.starts_with(meta_prefix::kStore) && kNextIdKey.starts_with(meta_prefix::kStore));
+inline constexpr std::string_view kEpochPrefix = "s/epoch/";
+static_assert(kPartitionPrefix.starts_with(meta_prefix::kStore) && kNextIdKey.starts_with(meta_prefix::kStore) &&
+              kEpochPrefix.starts_with(meta_prefix::kStore));
 
 // The partition exists, and its offsets never go below `floor` again.
 MetaStore::Mutation put_partition(PartitionId id, int64_t floor);
@@ -36,5 +41,10 @@ struct PartitionRecord {
 // nullopt for a key or value that is not a partition record's (logged by the caller).
 std::optional<PartitionRecord> parse_partition(std::string_view key, std::string_view value);
 std::optional<PartitionId> parse_next_id(std::string_view value);
+
+// Leader epoch `epoch` (>= 0) starts at log position `start`.
+MetaStore::Mutation put_epoch(int32_t epoch, int64_t start);
+MetaStore::Mutation erase_epoch(int32_t epoch);
+std::optional<EpochStart> parse_epoch(std::string_view key, std::string_view value);
 
 }  // namespace rokka::storage::partition_records

@@ -35,6 +35,9 @@ struct Partition {
   // Any thread: the transaction index for readers, null until the first transactional
   // batch, then txn_index (never freed before the store closes).
   std::atomic<const TxnIndex*> txns{nullptr};
+  // Any thread (written by the writer): the high watermark in the replicated roles, -1
+  // until the first confirmation covers the partition (readers then use the start offset).
+  std::atomic<int64_t> hw{-1};
 
   TxnIndex& writer_txns();  // creates the index and publishes it in `txns`
   // The producer checks of an append (producer_state.h): the original append of an

@@ -6,6 +6,7 @@
 #include "storage/checkpoint.h"
 #include "storage/logger.h"
 #include "storage/partition_records.h"
+#include "storage/replication.h"
 #include "storage/store_state.h"
 
 namespace rokka::storage {
@@ -44,7 +45,8 @@ class Recovery {
   LogPosition reverify_start(LogPosition checkpoint_pos) const;
   LogPosition segment_start_of(LogPosition pos) const;
   LogPosition reverify_floor(LogPosition checkpoint_pos) const;  // reverify_start before alignment
-  Status replay_log(LogPosition from, bool rebuild);
+  // `commits_from`: RKW1 entries from there on are applied (earlier ones are in the checkpoint).
+  Status replay_log(LogPosition from, bool rebuild, LogPosition commits_from);
   void settle();  // after the replay: units, floors, publish, segment ages
 
   const StoreOptions& options_;
@@ -197,33 +199,33 @@ LogPosition Recovery::reverify_start(LogPosition from) const {
   return start;
 }
 
-Status Recovery::replay_log(LogPosition from, bool rebuild) {
-  int64_t entries = 0, skipped = 0, rewritten = 0;
+Status Recovery::replay_log(LogPosition from, bool rebuild, LogPosition commits_from) {
+  int64_t entries = 0, skipped = 0, rewritten = 0, commits = 0;
   Status failure;
   const LogPosition end = out_.log->scan(from, [&](const CommitLog::ScannedEntry& e) {
-    Partition* p = partitions_.get(e.header.partition);
-    if (!p) return true;  // a deleted partition's bytes wait for retention
-    if (e.header.magic == format::kRewriteMagic) {
-      ++rewritten;  // a rewrite not covered by the checkpoint: the original units stand
-      return true;
+    auto r = index_entry(partitions_, *out_.index, e, rebuild);
+    if (!r.ok()) {
+      failure = r.status();
+      return false;
     }
-    ConsumeQueue& q = p->queue;
-    const bool may_jump = rebuild && q.unit_count() == 0;
-    if (!may_jump && e.header.base_offset != q.writer_next_offset()) {
-      ++skipped;  // not the partition's next batch: stale or inconsistent, never index it
-      return true;
+    switch (*r) {
+      case Indexed::kUnit: ++entries; break;
+      case Indexed::kSkipped: ++skipped; break;
+      case Indexed::kRewrite: ++rewritten; break;  // a rewrite not covered by the checkpoint: see its RKW1
+      case Indexed::kNoPartition: break;           // a deleted partition's bytes wait for retention
+      case Indexed::kMeta: break;                  // the journal holds it already
+      case Indexed::kRewriteCommit:                // after the checkpoint (which holds earlier ones)
+        if (e.pos >= commits_from) {
+          failure = apply_rewrite_commit(partitions_, *out_.index, *out_.log, e.header.partition, e.batch);
+          ++commits;
+        }
+        break;
     }
-    const int32_t lod = format::batch::i32(e.batch, format::batch::kLastOffsetDelta);
-    const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
-                                 e.header.max_timestamp};
-    if (failure = q.put(*out_.index, unit); !failure.ok()) return false;
-    p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
-    ++entries;
-    return true;
+    return failure.ok();
   });
   if (!failure.ok()) return failure;
-  log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rewritten={} rebuild={}",
-           from.value, end.value, entries, skipped, rewritten, rebuild);
+  log_info("recovered commit log: from={} valid_end={} entries={} skipped={} rewritten={} rewrite_commits={} rebuild={}",
+           from.value, end.value, entries, skipped, rewritten, commits, rebuild);
   return out_.log->truncate(end);
 }
 
@@ -266,7 +268,8 @@ Result<RecoveredStore> Recovery::run() {
   LogPosition from = *rebuild ? out_.log->begin() : std::min((*cp)->log_end, log_limit);
   if (segments.empty()) from = *rebuild ? LogPosition{} : (*cp)->log_end;
   if (!*rebuild) from = reverify_start(from);
-  if (Status s = replay_log(from, *rebuild); !s.ok()) return s;
+  const LogPosition commits_from = *rebuild ? LogPosition{} : (*cp)->log_end;
+  if (Status s = replay_log(from, *rebuild, commits_from); !s.ok()) return s;
   settle();
 
   const LogPosition end = out_.log->write_end();
@@ -284,6 +287,45 @@ Result<RecoveredStore> Recovery::run() {
 }
 
 }  // namespace
+
+Result<Indexed> index_entry(PartitionTable& partitions, IndexFiles& index, const CommitLog::ScannedEntry& e,
+                            bool may_jump) {
+  if (e.header.magic == format::kMetaMagic) return Indexed::kMeta;
+  if (e.header.magic == format::kRewriteCommitMagic) return Indexed::kRewriteCommit;
+  Partition* p = partitions.get(e.header.partition);
+  if (!p) return Indexed::kNoPartition;
+  if (e.header.magic == format::kRewriteMagic) return Indexed::kRewrite;
+  ConsumeQueue& q = p->queue;
+  if (!(may_jump && q.unit_count() == 0) && e.header.base_offset != q.writer_next_offset())
+    return Indexed::kSkipped;  // not the partition's next batch: stale or inconsistent, never index it
+  const int32_t lod = format::batch::i32(e.batch, format::batch::kLastOffsetDelta);
+  const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
+                               e.header.max_timestamp};
+  if (Status s = q.put(index, unit); !s.ok()) return s;
+  p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
+  return Indexed::kUnit;
+}
+
+Status apply_rewrite_commit(PartitionTable& partitions, IndexFiles& index, const CommitLog& log, PartitionId partition,
+                            std::span<const std::byte> body) {
+  const auto c = replication::decode_rewrite_commit(body);
+  Partition* p = partitions.live(partition);
+  if (!c || !p) return {};
+  const auto range = p->queue.batch_range(index, c->from, c->to);
+  bool ok = range && !(c->units.empty() && range->whole);
+  int64_t expected = c->from;
+  for (const auto& u : c->units) {
+    if (!ok) break;
+    ok = u.base_offset >= expected && u.next_offset() <= c->to &&
+         log.holds_entry(u.pos, u.size, partition, u.base_offset);
+    expected = u.next_offset();
+  }
+  if (!ok) {
+    log_warn("rewrite commit of partition {} [{}, {}) no longer matches: skipped", partition, c->from, c->to);
+    return {};
+  }
+  return p->queue.replace_range(index, range->first, range->last, c->units);
+}
 
 Result<RecoveredStore> recover(const StoreOptions& options, PartitionTable& partitions) {
   return Recovery(options, partitions).run();

@@ -33,6 +33,30 @@ struct RecoveredStore {
   LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
 };
 
+// How index_entry() took one valid CommitLog entry.
+enum class Indexed {
+  kUnit,           // RKE1: a ConsumeQueue unit, producer and transaction state added
+  kSkipped,        // RKE1 that is not its partition's next batch: stale, never indexed
+  kNoPartition,    // RKE1/RKR1 of a deleted (or unknown) partition: waits for retention
+  kRewrite,        // RKR1: reachable only through a checkpoint or its RKW1
+  kMeta,           // RKM1: the caller applies it (or not)
+  kRewriteCommit,  // RKW1: the caller applies it with apply_rewrite_commit() (or not)
+};
+// Indexes one valid entry (CommitLog::scan checked it) as recovery's replay does at
+// open and a follower's append_replicated does live ("continuous recovery"): the one
+// copy of that dispatch. `may_jump`: an empty queue may start at the entry's base
+// offset (whole-log rebuild). Writer thread, or recovery before it starts; the units
+// are put, not published. A non-ok Status is a storage failure (no index chunk left).
+Result<Indexed> index_entry(PartitionTable& partitions, IndexFiles& index, const CommitLog::ScannedEntry& e,
+                            bool may_jump);
+// RKW1 (FORMAT.md): swaps `partition`'s units [from, to) for the RKR1 units the body
+// names, as the leader's apply_rewrites() did, and publishes them. The entries it
+// names must already be in the log's mapping (write_out()). A commit that no longer
+// matches (the partition deleted, the range changed, an entry missing) is skipped and
+// logged; a non-ok Status is a storage failure.
+Status apply_rewrite_commit(PartitionTable& partitions, IndexFiles& index, const CommitLog& log, PartitionId partition,
+                            std::span<const std::byte> body);
+
 // Fills `partitions` (empty on entry) with every partition the journal names, their
 // units published. options.fs and options.clock_ms must be set. The caller holds the
 // directory's lock (DirLock).

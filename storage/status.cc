@@ -19,6 +19,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kUnknownProducerId: return "unknown_producer_id";
     case StatusCode::kMalformed: return "malformed";
     case StatusCode::kConflict: return "conflict";
+    case StatusCode::kNotLeader: return "not_leader";
   }
   return "unknown";
 }

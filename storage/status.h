@@ -25,6 +25,7 @@ enum class StatusCode : int {
   kUnknownProducerId,
   kMalformed,           // network input that does not decode (broker: close the connection)
   kConflict,            // the state a request was based on changed meanwhile (Store::rewrite)
+  kNotLeader,           // a replicated store that is not its group's leader (Role::kFollower, kFenced)
 };
 
 const char* status_code_name(StatusCode code);
@@ -44,6 +45,7 @@ class [[nodiscard]] Status {
   static Status shutdown(std::string m) { return {StatusCode::kShutdown, std::move(m)}; }
   static Status malformed(std::string m) { return {StatusCode::kMalformed, std::move(m)}; }
   static Status conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
+  static Status not_leader(std::string m) { return {StatusCode::kNotLeader, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -2,6 +2,8 @@
 #include <algorithm>
 
 #include "storage/logger.h"
+#include "storage/partition_records.h"
+#include "storage/replication.h"
 #include "storage/recovery.h"
 #include "storage/store_impl.h"
 
@@ -98,6 +100,31 @@ void StoreImpl::rewrite(RewriteRequest request, StatusCallback done) {
   writer_->submit(RewriteOp{std::move(request), std::move(done)});
 }
 
+std::vector<EpochStart> StoreImpl::epochs() const {
+  std::vector<EpochStart> out;
+  for (const auto& [key, value] : journal_->scan(partition_records::kEpochPrefix))
+    if (auto e = partition_records::parse_epoch(key, value)) out.push_back(*e);
+  return out;  // ascending: the keys are zero-padded epochs
+}
+
+void StoreImpl::append_replicated(int64_t from, std::span<const std::byte> bytes, StatusCallback done) {
+  AppendReplicatedOp op{from, std::vector<std::byte>(bytes.begin(), bytes.end()), {}, std::move(done)};
+  auto pieces = replication::split(from, op.bytes, options_.segment_bytes);  // CRCs off the writer
+  if (!pieces.ok()) return op.done(pieces.status());
+  op.pieces = std::move(*pieces);  // views into op.bytes, whose buffer moves with the op
+  writer_->submit(std::move(op));
+}
+
+void StoreImpl::truncate_to(int64_t position, StatusCallback done) {
+  writer_->submit(TruncateOp{position, std::move(done)});
+}
+
+void StoreImpl::set_role(Role role, int32_t epoch, StatusCallback done) {
+  writer_->submit(SetRoleOp{role, epoch, std::move(done)});
+}
+
+void StoreImpl::set_confirmed(int64_t position) { writer_->submit(ConfirmOp{position, nullptr}); }
+
 void StoreImpl::set_retained(PartitionId partition, bool retained) {
   // Partitions are added on the writer thread only; an unknown id is ignored.
   if (Partition* p = partitions_.get(partition)) p->retained.store(retained, std::memory_order_release);
@@ -131,8 +158,13 @@ Result<PartitionOffsets> StoreImpl::offsets(PartitionId partition) const {
   const int64_t start = std::min(p->queue.start_offset(), next);
   const TxnIndex* txns = p->txns.load(std::memory_order_acquire);
   const int64_t unstable = txns ? txns->first_unstable() : -1;
-  const int64_t stable = unstable < 0 ? next : std::clamp(unstable, start, next);
-  return PartitionOffsets{start, next, stable};
+  int64_t hw = next;
+  if (writer_->replicated()) {
+    const int64_t h = p->hw.load(std::memory_order_acquire);
+    hw = h < 0 ? start : std::clamp(h, start, next);
+  }
+  const int64_t stable = unstable < 0 ? hw : std::clamp(unstable, start, hw);
+  return PartitionOffsets{start, next, stable, hw};
 }
 
 // The unit to read `offset` (>= the start offset) from: the batch holding it, or the
@@ -153,7 +185,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
   out.offsets = *offsets(partition);
   if (offset < out.offsets.log_start_offset || offset > out.offsets.next_offset)
     return Status::out_of_range("offset " + std::to_string(offset));
-  if (offset == out.offsets.next_offset) return out;
+  if (offset >= out.offsets.high_watermark) return out;  // kSingle: the next offset
   const ConsumeQueue& q = p->queue;
   const auto v = q.units();
   const int64_t first = first_unit_for(q, v, offset);
@@ -162,6 +194,7 @@ Result<ReadResult> StoreImpl::read(PartitionId partition, int64_t offset, int64_
   for (int64_t i = first; i < v.end; ++i) {
     const auto u = q.unit(*index_, v, i);
     if (!u || (!out.batches.empty() && bytes + u->size > max_bytes)) break;
+    if (u->base_offset >= out.offsets.high_watermark) break;  // not confirmed yet (replicated roles)
     auto slice = log_->read_batch(u->pos, u->size, partition, u->base_offset);
     if (!slice.ok()) {
       if (out.batches.empty()) return slice.status();

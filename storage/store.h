@@ -169,6 +169,64 @@ class Store {
   // partitions that grew (fetch long-poll wake-up). Set once, before serving.
   virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
 
+  // ---- replication (SCALE-OUT.md §3.5-3.6; FORMAT.md "Replicated stores") ----
+  // A group leader's CommitLog bytes are copied verbatim to its followers, which write
+  // them at the same positions and index them as recovery does.
+  //
+  // Any thread: the first log position still held, the end of the readable entries,
+  // and the end fdatasync'ed (what is synced, whatever the flush mode).
+  virtual int64_t log_begin() const { return 0; }
+  virtual int64_t log_end() const { return 0; }
+  virtual int64_t durable_end() const { return 0; }
+  // Any thread: the (epoch, start position) list, ascending (meta keys s/epoch/).
+  virtual std::vector<EpochStart> epochs() const { return {}; }
+  // Any thread: whole entries from `from` (an entry boundary) in ONE segment, a
+  // segment's tail (a blank with its zero padding, or the < 8 bytes where no blank
+  // fits) counting as one entry: bytes [from, from + size) of the log, at most
+  // max_bytes unless the first entry alone is larger. Empty at log_end(); kOutOfRange
+  // below log_begin() or above log_end(). Pass max_bytes = next epoch start - from to
+  // stop at an epoch boundary (entries never straddle one).
+  virtual Result<LogSlice> read_log(int64_t /*from*/, int64_t /*max_bytes*/) const {
+    return Status::invalid_argument("read_log not supported");
+  }
+  // Follower role only (else kNotLeader). `from` must be log_end() when applied (else
+  // kConflict); `bytes` are whole entries as read_log() gave them. Everything is
+  // checked first (CRCs, bodies, that each entry lands at the same position in this
+  // store's segments: kCorruption / kInvalidArgument) and nothing is written unless
+  // all of it passes; those refusals may call `done` on the caller's thread. Then the
+  // bytes are written verbatim, segments rolled where the leader rolled, each entry
+  // dispatched as recovery dispatches it (units, producer and transaction state, RKM1
+  // meta writes, RKW1 rewrite commits); readable (and durable in sync mode) before
+  // `done`, on the writer thread. The caller's bytes are copied before return.
+  virtual void append_replicated(int64_t /*from*/, std::span<const std::byte> /*bytes*/, StatusCallback done) {
+    done(Status::invalid_argument("append_replicated not supported"));
+  }
+  // Follower or fenced role only: cuts the log at `position` (an entry boundary between
+  // log_begin() and log_end()) as recovery cuts a torn tail -- CommitLog, ConsumeQueues,
+  // producer and transaction state, epochs starting at or after it -- then `done` once
+  // a checkpoint of the result is durable. Meta writes applied from cut RKM1 entries
+  // stay in the journal.
+  virtual void truncate_to(int64_t /*position*/, StatusCallback done) {
+    done(Status::invalid_argument("truncate_to not supported"));
+  }
+  // Queued on the writer in order with the writes. kLeader: `epoch` must be above
+  // every epoch in epochs() (else kConflict), unless already leading it; its (epoch,
+  // log end) is persisted (an RKM1 entry and the journal, synced) before `done`, and
+  // writes queued after this op are stamped with it. kFollower / kFenced: the write
+  // calls are refused with kNotLeader from the next op on. kSingle (the default at
+  // every open): today's single-broker behaviour.
+  virtual void set_role(Role /*role*/, int32_t /*epoch*/, StatusCallback done) {
+    done(Status::invalid_argument("set_role not supported"));
+  }
+  // Any thread, replicated roles: the log up to `position` is held by every member that
+  // must hold it (SCALE-OUT.md §3.7's C). Queued on the writer: each partition's high
+  // watermark moves to the next offset of its last batch appended by a group that ended
+  // at or below it, and the append listener fires with the partitions whose high
+  // watermark moved (in the replicated roles it fires on that, not on appends). After a
+  // role change into a replicated role, high watermarks start at the start offset until
+  // a confirmation reaches the log end of that moment. Not persisted (yet).
+  virtual void set_confirmed(int64_t /*position*/) {}
+
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
   // Destroying a Store without close() abandons it like a crash (no flush, no
   // checkpoint, no marker; queued requests fail with kShutdown): the next open recovers.

@@ -49,6 +49,19 @@ class StoreImpl final : public Store, public MetaStore {
   StoreStats stats() const override;
   Status close() override;
 
+  // Replication
+  int64_t log_begin() const override { return log_->first_position().value; }
+  int64_t log_end() const override { return log_->readable_end().value; }
+  int64_t durable_end() const override { return log_->synced_end().value; }
+  std::vector<EpochStart> epochs() const override;
+  Result<LogSlice> read_log(int64_t from, int64_t max_bytes) const override {
+    return log_->read_entries({from}, max_bytes);
+  }
+  void append_replicated(int64_t from, std::span<const std::byte> bytes, StatusCallback done) override;
+  void truncate_to(int64_t position, StatusCallback done) override;
+  void set_role(Role role, int32_t epoch, StatusCallback done) override;
+  void set_confirmed(int64_t position) override;
+
   // MetaStore
   void write(std::vector<Mutation> batch, StatusCallback done) override;
   std::vector<std::pair<std::string, std::string>> scan(std::string_view prefix) const override;

@@ -4,6 +4,7 @@
 
 #include "storage/logger.h"
 #include "storage/partition_records.h"
+#include "storage/recovery.h"
 #include "storage/store_writer.h"
 #include "storage/thread.h"
 
@@ -144,13 +145,26 @@ void StoreWriter::process(std::vector<WriterOp>& ops) {
     for (PartitionId id : grown_) partitions_.get(id)->touched = false;
   }
   apply_rewrites(durable);
+  const bool replicated_role = role_ != Role::kSingle;
+  if (replicated_role && durable.ok() && !grown_.empty()) {  // its high watermarks wait for a confirmation
+    UnconfirmedGroup g{log_.write_end().value, {}};
+    for (PartitionId id : grown_) g.next.emplace_back(id, partitions_.get(id)->queue.writer_next_offset());
+    unconfirmed_.push_back(std::move(g));
+    confirm_groups();
+  }
   Listener listener;
   {
     std::lock_guard lock(listener_mu_);
     listener = listener_;
   }
-  if (durable.ok() && listener && !grown_.empty()) listener(grown_);  // before the acks
+  if (replicated_role) {
+    std::sort(hw_moved_.begin(), hw_moved_.end());
+    hw_moved_.erase(std::unique(hw_moved_.begin(), hw_moved_.end()), hw_moved_.end());
+  }
+  const std::vector<PartitionId>& wake = replicated_role ? hw_moved_ : grown_;
+  if (durable.ok() && listener && !wake.empty()) listener(wake);  // before the acks
   grown_.clear();
+  hw_moved_.clear();
   for (auto& c : completions_) c(durable);
   completions_.clear();
 }
@@ -183,8 +197,11 @@ void StoreWriter::handle(AppendOp& op) {
   auto results = std::make_shared<std::vector<Result<AppendInfo>>>();
   results->reserve(op.requests.size());
   const int64_t now = options_.clock_ms();
+  const Status refused = role_refusal();
   for (size_t i = 0; i < op.requests.size(); ++i) {
-    if (!op.checked[i].ok()) {
+    if (!refused.ok()) {
+      results->push_back(refused);
+    } else if (!op.checked[i].ok()) {
       results->push_back(op.checked[i]);
     } else {
       results->push_back(append_one(op.requests[i], now));
@@ -211,7 +228,11 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
   if (entry_size > log_.max_entry_size()) return Status::too_large("batch larger than a segment");
   auto producer_check = p->check_producer(in);
   if (!producer_check.ok()) return producer_check.status();
-  if (*producer_check) return **producer_check;  // an idempotent retry: the original append
+  if (*producer_check) {  // an idempotent retry: the original append
+    AppendInfo original = **producer_check;
+    original.log_end = log_.write_end().value;
+    return original;
+  }
   auto r = log_.reserve(static_cast<int32_t>(entry_size), now);
   if (!r.ok()) {
     enter_read_only(r.status());
@@ -222,6 +243,8 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
   const std::span<std::byte> stored(entry + format::kEntryHeaderSize, in.size());
   std::copy(in.begin(), in.end(), stored.begin());
   format::put_be(stored.data() + fb::kBaseOffset, static_cast<uint64_t>(base), 8);
+  if (role_ == Role::kLeader)  // outside the batch CRC, inside the entry CRC (sealed below)
+    format::put_be(stored.data() + fb::kLeaderEpoch, static_cast<uint32_t>(epoch_), 4);
   if (log_append_time) {
     const auto attrs = static_cast<uint16_t>(fb::i16(stored, fb::kAttributes) | fb::kTimestampTypeBit);
     format::put_be(stored.data() + fb::kAttributes, attrs, 2);
@@ -250,11 +273,17 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
   group_records_ += int64_t{lod} + 1;
   group_bytes_ += entry_size;
   changed_since_checkpoint_ = true;
-  return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset()};
+  return AppendInfo{base, log_append_time ? now : -1, p->queue.start_offset(), r->pos.value + entry_size};
 }
 
 Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync) {
   if (read_only_) return read_only_status();
+  if (role_ == Role::kLeader) {  // the log first: followers apply it in order with the data
+    const auto payload = MetaJournal::encode_payload(batch);
+    if (payload.size() > format::kMaxJournalRecord) return Status::too_large("meta batch too large");
+    if (Status s = append_payload_entry(format::kMetaMagic, 0, static_cast<uint32_t>(batch.size()), payload); !s.ok())
+      return s;
+  }
   if (Status s = journal_.append(batch); !s.ok()) {
     enter_read_only(s);
     return s;
@@ -264,7 +293,40 @@ Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bo
   return {};
 }
 
+Status StoreWriter::append_payload_entry(uint32_t magic, PartitionId partition, uint32_t count,
+                                        std::span<const std::byte> payload) {
+  const auto entry_size = static_cast<int64_t>(format::kEntryHeaderSize + payload.size());
+  if (entry_size > log_.max_entry_size()) return Status::too_large("entry larger than a segment");
+  const int64_t now = options_.clock_ms();
+  auto r = log_.reserve(static_cast<int32_t>(entry_size), now);
+  if (!r.ok()) {
+    enter_read_only(r.status());
+    return r.status();
+  }
+  std::copy(payload.begin(), payload.end(), r->bytes.data() + format::kEntryHeaderSize);
+  format::seal_payload_entry(r->bytes.data(), {.magic = magic,
+                                               .length = static_cast<uint32_t>(entry_size),
+                                               .partition = partition,
+                                               .record_count = static_cast<int32_t>(count),
+                                               .append_time = now});
+  changed_since_checkpoint_ = true;
+  return {};
+}
+
+void StoreWriter::forget_partition(Partition& p) {
+  p.live.store(false, std::memory_order_release);
+  p.queue.release_all(index_);
+  p.producers.reset();
+  changed_since_checkpoint_ = true;
+}
+
 void StoreWriter::handle(CreateOp& op) {
+  if (Status s = role_refusal(); !s.ok()) {
+    completions_.push_back([s, done = std::move(op.done)](const Status&) {
+      if (done) done(s);
+    });
+    return;
+  }
   std::vector<PartitionId> ids;
   std::vector<MetaStore::Mutation> batch;
   for (uint32_t i = 0; i < op.count; ++i) {
@@ -288,17 +350,13 @@ void StoreWriter::handle(CreateOp& op) {
 
 void StoreWriter::handle(DeleteOp& op) {
   Partition* p = partitions_.live(op.partition);
-  Status s;
-  if (!p) {
+  Status s = role_refusal();
+  if (!s.ok()) {
+  } else if (!p) {
     s = Status::not_found("partition " + std::to_string(op.partition));
   } else {
     s = write_meta({partition_records::erase_partition(op.partition)}, true);
-    if (s.ok()) {
-      p->live.store(false, std::memory_order_release);
-      p->queue.release_all(index_);
-      p->producers.reset();
-      changed_since_checkpoint_ = true;
-    }
+    if (s.ok()) forget_partition(*p);
   }
   completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
     if (done) done(s.ok() ? durable : s);
@@ -308,7 +366,9 @@ void StoreWriter::handle(DeleteOp& op) {
 void StoreWriter::handle(DeleteRecordsOp& op) {
   Partition* p = partitions_.live(op.partition);
   Result<int64_t> result = Status::not_found("partition " + std::to_string(op.partition));
-  if (p) {
+  if (Status refused = role_refusal(); !refused.ok()) {
+    result = refused;
+  } else if (p) {
     ConsumeQueue& q = p->queue;
     const int64_t next = q.writer_next_offset();
     const int64_t target = op.offset == -1 ? next : op.offset;
@@ -345,7 +405,8 @@ void StoreWriter::handle(ProducersOp& op) {
 }
 
 void StoreWriter::handle(MetaOp& op) {
-  Status s = write_meta(op.batch, false);
+  Status s = role_refusal();
+  if (s.ok()) s = write_meta(op.batch, false);
   completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
     if (done) done(s.ok() ? durable : s);
   });
@@ -365,6 +426,7 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
   namespace fb = format::batch;
   const Store::RewriteRequest& rq = op.request;
   if (read_only_) return read_only_status();
+  if (Status s = role_refusal(); !s.ok()) return s;
   Partition* p = partitions_.live(rq.partition);
   if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
@@ -387,6 +449,10 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
     auto unit = append_rewritten(rq.partition, b, now);
     if (!unit.ok()) return unit.status();  // entries staged so far are never indexed
     staged.units.push_back(*unit);
+  }
+  if (role_ == Role::kLeader) {  // followers swap the same units in at this entry (RKW1)
+    const auto body = replication::encode_rewrite_commit({rq.from, rq.to, staged.units});
+    if (Status s = append_payload_entry(format::kRewriteCommitMagic, rq.partition, 0, body); !s.ok()) return s;
   }
   staged.done = std::move(op.done);
   staged_rewrites_.push_back(std::move(staged));
@@ -441,6 +507,236 @@ void StoreWriter::apply_rewrites(const Status& durable) {
   staged_rewrites_.clear();
   if (after.empty()) return;
   if (Status s = checkpoint(std::move(after)); !s.ok()) enter_read_only(s);
+}
+
+// ---- replication ----
+
+int32_t StoreWriter::last_epoch() const {
+  int32_t last = -1;
+  for (const auto& [key, value] : journal_.scan(partition_records::kEpochPrefix))
+    if (auto e = partition_records::parse_epoch(key, value)) last = std::max(last, e->epoch);
+  return last;
+}
+
+void StoreWriter::handle(SetRoleOp& op) {
+  Status s;
+  if (read_only_) {
+    s = read_only_status();
+  } else if (op.role != Role::kLeader) {
+    change_role(op.role);
+    epoch_ = op.epoch;
+  } else if (role_ == Role::kLeader && epoch_ == op.epoch) {
+    // already leading this epoch
+  } else if (op.epoch < 0 || op.epoch <= last_epoch()) {
+    s = Status::conflict("leader epoch " + std::to_string(op.epoch) + " not above the last one");
+  } else {
+    const Role old_role = role_;
+    const int32_t old_epoch = epoch_;
+    change_role(Role::kLeader);  // so that the epoch's record is its first entry (RKM1)
+    epoch_ = op.epoch;
+    const int64_t start = log_.write_end().value;
+    s = write_meta({partition_records::put_epoch(op.epoch, start)}, /*must_sync=*/true);
+    if (!s.ok()) {
+      change_role(old_role);
+      epoch_ = old_epoch;
+    } else {
+      log_info("store leads epoch {} from log position {}", op.epoch, start);
+    }
+  }
+  completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
+    if (done) done(s.ok() ? durable : s);
+  });
+}
+
+void StoreWriter::change_role(Role role) {
+  const bool was = role_ != Role::kSingle, now = role != Role::kSingle;
+  role_ = role;
+  replicated_.store(now, std::memory_order_release);
+  if (!now) {
+    unconfirmed_.clear();
+    confirmed_ = 0;
+  } else if (!was) {  // what is stored so far becomes readable once a confirmation covers it
+    UnconfirmedGroup g{log_.write_end().value, {}};
+    partitions_.for_each([&](PartitionId id, Partition& p) {
+      p.hw.store(-1, std::memory_order_release);
+      if (p.live.load(std::memory_order_relaxed)) g.next.emplace_back(id, p.queue.writer_next_offset());
+    });
+    unconfirmed_.push_back(std::move(g));
+    confirmed_ = 0;
+  }
+}
+
+void StoreWriter::confirm_groups() {
+  while (!unconfirmed_.empty() && unconfirmed_.front().end <= confirmed_) {
+    for (const auto& [id, next] : unconfirmed_.front().next) {
+      Partition* p = partitions_.get(id);
+      if (p && p->hw.load(std::memory_order_relaxed) < next) {
+        p->hw.store(next, std::memory_order_release);
+        hw_moved_.push_back(id);
+      }
+    }
+    unconfirmed_.pop_front();
+  }
+}
+
+void StoreWriter::handle(ConfirmOp& op) {
+  if (role_ == Role::kSingle) return;
+  confirmed_ = std::max(confirmed_, std::min(op.position, log_.write_end().value));
+  confirm_groups();
+}
+
+void StoreWriter::handle(AppendReplicatedOp& op) {
+  const Status s = apply_replicated(op);
+  completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
+    if (done) done(s.ok() ? durable : s);
+  });
+}
+
+Status StoreWriter::apply_replicated(const AppendReplicatedOp& op) {
+  if (read_only_) return read_only_status();
+  if (role_ != Role::kFollower) return Status::not_leader("append_replicated needs the follower role");
+  if (op.from != log_.write_end().value)
+    return Status::conflict("replicated bytes from " + std::to_string(op.from) + ", log ends at " +
+                            std::to_string(log_.write_end().value));
+  for (const auto& piece : op.pieces) {
+    if (Status s = apply_piece(piece); !s.ok()) {
+      enter_read_only(s);
+      return s;
+    }
+  }
+  return {};
+}
+
+// One checked piece at the write position: the bytes verbatim, then its dispatch.
+Status StoreWriter::apply_piece(const replication::Piece& piece) {
+  if (piece.tail) return log_.seal_segment(options_.clock_ms());  // writes the same blank (or nothing)
+  auto r = log_.reserve(static_cast<int32_t>(piece.bytes.size()), piece.header.append_time);
+  if (!r.ok()) return r.status();
+  if (r->pos != piece.pos) return Status::corruption("replicated entry placed at another position");  // split() rules it out
+  std::copy(piece.bytes.begin(), piece.bytes.end(), r->bytes.begin());
+  changed_since_checkpoint_ = true;
+  const CommitLog::ScannedEntry e{piece.pos, piece.header, piece.body()};
+  auto indexed = index_entry(partitions_, index_, e, /*may_jump=*/false);
+  if (!indexed.ok()) return indexed.status();
+  switch (*indexed) {
+    case Indexed::kUnit: {
+      Partition* p = partitions_.get(e.header.partition);
+      if (!p->touched) {
+        p->touched = true;
+        grown_.push_back(e.header.partition);
+      }
+      unflushed_messages_ += e.header.record_count;
+      return {};
+    }
+    case Indexed::kMeta:
+      return apply_replicated_meta(e.batch);
+    case Indexed::kRewriteCommit:
+      // Its RKR1 entries must be readable before readers switch to them.
+      if (Status s = log_.write_out(); !s.ok()) return s;
+      log_.publish();
+      return apply_rewrite_commit(partitions_, index_, log_, e.header.partition, e.batch);
+    case Indexed::kSkipped:
+    case Indexed::kNoPartition:
+    case Indexed::kRewrite:
+      return {};
+  }
+  return {};
+}
+
+// RKM1 on a follower: the leader's meta write, applied to this store's partition table
+// as the leader's handlers did, then to its journal.
+Status StoreWriter::apply_replicated_meta(std::span<const std::byte> payload) {
+  namespace pr = partition_records;
+  std::vector<MetaStore::Mutation> batch;
+  if (!MetaJournal::decode_payload(payload, batch)) return Status::corruption("RKM1 body does not decode");
+  bool store_keys = false;
+  for (const auto& m : batch) {
+    if (!m.key.starts_with(meta_prefix::kStore)) continue;
+    store_keys = true;
+    if (m.key.starts_with(pr::kPartitionPrefix)) {
+      const auto record = pr::parse_partition(m.key, m.erase ? std::string(8, '\0') : m.value);
+      if (!record) continue;
+      Partition* p = partitions_.get(record->id);
+      if (m.erase) {
+        if (p && p->live.load(std::memory_order_relaxed)) forget_partition(*p);
+        continue;
+      }
+      if (!p) {
+        p = partitions_.add(record->id);
+        changed_since_checkpoint_ = true;
+      }
+      if (p->live.load(std::memory_order_relaxed)) p->queue.set_floor(record->floor);
+      next_partition_ = std::max(next_partition_, record->id + 1);
+    } else if (m.key == pr::kNextIdKey && !m.erase) {
+      if (auto next = pr::parse_next_id(m.value)) next_partition_ = std::max(next_partition_, *next);
+    }
+  }
+  return write_meta(batch, store_keys);  // not the leader: the journal only
+}
+
+void StoreWriter::handle(TruncateOp& op) {
+  StatusCallback done = std::move(op.done);
+  Status s = truncate_log(op.position, done);
+  if (!s.ok() || done) {  // done was not handed to a checkpoint
+    completions_.push_back([s, done = std::move(done)](const Status& durable) {
+      if (done) done(s.ok() ? durable : s);
+    });
+  }
+}
+
+// The recovery cut, live: units (published at once, before the bytes go), producer
+// and transaction state, the log, the epochs from there on; then a checkpoint, whose
+// completion runs `done` (moved from) once durable.
+Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
+  if (read_only_) return read_only_status();
+  if (role_ != Role::kFollower && role_ != Role::kFenced)
+    return Status::not_leader("truncate_to needs the follower or fenced role");
+  const LogPosition end = log_.write_end();
+  if (position == end.value) return {};
+  if (position > end.value || position < log_.first_position().value)
+    return Status::out_of_range("truncate_to " + std::to_string(position) + " outside the log");
+  if (Status s = log_.write_out(); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  const LogPosition cut{position};
+  if (!log_.entry_boundary(cut)) return Status::invalid_argument("truncate_to " + std::to_string(position) + " is not an entry boundary");
+  // High watermarks: never above the cut's next offsets; the groups cut are replaced
+  // by one ending at the cut (the partitions' entries below it still wait for it).
+  while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();
+  confirmed_ = std::min(confirmed_, position);
+  UnconfirmedGroup at_cut{position, {}};
+  partitions_.for_each([&](PartitionId id, Partition& p) {
+    p.queue.truncate_after(index_, cut);
+    const int64_t next = p.queue.writer_next_offset();
+    if (p.producers) p.producers->truncate(next);
+    if (p.txn_index) {
+      p.txn_index->truncate(next);
+      p.txn_index->publish();
+    }
+    if (p.hw.load(std::memory_order_relaxed) > next) p.hw.store(next, std::memory_order_release);
+    if (p.live.load(std::memory_order_relaxed)) at_cut.next.emplace_back(id, next);
+  });
+  if (role_ != Role::kSingle) unconfirmed_.push_back(std::move(at_cut));
+  Status s = log_.truncate(cut);
+  if (s.ok()) {
+    std::vector<MetaStore::Mutation> erase;
+    for (const auto& [key, value] : journal_.scan(partition_records::kEpochPrefix))
+      if (auto e = partition_records::parse_epoch(key, value); e && e->start >= position)
+        erase.push_back(partition_records::erase_epoch(e->epoch));
+    if (!erase.empty()) s = write_meta(erase, true);
+  }
+  if (!s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  log_warn("log truncated from {} to {}", end.value, position);
+  changed_since_checkpoint_ = true;
+  std::vector<StatusCallback> after;
+  if (done) after.push_back(std::move(done));
+  done = nullptr;
+  if (Status c = checkpoint(std::move(after)); !c.ok()) enter_read_only(c);  // `after` got the failure
+  return {};
 }
 
 void StoreWriter::run_timers() {
@@ -521,7 +817,12 @@ Status StoreWriter::enforce_retention() {
     if (p.producers) p.producers->expire(now, options_.producer_id_expiration_ms);
     if (p.txn_index) p.txn_index->trim(p.queue.start_offset());
   });
-  if (!floors.empty()) return write_meta(floors, false);
+  if (floors.empty()) return {};
+  if (Status s = write_meta(floors, false); !s.ok()) return s;
+  if (role_ == Role::kLeader) {  // its RKM1 is outside any group: make it readable for followers now
+    if (Status s = log_.write_out(); !s.ok()) return s;
+    log_.publish();
+  }
   return {};
 }
 

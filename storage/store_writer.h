@@ -20,6 +20,14 @@
 //   MetaStore::write            MetaOp           handle(MetaOp&)
 //   Store::rewrite              RewriteOp        handle(RewriteOp&) -> stage_rewrite(); apply_rewrites()
 //   Store::active_producers     ProducersOp      handle(ProducersOp&)  (a read of the writer's state)
+//   Store::set_role             SetRoleOp        handle(SetRoleOp&)
+//   Store::append_replicated    AppendReplicatedOp  handle(AppendReplicatedOp&) -> apply_piece() per entry
+//   Store::truncate_to          TruncateOp       handle(TruncateOp&)
+//
+// Roles (types.h): in kFollower and kFenced the write ops above complete with
+// kNotLeader; in kLeader append_one() stamps the epoch into each batch and
+// write_meta() logs every meta write as an RKM1 entry before the journal, and a
+// rewrite logs its RKW1 commit after its RKR1 entries. kSingle does none of that.
 //
 // A handler applies its op and queues a completion; process() then ends the group
 // (end_group: the flush in sync mode), publishes, and runs the completions with the
@@ -36,6 +44,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -45,6 +54,7 @@
 
 #include "storage/count_histogram.h"
 #include "storage/flusher.h"
+#include "storage/replication.h"
 #include "storage/store_state.h"
 
 namespace rokka::storage {
@@ -80,7 +90,27 @@ struct ProducersOp {  // reads the writer's producer state; writes nothing
   PartitionId partition;
   Store::ProducersCallback done;
 };
-using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp, ProducersOp>;
+struct SetRoleOp {
+  Role role;
+  int32_t epoch;
+  StatusCallback done;
+};
+struct AppendReplicatedOp {
+  int64_t from;
+  std::vector<std::byte> bytes;              // the caller's bytes, copied
+  std::vector<replication::Piece> pieces;    // checked views into `bytes` (replication::split)
+  StatusCallback done;
+};
+struct TruncateOp {
+  int64_t position;
+  StatusCallback done;
+};
+struct ConfirmOp {  // Store::set_confirmed
+  int64_t position;
+  StatusCallback done;  // unused (null): fail_op's shape
+};
+using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp, ProducersOp, SetRoleOp,
+                              AppendReplicatedOp, TruncateOp, ConfirmOp>;
 
 // The writer's inbox: callers push, the writer takes everything queued at once.
 class OpQueue {
@@ -134,6 +164,8 @@ class StoreWriter {
   // StoreStats says); read from any thread.
   const CountHistogram& group_commit_records() const { return group_commit_records_; }
   const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }
+  // Any thread: whether the role is a replicated one (reads are bounded by high watermarks).
+  bool replicated() const { return replicated_.load(std::memory_order_acquire); }
 
  private:
   // A rewrite whose entries are staged in this group: its units are swapped in after
@@ -158,6 +190,26 @@ class StoreWriter {
   void handle(MetaOp& op);
   void handle(RewriteOp& op);
   void handle(ProducersOp& op);
+  void handle(SetRoleOp& op);
+  void handle(AppendReplicatedOp& op);
+  void handle(TruncateOp& op);
+  void handle(ConfirmOp& op);
+  void change_role(Role role);     // role_, replicated_, and the high watermark queue
+  void confirm_groups();           // pops the groups at or below confirmed_, moves high watermarks
+  bool takes_writes() const { return role_ == Role::kSingle || role_ == Role::kLeader; }
+  // The status of a write refused in this role, or ok.
+  Status role_refusal() const {
+    return takes_writes() ? Status() : Status::not_leader("store is not its group's leader");
+  }
+  Status apply_replicated(const AppendReplicatedOp& op);
+  Status apply_piece(const replication::Piece& piece);
+  Status apply_replicated_meta(std::span<const std::byte> payload);
+  Status truncate_log(int64_t position, StatusCallback& done);
+  void forget_partition(Partition& p);  // a deleted partition's in-memory state
+  int32_t last_epoch() const;           // -1 when none
+  // An RKM1 / RKW1 entry (kLeader); a failure to write it makes the store read-only.
+  Status append_payload_entry(uint32_t magic, PartitionId partition, uint32_t count,
+                              std::span<const std::byte> payload);
   Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
   Status stage_rewrite(RewriteOp& op);
   Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
@@ -184,6 +236,18 @@ class StoreWriter {
   Flusher flusher_;
 
   bool read_only_ = false;  // after a storage failure: every later write fails
+  Role role_ = Role::kSingle;
+  int32_t epoch_ = -1;      // the epoch led (kLeader) or last set
+  // Replicated roles: the groups not confirmed yet, oldest first (their log end and the
+  // next offsets of the partitions they grew), the confirmed position, and the partitions
+  // whose high watermark moved in the current process() round.
+  struct UnconfirmedGroup {
+    int64_t end;
+    std::vector<std::pair<PartitionId, int64_t>> next;
+  };
+  std::deque<UnconfirmedGroup> unconfirmed_;
+  int64_t confirmed_ = 0;
+  std::vector<PartitionId> hw_moved_;
   Status read_only_cause_;
   PartitionId next_partition_;
   std::vector<Completion> completions_;  // of the current group
@@ -204,6 +268,7 @@ class StoreWriter {
   // ---- shared with callers ----
   CountHistogram group_commit_records_{1};     // bounds 1 .. 32768 records
   CountHistogram group_commit_bytes_{1024};    // bounds 1 KiB .. 32 MiB
+  std::atomic<bool> replicated_{false};         // role_ is kLeader, kFollower or kFenced
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)

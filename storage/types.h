@@ -36,10 +36,28 @@ struct AppendRequest {
   TimestampType timestamp_type = TimestampType::kCreateTime;
 };
 
+// Replication (SCALE-OUT.md §3.6). kSingle: one broker, nothing replicated (the
+// default). kLeader: takes writes, stamps its epoch into every batch and logs meta
+// writes as RKM1 entries. kFollower: takes only replicated log bytes
+// (Store::append_replicated). kFenced: takes nothing. kFollower and kFenced refuse
+// the write calls with kNotLeader.
+enum class Role { kSingle, kLeader, kFollower, kFenced };
+
+// A leader epoch and the log position of its first byte (Store::epochs()).
+struct EpochStart {
+  int32_t epoch = 0;
+  int64_t start = 0;
+  bool operator==(const EpochStart&) const = default;
+};
+
 struct AppendInfo {
   int64_t base_offset = -1;       // offset given to the batch's first record
   int64_t log_append_time = -1;   // the broker time written, for LogAppendTime; else -1
   int64_t log_start_offset = 0;   // the partition's start offset after the append
+  // The CommitLog position after the entry (what replication must confirm before an
+  // acks=all answer). For an idempotent retry, the log's end when it was answered: at or
+  // after the original entry's end.
+  int64_t log_end = -1;
 };
 
 // One result per request, in request order. Errors per partition:
@@ -59,11 +77,15 @@ struct LogSlice {
 
 struct PartitionOffsets {
   int64_t log_start_offset = 0;
-  int64_t next_offset = 0;  // high watermark (single replica)
+  int64_t next_offset = 0;  // the log end offset (LEO): after the last stored batch
   // Transactions: the first offset of the earliest transaction still open on the
   // partition (no COMMIT/ABORT marker yet), else next_offset; never below
   // log_start_offset. read_committed consumers stop here.
   int64_t last_stable_offset = 0;
+  // What consumers may read: next_offset in Role::kSingle; in the replicated roles the
+  // next offset of the partition's last batch wholly below the confirmed log position
+  // (Store::set_confirmed), never below log_start_offset. last_stable_offset <= it.
+  int64_t high_watermark = 0;
 };
 
 // A transaction closed by an ABORT marker: its producer and the offsets of its first

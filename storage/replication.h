@@ -1,0 +1,49 @@
+// Replication's log-level pieces (SCALE-OUT.md §3.5-3.6, FORMAT.md "Replicated
+// stores"): the check of log bytes a follower receives, and the RKW1 body.
+//
+// A leader's CommitLog bytes reach a follower verbatim (Store::read_log ->
+// Store::append_replicated). split() checks them before anything is written, on the
+// caller's thread: every length is bounded by the bytes received and by the segment
+// the entry must fit in, every CRC is checked, and RKM1/RKW1 bodies must decode. The
+// segment geometry is a function of the position (segment N starts at N *
+// segment_bytes), so a blank or tail that does not end exactly where this store's
+// segment ends means the leader's segments have another size: refused.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "storage/format.h"
+#include "storage/types.h"
+
+namespace rokka::storage::replication {
+
+// One piece of replicated log bytes: a whole entry, or a segment's tail (a blank
+// entry, or the fewer than 8 zero bytes where no blank fits).
+struct Piece {
+  LogPosition pos;
+  bool tail = false;
+  format::EntryHeader header;        // entries only
+  std::span<const std::byte> bytes;  // the whole entry or tail
+  std::span<const std::byte> body() const { return bytes.subspan(format::kEntryHeaderSize); }  // batch or payload
+};
+
+// The pieces of `bytes`, entries starting at log position `from` in a log of
+// `segment_bytes` segments. kCorruption for a bad CRC, magic or body, or bytes that
+// end inside an entry; kInvalidArgument for what cannot be placed at the same
+// position here (an entry crossing this store's segment end, a blank or tail not
+// ending it).
+Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes, int64_t segment_bytes);
+
+// RKW1's body: the rewrite of `partition`'s offsets [from, to) into `units`, which
+// point at the RKR1 entries before it.
+struct RewriteCommit {
+  int64_t from = 0, to = 0;
+  std::vector<format::QueueUnit> units;
+};
+std::vector<std::byte> encode_rewrite_commit(const RewriteCommit& c);
+std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> body);
+
+}  // namespace rokka::storage::replication

@@ -1,0 +1,622 @@
+// The replication stream over real Stores (cluster/store_log.h): a leader Store (kLeader) behind a
+// ReplicationServer and a follower Store (kFollower) behind a ReplicationClient, over loopback
+// TCP, in temp dirs. A random workload runs on the leader while the follower streams (plain,
+// idempotent and transactional batches over many partitions, partitions created and deleted, a
+// compaction rewrite, delete_records, committed offsets through MetaStore), and the test checks
+// what a user would notice: identical segment files, index files, meta keys, epochs, offsets and
+// read() bytes per partition; high watermarks following the leader's C on both; a connection cut
+// mid-stream, a follower crashed and reopened, and a follower wiped, each ending identical; an
+// acks=all waiter answered only once the follower acked; a 4 MiB batch replicated.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <random>
+
+#include "cluster/replication_client.h"
+#include "cluster/replication_server.h"
+#include "cluster/store_log.h"
+#include "storage/format.h"
+#include "tests/cluster/cluster_fixture.h"
+#include "tests/storage/store_fixture.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace rokka::cluster {
+namespace {
+
+namespace asio = boost::asio;
+namespace fb = storage::format::batch;
+using asio::ip::tcp;
+using storage::PartitionId;
+using storage::Result;
+using storage::Role;
+using storage::Status;
+using storage::Store;
+using storage::StoreOptions;
+using testutil::IoThread;
+using testutil::make_batch;
+using testutil::make_control_batch;
+using testutil::TempDir;
+using testutil::wait_until;
+using namespace std::chrono_literals;
+
+const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
+constexpr int32_t kEpoch = 3;
+constexpr int32_t kLeaderId = 1;
+constexpr int32_t kFollowerId = 2;
+
+template <typename T, typename F>
+T wait_for(F&& start) {
+  std::promise<T> p;
+  start([&](T v) { p.set_value(std::move(v)); });
+  auto f = p.get_future();
+  if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ADD_FAILURE() << "no answer within 60 s";
+    std::abort();  // the callback would write into a dead promise
+  }
+  return f.get();
+}
+
+Status set_role(Store& s, Role role, int32_t epoch) {
+  return wait_for<Status>([&](auto cb) { s.set_role(role, epoch, cb); });
+}
+
+StoreOptions store_options(const std::filesystem::path& dir) {
+  StoreOptions o = storage::test::small_options(dir);  // 64 KiB segments: many rolls, blanks copied too
+  return o;
+}
+
+std::map<std::string, std::vector<char>> files_in(const std::filesystem::path& dir) {
+  std::map<std::string, std::vector<char>> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    out[e.path().filename().string()] = std::vector<char>(std::istreambuf_iterator<char>(in), {});
+  }
+  return out;
+}
+
+// Every batch of a partition from its start offset to its next offset, through read() (and so
+// through the partition's index).
+struct PartitionView {
+  storage::StatusCode code = storage::StatusCode::kOk;
+  storage::PartitionOffsets offsets;
+  std::vector<std::vector<std::byte>> batches;
+};
+PartitionView view(const Store& s, PartitionId pid) {
+  PartitionView v;
+  auto o = s.offsets(pid);
+  if (!o.ok()) {
+    v.code = o.status().code();
+    return v;
+  }
+  v.offsets = *o;
+  for (int64_t at = o->log_start_offset; at < o->high_watermark;) {
+    auto r = s.read(pid, at, 1 << 20);
+    if (!r.ok()) {
+      v.code = r.status().code();
+      break;
+    }
+    if (r->batches.empty()) break;
+    for (const auto& b : r->batches) v.batches.emplace_back(b.bytes.begin(), b.bytes.end());
+    const auto& last = r->batches.back().bytes;
+    at = fb::i64(last, fb::kBaseOffset) + fb::i32(last, fb::kLastOffsetDelta) + 1;
+  }
+  return v;
+}
+
+// The leader's random workload (as tests/storage/replication_test.cc's, through the Store API).
+class Workload {
+ public:
+  Workload(Store& s, uint32_t seed) : s_(&s), rng_(seed) {}
+
+  void create_partitions(uint32_t n) {
+    for (PartitionId id : storage::test::create(*s_, n)) {
+      live_.push_back(id);
+      partitions_ = std::max(partitions_, id + 1);
+    }
+  }
+  PartitionId partitions() const { return partitions_; }
+  uint64_t idempotent() const { return idempotent_; }
+
+  void step() {
+    const PartitionId pid = live_[rng_() % live_.size()];
+    const int kind = static_cast<int>(rng_() % 10);
+    const int32_t records = 1 + static_cast<int32_t>(rng_() % 4);
+    const int32_t value_bytes = 8 + static_cast<int32_t>(rng_() % 3000);
+    if (kind < 5) {  // plain
+      auto r = storage::test::append(*s_, pid, make_batch({.records = records, .value_bytes = value_bytes}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      bases_[pid].push_back(r->base_offset);
+    } else if (kind < 7) {  // idempotent
+      int32_t& seq = seq_[{pid, 1000 + pid}];
+      auto r = storage::test::append(*s_, pid,
+                                     make_batch({.records = records, .value_bytes = value_bytes,
+                                                 .producer_id = 1000 + pid, .producer_epoch = 0, .base_sequence = seq}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+      ++idempotent_;
+    } else if (kind < 9) {  // transactional, then sometimes its marker
+      const int64_t producer = 5000 + pid;
+      int32_t& seq = seq_[{pid, producer}];
+      auto r = storage::test::append(*s_, pid,
+                                     make_batch({.records = records, .value_bytes = value_bytes, .producer_id = producer,
+                                                 .producer_epoch = 0, .base_sequence = seq,
+                                                 .attributes = fb::kTransactionalBit}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+      if (rng_() % 2 == 0) {
+        ASSERT_TRUE(storage::test::append(*s_, pid, make_control_batch(producer, 0, rng_() % 2 == 0)).ok());
+      }
+    } else {  // committed offsets, as the group coordinator writes them through MetaStore
+      ASSERT_TRUE(storage::test::meta_write(*s_, {{"o/g" + std::to_string(rng_() % 5) + "/" + std::to_string(pid),
+                                                   std::to_string(rng_()), false}})
+                      .ok());
+    }
+  }
+
+  // A compaction rewrite of the first four plain batches of a partition that has them (keeping
+  // the first and the third, with new values), a delete_records, a deleted partition.
+  void maintenance() {
+    bool rewrote = false;
+    for (auto& [pid, bases] : bases_) {
+      if (bases.size() < 4 || std::find(live_.begin(), live_.end(), pid) == live_.end()) continue;
+      auto keep = [&](int64_t base) {
+        return storage::test::with_base(make_batch({.records = 1, .value_bytes = 40, .fill = 0x11}), base);
+      };
+      const std::vector<std::vector<std::byte>> batches = {keep(bases[0]), keep(bases[2])};
+      Store::RewriteRequest rq{pid, bases[0], bases[3], {}};
+      for (const auto& b : batches) rq.batches.emplace_back(b);
+      const Status s = wait_for<Status>([&](auto cb) { s_->rewrite(std::move(rq), cb); });
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      bases.erase(bases.begin(), bases.begin() + 4);
+      rewrote = true;
+      break;
+    }
+    ASSERT_TRUE(rewrote) << "no partition had four plain batches to rewrite";
+    const PartitionId trimmed = live_[rng_() % live_.size()];
+    const auto o = s_->offsets(trimmed);
+    ASSERT_TRUE(o.ok());
+    ASSERT_TRUE(storage::test::delete_records(*s_, trimmed, (o->log_start_offset + o->next_offset) / 2).ok());
+    const size_t i = rng_() % live_.size();
+    ASSERT_TRUE(storage::test::delete_partition(*s_, live_[i]).ok());
+    bases_.erase(live_[i]);
+    live_.erase(live_.begin() + static_cast<ptrdiff_t>(i));
+  }
+
+ private:
+  Store* s_;
+  std::mt19937 rng_;
+  std::vector<PartitionId> live_;
+  PartitionId partitions_ = 0;
+  uint64_t idempotent_ = 0;
+  std::map<std::pair<PartitionId, int64_t>, int32_t> seq_;
+  std::map<PartitionId, std::vector<int64_t>> bases_;
+};
+
+class StoreLogReplication : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    leader_options = store_options(ldir.path());
+    auto l = Store::open(leader_options);
+    ASSERT_TRUE(l.ok()) << l.status().to_string();
+    leader = std::shared_ptr<Store>(std::move(*l));
+    ASSERT_TRUE(set_role(*leader, Role::kLeader, kEpoch).ok());
+    leader_log = std::make_shared<StoreLog>(leader, leader_options.max_append_bytes);
+    ASSERT_NO_FATAL_FAILURE(open_follower());
+  }
+
+  void TearDown() override {
+    stop_client();
+    if (server) server->stop();
+    follower_io.stop();
+    leader_io.stop();
+    follower_log.reset();
+    if (follower) { EXPECT_TRUE(follower->close().ok()); }
+    leader_log.reset();
+    if (leader) { EXPECT_TRUE(leader->close().ok()); }
+  }
+
+  void open_follower() {
+    follower_options = store_options(fdir.path());
+    auto f = Store::open(follower_options);
+    ASSERT_TRUE(f.ok()) << f.status().to_string();
+    follower = std::shared_ptr<Store>(std::move(*f));
+    ASSERT_TRUE(set_role(*follower, Role::kFollower, kEpoch).ok());
+    follower_log = std::make_shared<StoreLog>(follower, follower_options.max_append_bytes);
+  }
+
+  tcp::endpoint start_server() {
+    ReplicationServerOptions o;
+    o.cluster_id = "cluster-A";
+    o.group = "g1";
+    o.leader_id = kLeaderId;
+    o.epoch = kEpoch;
+    o.segment_bytes = leader_options.segment_bytes;
+    o.in_sync = {kLeaderId, kFollowerId};
+    o.max_entry_bytes = leader_log->max_entry_bytes();
+    server = ReplicationServer::create(leader_io.executor(), leader_log, o);
+    auto bound = server->listen(kLoopback);
+    EXPECT_TRUE(bound.ok()) << bound.status().to_string();
+    endpoint = *bound;
+    return endpoint;
+  }
+
+  void start_client() {
+    ReplicationClientOptions o;
+    o.cluster_id = "cluster-A";
+    o.group = "g1";
+    o.follower_id = kFollowerId;
+    o.broker_epoch = 102;
+    o.segment_bytes = follower_options.segment_bytes;
+    o.leader = endpoint;
+    o.max_entry_bytes = follower_log->max_entry_bytes();
+    o.backoff_min = 20ms;
+    o.backoff_max = 200ms;
+    client = ReplicationClient::create(follower_io.executor(), follower_log, o);
+    client->start();
+  }
+
+  void stop_client() {
+    if (!client) return;
+    client->stop();
+    EXPECT_TRUE(wait_until([&] { return !client->running(); }, 30s));
+    client.reset();
+  }
+
+  // Workload steps, waking the server now and then (its heartbeat finds the rest).
+  void steps(Workload& w, int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_NO_FATAL_FAILURE(w.step());
+      if (server && i % 5 == 0) server->notify_appended();
+    }
+    if (server) server->notify_appended();
+  }
+
+  // The follower holds everything the leader wrote, and C (on the leader's server, the leader's
+  // and the follower's stores) reached the leader's end.
+  void wait_caught_up() {
+    const int64_t end = leader->log_end();
+    ASSERT_TRUE(wait_until([&] { return follower->log_end() == end; }, 120s))
+        << "leader " << end << " follower " << follower->log_end() << ": " << (client ? client->last_error() : "");
+    ASSERT_TRUE(wait_until([&] { return server->confirmed() == end && client && client->confirmed() == end; }, 60s))
+        << "C " << server->confirmed() << " follower's C " << (client ? client->confirmed() : -1) << " end " << end;
+  }
+
+  // What a user would notice, once caught up: the same segment and index files byte for byte,
+  // meta keys, epochs, and per partition the same offsets and read() bytes, with high watermarks
+  // at the next offset on both (C reached the end).
+  void expect_identical(PartitionId partitions) {
+    EXPECT_EQ(leader->log_begin(), follower->log_begin());
+    EXPECT_EQ(leader->log_end(), follower->log_end());
+    const auto lseg = files_in(ldir.path() / "commitlog"), fseg = files_in(fdir.path() / "commitlog");
+    EXPECT_GT(lseg.size(), 3u);  // rolled several times: blanks were copied too
+    EXPECT_EQ(lseg.size(), fseg.size());
+    for (const auto& [name, bytes] : lseg) {
+      ASSERT_TRUE(fseg.count(name)) << "segment " << name << " missing on the follower";
+      EXPECT_TRUE(fseg.at(name) == bytes) << "segment " << name << " differs";
+    }
+    EXPECT_TRUE(leader->epochs() == follower->epochs());
+    ASSERT_FALSE(leader->epochs().empty());
+    EXPECT_EQ(leader->epochs().back().epoch, kEpoch);
+    EXPECT_EQ(leader->meta().scan(""), follower->meta().scan(""));
+    // High watermarks follow C: wait for them on both (set_confirmed is queued on the writers).
+    PartitionId lagging = 0;
+    EXPECT_TRUE(wait_until([&] {
+      for (lagging = 0; lagging < partitions; ++lagging) {
+        auto a = leader->offsets(lagging), b = follower->offsets(lagging);
+        if (!a.ok() || !b.ok()) {
+          if (a.status().code() != b.status().code()) return false;
+          continue;
+        }
+        if (a->high_watermark != a->next_offset || b->high_watermark != b->next_offset) return false;
+      }
+      return true;
+    }, 30s)) << "partition " << lagging << ": high watermarks did not reach the next offset";
+    size_t batches = 0;
+    for (PartitionId pid = 0; pid < partitions; ++pid) {
+      const PartitionView a = view(*leader, pid), b = view(*follower, pid);
+      EXPECT_EQ(a.code, b.code) << "partition " << pid;
+      EXPECT_EQ(a.offsets.log_start_offset, b.offsets.log_start_offset) << "partition " << pid;
+      EXPECT_EQ(a.offsets.next_offset, b.offsets.next_offset) << "partition " << pid;
+      EXPECT_EQ(a.offsets.high_watermark, b.offsets.high_watermark) << "partition " << pid;
+      EXPECT_EQ(a.offsets.last_stable_offset, b.offsets.last_stable_offset) << "partition " << pid;
+      EXPECT_TRUE(a.batches == b.batches) << "partition " << pid << ": " << a.batches.size() << " vs "
+                                          << b.batches.size() << " batches";
+      batches += b.batches.size();
+    }
+    EXPECT_GT(batches, 100u);  // the comparison compared something
+  }
+
+  // The index files, byte for byte (called after expect_identical, whose high watermark wait went
+  // through both writers' queues after the last entry).
+  void expect_same_index() {
+    const auto li = files_in(ldir.path() / "index"), fi = files_in(fdir.path() / "index");
+    ASSERT_FALSE(li.empty());
+    EXPECT_EQ(li.size(), fi.size());
+    for (const auto& [name, bytes] : li) {
+      ASSERT_TRUE(fi.count(name)) << "index file " << name << " missing on the follower";
+      EXPECT_TRUE(fi.at(name) == bytes) << "index file " << name << " differs";
+    }
+  }
+
+  TempDir ldir, fdir;
+  StoreOptions leader_options, follower_options;
+  std::shared_ptr<Store> leader, follower;
+  std::shared_ptr<StoreLog> leader_log, follower_log;
+  IoThread leader_io, follower_io;
+  std::shared_ptr<ReplicationServer> server;
+  std::shared_ptr<ReplicationClient> client;
+  tcp::endpoint endpoint;
+};
+
+TEST_F(StoreLogReplication, TheAdapterMapsTheStoreOneToOne) {
+  Workload w(*leader, 1);
+  w.create_partitions(3);
+  for (int i = 0; i < 30; ++i) ASSERT_NO_FATAL_FAILURE(w.step());
+  EXPECT_EQ(leader_log->log_begin(), leader->log_begin());
+  EXPECT_EQ(leader_log->log_end(), leader->log_end());
+  EXPECT_GT(leader_log->log_end(), 0);
+  EXPECT_EQ(leader_log->durable_end(), leader->durable_end());
+  EXPECT_TRUE(leader_log->epochs() == leader->epochs());
+  EXPECT_EQ(leader_log->epochs().back(), (EpochStart{kEpoch, 0}));
+  EXPECT_EQ(leader_log->max_entry_bytes(), leader_options.max_append_bytes + storage::format::kEntryHeaderSize);
+  auto a = leader_log->read_log(0, 5000);
+  auto b = leader->read_log(0, 5000);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(a->bytes.empty());
+  EXPECT_TRUE(std::equal(a->bytes.begin(), a->bytes.end(), b->bytes.begin(), b->bytes.end()));
+  EXPECT_EQ(leader_log->read_log(leader->log_end() + 1, 10).status().code(), storage::StatusCode::kOutOfRange);
+
+  // Follower: append_replicated and truncate_to through the adapter, answered with the Store's
+  // Status (a refusal too), and set_confirmed moving the follower's high watermarks.
+  auto status_of = [](auto op) { return wait_for<Status>([&](auto cb) { op(storage::StatusCallback(cb)); }); };
+  const auto cut = static_cast<int64_t>(a->bytes.size());
+  EXPECT_EQ(status_of([&](auto cb) { follower_log->append_replicated(1, a->bytes, cb); }).code(),
+            storage::StatusCode::kConflict);
+  ASSERT_TRUE(status_of([&](auto cb) { follower_log->append_replicated(0, a->bytes, cb); }).ok());
+  EXPECT_EQ(follower_log->log_end(), cut);
+  for (int64_t at = cut; at < leader->log_end();) {
+    auto s = leader->read_log(at, 1 << 20);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(status_of([&](auto cb) { follower_log->append_replicated(at, s->bytes, cb); }).ok());
+    at += static_cast<int64_t>(s->bytes.size());
+  }
+  EXPECT_EQ(follower_log->log_end(), leader->log_end());
+  EXPECT_TRUE(follower_log->epochs() == leader->epochs());
+  const auto before_confirm = follower->offsets(0);
+  ASSERT_TRUE(before_confirm.ok()) << before_confirm.status().to_string();
+  EXPECT_GT(before_confirm->next_offset, 0);
+  EXPECT_EQ(before_confirm->high_watermark, 0);  // nothing confirmed yet
+  follower_log->set_confirmed(follower_log->log_end());
+  EXPECT_TRUE(wait_until([&] {
+    auto o = follower->offsets(0);
+    return o.ok() && o->next_offset > 0 && o->high_watermark == o->next_offset;
+  }));
+  ASSERT_TRUE(status_of([&](auto cb) { follower_log->truncate_to(cut, cb); }).ok());
+  EXPECT_EQ(follower_log->log_end(), cut);
+  EXPECT_EQ(follower->log_end(), cut);
+}
+
+TEST_F(StoreLogReplication, FollowerStoreEndsIdenticalWhileTheLeaderWorks) {
+  Workload w(*leader, 42);
+  w.create_partitions(16);
+  steps(w, 100);  // some before the follower connects
+  start_server();
+  start_client();
+  for (int round = 0; round < 6; ++round) {
+    ASSERT_NO_FATAL_FAILURE(steps(w, 80));
+    if (round == 1) {
+      ASSERT_NO_FATAL_FAILURE(w.maintenance());
+      w.create_partitions(4);
+    }
+    if (round == 3) { ASSERT_NO_FATAL_FAILURE(w.maintenance()); }
+  }
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  EXPECT_GT(w.idempotent(), 50u);
+  expect_identical(w.partitions());
+  expect_same_index();
+  EXPECT_EQ(client->welcomes(), 1u);  // one session did it all
+  EXPECT_EQ(client->truncations(), 0u);
+  auto p = server->follower(kFollowerId);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->durable_end, leader->log_end());
+}
+
+TEST_F(StoreLogReplication, CutConnectionsResumeWithNothingLostOrDuplicated) {
+  Workload w(*leader, 7);
+  w.create_partitions(12);
+  start_server();
+  start_client();
+  int behind = 0;  // cuts made while entries were still streaming to the follower
+  for (int cut = 0; cut < 5; ++cut) {
+    ASSERT_NO_FATAL_FAILURE(steps(w, 60));
+    // The follower's socket closed under the stream (it was in the middle of something: the
+    // leader was still sending), then it reconnects to the same leader.
+    const uint64_t before = client->welcomes();
+    if (follower->log_end() < leader->log_end()) ++behind;
+    client->set_leader(endpoint);
+    ASSERT_TRUE(wait_until([&] { return client->welcomes() > before; }, 30s)) << client->last_error();
+    if (cut == 2) { ASSERT_NO_FATAL_FAILURE(w.maintenance()); }
+  }
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  EXPECT_GE(client->welcomes(), 6u);
+  EXPECT_GT(behind, 0);  // cut mid-stream, not only between catch-ups (in practice all five are)
+  EXPECT_EQ(client->truncations(), 0u);  // every session resumed at the follower's end
+  expect_identical(w.partitions());
+  expect_same_index();
+}
+
+TEST_F(StoreLogReplication, AKilledFollowerReopensAndResumesFromItsLogEnd) {
+  Workload w(*leader, 11);
+  w.create_partitions(10);
+  start_server();
+  start_client();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 150));
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  ASSERT_NO_FATAL_FAILURE(steps(w, 40));  // the follower may be anywhere in these
+  // Killed: the session ends and the Store is destroyed without close() (a crash).
+  stop_client();
+  const int64_t had = follower->log_end();
+  ASSERT_GT(had, 0);
+  follower_log.reset();
+  follower.reset();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 60));  // the leader goes on meanwhile
+  ASSERT_NO_FATAL_FAILURE(open_follower());
+  EXPECT_EQ(follower->log_end(), had);  // sync flush: everything it acked survived the crash
+  const auto p = server->follower(kFollowerId);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_LE(p->durable_end, had);
+  start_client();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 60));
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  EXPECT_EQ(client->truncations(), 0u);  // resumed from its log end: nothing cut, nothing re-sent before it
+  expect_identical(w.partitions());
+  expect_same_index();
+}
+
+// Issue 24's required test: a follower whose directory was wiped rebuilds from the leader, log
+// and index byte-identical.
+TEST_F(StoreLogReplication, AWipedFollowerRebuildsByteIdenticalLogAndIndex) {
+  Workload w(*leader, 23);
+  w.create_partitions(14);
+  start_server();
+  start_client();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 120));
+  ASSERT_NO_FATAL_FAILURE(w.maintenance());
+  ASSERT_NO_FATAL_FAILURE(steps(w, 120));
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  stop_client();
+  follower_log.reset();
+  ASSERT_TRUE(follower->close().ok());
+  follower.reset();
+  std::filesystem::remove_all(fdir.path());
+  std::filesystem::create_directories(fdir.path());
+  ASSERT_NO_FATAL_FAILURE(steps(w, 60));
+  ASSERT_NO_FATAL_FAILURE(open_follower());
+  ASSERT_EQ(follower->log_end(), 0);
+  start_client();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 60));
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  expect_identical(w.partitions());
+  expect_same_index();
+  // And it stays so across its own clean reopen.
+  stop_client();
+  follower_log.reset();
+  ASSERT_TRUE(follower->close().ok());
+  follower.reset();
+  ASSERT_NO_FATAL_FAILURE(open_follower());
+  follower->set_confirmed(follower->log_end());
+  expect_identical(w.partitions());
+}
+
+TEST_F(StoreLogReplication, AnAcksAllWaiterResolvesOnlyOnceTheFollowerAcked) {
+  Workload w(*leader, 5);
+  w.create_partitions(4);
+  start_server();
+  ASSERT_NO_FATAL_FAILURE(steps(w, 30));
+  const int64_t position = leader->log_end();
+  std::atomic<int> answered{0};
+  std::atomic<int64_t> follower_durable_at_answer{-1};
+  ConfirmOutcome outcome;
+  server->waiters().add(position, std::chrono::steady_clock::now() + 120s, [&](ConfirmOutcome o) {
+    const auto p = server->follower(kFollowerId);
+    follower_durable_at_answer = p ? p->durable_end : -1;
+    outcome = std::move(o);
+    ++answered;
+  });
+  // The leader's own durable end is there, the follower is not connected: C stays put.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(leader->durable_end(), position);
+  EXPECT_EQ(answered.load(), 0);
+  EXPECT_LT(server->confirmed(), position);
+  start_client();
+  ASSERT_TRUE(wait_until([&] { return answered.load() == 1; }, 60s)) << client->last_error();
+  EXPECT_EQ(outcome.kind, ConfirmOutcome::Kind::kConfirmed);
+  EXPECT_GE(follower_durable_at_answer.load(), position);
+  EXPECT_GE(follower->durable_end(), position);
+  EXPECT_GE(server->confirmed(), position);
+}
+
+// A batch of 4 MiB (a store whose max_append_bytes allows it) goes alone in one DATA frame.
+TEST(StoreLogReplicationLarge, AFourMiBBatchReplicates) {
+  TempDir ldir, fdir;
+  auto options = [](const std::filesystem::path& dir) {
+    StoreOptions o;
+    o.dir = dir;
+    o.segment_bytes = 16 << 20;
+    o.max_append_bytes = 5 << 20;
+    o.flush_mode = storage::FlushMode::kSync;
+    return o;
+  };
+  const StoreOptions lo = options(ldir.path()), fo = options(fdir.path());
+  std::shared_ptr<Store> leader(storage::test::open_store(lo)), follower(storage::test::open_store(fo));
+  ASSERT_TRUE(leader && follower);
+  ASSERT_TRUE(set_role(*leader, Role::kLeader, kEpoch).ok());
+  ASSERT_TRUE(set_role(*follower, Role::kFollower, kEpoch).ok());
+  const auto pids = storage::test::create(*leader, 2);
+  ASSERT_EQ(pids.size(), 2u);
+  const auto big = make_batch({.records = 1, .value_bytes = 4 << 20});
+  ASSERT_GT(big.size(), size_t{4} << 20);
+  ASSERT_TRUE(storage::test::append(*leader, pids[0], make_batch({.records = 2, .value_bytes = 100})).ok());
+  ASSERT_TRUE(storage::test::append(*leader, pids[0], big).ok());
+  ASSERT_TRUE(storage::test::append(*leader, pids[1], make_batch({.records = 3, .value_bytes = 100})).ok());
+
+  IoThread leader_io, follower_io;
+  auto leader_log = std::make_shared<StoreLog>(leader, lo.max_append_bytes);
+  auto follower_log = std::make_shared<StoreLog>(follower, fo.max_append_bytes);
+  ReplicationServerOptions so;
+  so.cluster_id = "c";
+  so.group = "g";
+  so.leader_id = kLeaderId;
+  so.epoch = kEpoch;
+  so.segment_bytes = lo.segment_bytes;
+  so.in_sync = {kLeaderId, kFollowerId};
+  so.max_entry_bytes = leader_log->max_entry_bytes();
+  auto server = ReplicationServer::create(leader_io.executor(), leader_log, so);
+  auto bound = server->listen(kLoopback);
+  ASSERT_TRUE(bound.ok());
+  ReplicationClientOptions co;
+  co.cluster_id = "c";
+  co.group = "g";
+  co.follower_id = kFollowerId;
+  co.segment_bytes = fo.segment_bytes;
+  co.leader = *bound;
+  co.max_entry_bytes = follower_log->max_entry_bytes();
+  auto client = ReplicationClient::create(follower_io.executor(), follower_log, co);
+  client->start();
+  const int64_t end = leader->log_end();
+  EXPECT_TRUE(wait_until([&] { return follower->log_end() == end && server->confirmed() == end; }, 60s))
+      << client->last_error();
+  EXPECT_EQ(client->welcomes(), 1u);  // no refusal, no reconnect
+  EXPECT_TRUE(wait_until([&] {
+    auto o = follower->offsets(pids[0]);
+    return o.ok() && o->high_watermark == 3;
+  }));
+  auto r = follower->read(pids[0], 2, 1);
+  auto l = leader->read(pids[0], 2, 1);
+  ASSERT_TRUE(r.ok() && l.ok()) << r.status().to_string();
+  ASSERT_EQ(r->batches.size(), 1u);
+  ASSERT_EQ(l->batches.size(), 1u);
+  EXPECT_EQ(r->batches[0].bytes.size(), big.size());
+  EXPECT_TRUE(std::equal(r->batches[0].bytes.begin(), r->batches[0].bytes.end(), l->batches[0].bytes.begin(),
+                         l->batches[0].bytes.end()));
+  // The records as produced (from the magic byte on: base offset and leader epoch are the broker's).
+  EXPECT_TRUE(std::equal(r->batches[0].bytes.begin() + 16, r->batches[0].bytes.end(), big.begin() + 16, big.end()));
+  EXPECT_EQ(files_in(ldir.path() / "commitlog"), files_in(fdir.path() / "commitlog"));
+  client->stop();
+  EXPECT_TRUE(wait_until([&] { return !client->running(); }, 30s));
+  server->stop();
+  follower_io.stop();
+  leader_io.stop();
+  EXPECT_TRUE(follower->close().ok());
+  EXPECT_TRUE(leader->close().ok());
+}
+
+}  // namespace
+}  // namespace rokka::cluster

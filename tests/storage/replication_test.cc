@@ -1,0 +1,509 @@
+// Replication, storage side (SCALE-OUT.md §3.5-3.6): a leader store's CommitLog bytes
+// copied to a follower store (read_log -> append_replicated), in process, and what a
+// user of the follower would notice: identical segment files, offsets, batches,
+// producer and transaction state, meta keys and epochs; across a clean reopen and a
+// crash; after a divergent tail is truncated; and refusals that write nothing.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "storage/store.h"
+#include "tests/storage/store_fixture.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace rokka::storage::test {
+namespace {
+
+namespace fb = format::batch;
+using testutil::make_batch;
+using testutil::make_control_batch;
+using testutil::TempDir;
+
+template <typename T, typename F>
+T wait_for(F&& start) {
+  std::promise<T> p;
+  start([&](T v) { p.set_value(std::move(v)); });
+  auto f = p.get_future();
+  if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ADD_FAILURE() << "no answer within 60 s";
+    std::abort();  // the callback would write into a dead promise
+  }
+  return f.get();
+}
+
+Status set_role(Store& s, Role role, int32_t epoch) {
+  return wait_for<Status>([&](auto cb) { s.set_role(role, epoch, cb); });
+}
+Status replicate(Store& s, int64_t from, std::span<const std::byte> bytes) {
+  return wait_for<Status>([&](auto cb) { s.append_replicated(from, bytes, cb); });
+}
+Status truncate_to(Store& s, int64_t pos) {
+  return wait_for<Status>([&](auto cb) { s.truncate_to(pos, cb); });
+}
+std::vector<ActiveProducer> producers(Store& s, PartitionId pid) {
+  auto r = wait_for<Result<std::vector<ActiveProducer>>>([&](auto cb) { s.active_producers(pid, cb); });
+  return r.ok() ? *r : std::vector<ActiveProducer>{};
+}
+Status rewrite(Store& s, PartitionId pid, int64_t from, int64_t to, const std::vector<std::vector<std::byte>>& batches) {
+  Store::RewriteRequest rq{pid, from, to, {}};
+  for (const auto& b : batches) rq.batches.emplace_back(b);
+  return wait_for<Status>([&](auto cb) { s.rewrite(std::move(rq), cb); });
+}
+
+// set_confirmed, then an op queued behind it: on return the confirmation is applied.
+void confirm(Store& s, int64_t position) {
+  s.set_confirmed(position);
+  (void)producers(s, 0);
+}
+
+std::map<std::string, std::vector<char>> segment_files(const std::filesystem::path& dir) {
+  std::map<std::string, std::vector<char>> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "commitlog")) {
+    std::ifstream in(e.path(), std::ios::binary);
+    out[e.path().filename().string()] = std::vector<char>(std::istreambuf_iterator<char>(in), {});
+  }
+  return out;
+}
+
+// Every batch from the start offset to the next offset, and the aborted transactions.
+struct PartitionView {
+  StatusCode code = StatusCode::kOk;
+  PartitionOffsets offsets;
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<AbortedTxn> aborted;
+};
+PartitionView view(const Store& s, PartitionId pid) {
+  PartitionView v;
+  auto o = s.offsets(pid);
+  if (!o.ok()) {
+    v.code = o.status().code();
+    return v;
+  }
+  v.offsets = *o;
+  for (int64_t at = o->log_start_offset; at < o->next_offset;) {
+    auto r = s.read(pid, at, 1 << 20);
+    if (!r.ok()) {
+      v.code = r.status().code();
+      break;
+    }
+    if (r->batches.empty()) break;
+    for (const auto& b : r->batches) v.batches.emplace_back(b.bytes.begin(), b.bytes.end());
+    v.aborted.insert(v.aborted.end(), r->aborted.begin(), r->aborted.end());
+    const auto& last = r->batches.back().bytes;
+    at = fb::i64(last, fb::kBaseOffset) + fb::i32(last, fb::kLastOffsetDelta) + 1;
+  }
+  return v;
+}
+
+void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follower, const std::filesystem::path& fdir,
+                 PartitionId partitions) {
+  EXPECT_EQ(leader.log_end(), follower.log_end());
+  EXPECT_EQ(leader.log_begin(), follower.log_begin());
+  confirm(leader, leader.log_end());  // high watermarks up to the end: every batch readable
+  confirm(follower, follower.log_end());
+  size_t batches = 0;
+  const auto lf = segment_files(ldir), ff = segment_files(fdir);
+  ASSERT_EQ(lf.size(), ff.size());
+  for (const auto& [name, bytes] : lf) {
+    ASSERT_TRUE(ff.count(name)) << name;
+    EXPECT_TRUE(ff.at(name) == bytes) << "segment " << name << " differs";
+  }
+  EXPECT_TRUE(leader.epochs() == follower.epochs());
+  EXPECT_EQ(leader.meta().scan(""), follower.meta().scan(""));
+  for (PartitionId pid = 0; pid < partitions; ++pid) {
+    const PartitionView a = view(leader, pid), b = view(follower, pid);
+    EXPECT_EQ(a.code, b.code) << "partition " << pid;
+    EXPECT_EQ(a.offsets.log_start_offset, b.offsets.log_start_offset) << "partition " << pid;
+    EXPECT_EQ(a.offsets.next_offset, b.offsets.next_offset) << "partition " << pid;
+    EXPECT_EQ(a.offsets.last_stable_offset, b.offsets.last_stable_offset) << "partition " << pid;
+    EXPECT_EQ(a.offsets.high_watermark, a.offsets.next_offset) << "partition " << pid;
+    EXPECT_EQ(b.offsets.high_watermark, b.offsets.next_offset) << "partition " << pid;
+    batches += b.batches.size();
+    EXPECT_TRUE(a.batches == b.batches) << "partition " << pid << ": " << a.batches.size() << " vs "
+                                        << b.batches.size() << " batches";
+    EXPECT_EQ(a.aborted, b.aborted) << "partition " << pid;
+    EXPECT_EQ(producers(leader, pid), producers(follower, pid)) << "partition " << pid;
+  }
+  EXPECT_GT(batches, 0u);  // the comparison compared something
+}
+
+// Copies the leader's log to the follower in random slice sizes until both end alike.
+void pump(Store& leader, Store& follower, std::mt19937& rng) {
+  while (follower.log_end() < leader.log_end()) {
+    const int64_t from = follower.log_end();
+    const int64_t max_bytes = rng() % 4 == 0 ? 1 : 1 + static_cast<int64_t>(rng() % 40000);
+    auto slice = leader.read_log(from, max_bytes);
+    ASSERT_TRUE(slice.ok()) << slice.status().to_string();
+    ASSERT_FALSE(slice->bytes.empty());
+    ASSERT_TRUE(replicate(follower, from, slice->bytes).ok());
+    ASSERT_EQ(follower.log_end(), from + static_cast<int64_t>(slice->bytes.size()));
+  }
+  ASSERT_EQ(follower.log_end(), leader.log_end());
+  auto at_end = leader.read_log(leader.log_end(), 1 << 20);
+  ASSERT_TRUE(at_end.ok());
+  EXPECT_TRUE(at_end->bytes.empty());
+}
+
+// A leader's random workload over many partitions: plain, idempotent and
+// transactional batches (with COMMIT and ABORT markers), partitions created and
+// deleted, delete_records, a compaction rewrite and meta writes.
+class Workload {
+ public:
+  Workload(Store& s, uint32_t seed) : s_(s), rng_(seed) {}
+
+  void create_partitions(uint32_t n) {
+    for (PartitionId id : create(s_, n)) {
+      live_.push_back(id);
+      partitions_ = std::max(partitions_, id + 1);
+    }
+  }
+  PartitionId partitions() const { return partitions_; }
+
+  void step() {
+    const PartitionId pid = live_[rng_() % live_.size()];
+    const int kind = static_cast<int>(rng_() % 10);
+    const int32_t records = 1 + static_cast<int32_t>(rng_() % 4);
+    const int32_t value_bytes = 8 + static_cast<int32_t>(rng_() % 3000);
+    if (kind < 5) {  // plain
+      auto r = append(s_, pid, make_batch({.records = records, .value_bytes = value_bytes}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      bases_[pid].push_back(r->base_offset);
+    } else if (kind < 7) {  // idempotent
+      int32_t& seq = seq_[{pid, 1000 + pid}];
+      auto r = append(s_, pid, make_batch({.records = records, .value_bytes = value_bytes, .producer_id = 1000 + pid,
+                                           .producer_epoch = 0, .base_sequence = seq}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+    } else if (kind < 9) {  // transactional, then sometimes its marker
+      const int64_t producer = 5000 + pid;
+      int32_t& seq = seq_[{pid, producer}];
+      auto r = append(s_, pid, make_batch({.records = records, .value_bytes = value_bytes, .producer_id = producer,
+                                           .producer_epoch = 0, .base_sequence = seq,
+                                           .attributes = fb::kTransactionalBit}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+      if (rng_() % 2 == 0) {
+        ASSERT_TRUE(append(s_, pid, make_control_batch(producer, 0, rng_() % 2 == 0)).ok());
+      }
+    } else {  // a meta write (committed offsets, as the coordinator writes them)
+      ASSERT_TRUE(meta_write(s_, {{"o/g" + std::to_string(rng_() % 5) + "/" + std::to_string(pid),
+                                   std::to_string(rng_()), false}})
+                      .ok());
+    }
+  }
+
+  // A rewrite of the first three plain batches of some partition that has them (keeps
+  // the first and the third, with new values), a delete_records, a deleted partition.
+  void maintenance() {
+    for (auto& [pid, bases] : bases_) {
+      if (bases.size() < 4 || std::find(live_.begin(), live_.end(), pid) == live_.end()) continue;
+      auto keep = [&](int64_t base) {
+        return with_base(make_batch({.records = 1, .value_bytes = 40, .fill = 0x11}), base);
+      };
+      ASSERT_TRUE(rewrite(s_, pid, bases[0], bases[3], {keep(bases[0]), keep(bases[2])}).ok());
+      bases.erase(bases.begin(), bases.begin() + 4);
+      break;
+    }
+    const PartitionId trimmed = live_[rng_() % live_.size()];
+    const auto o = s_.offsets(trimmed);
+    ASSERT_TRUE(o.ok());
+    ASSERT_TRUE(delete_records(s_, trimmed, (o->log_start_offset + o->next_offset) / 2).ok());
+    const size_t i = rng_() % live_.size();
+    ASSERT_TRUE(delete_partition(s_, live_[i]).ok());
+    bases_.erase(live_[i]);
+    live_.erase(live_.begin() + static_cast<ptrdiff_t>(i));
+  }
+
+ private:
+  Store& s_;
+  std::mt19937 rng_;
+  std::vector<PartitionId> live_;
+  PartitionId partitions_ = 0;
+  std::map<std::pair<PartitionId, int64_t>, int32_t> seq_;
+  std::map<PartitionId, std::vector<int64_t>> bases_;
+};
+
+class ReplicationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    leader_ = open_store(small_options(ldir_.path()));
+    follower_ = open_store(small_options(fdir_.path()));
+    ASSERT_TRUE(leader_ && follower_);
+    ASSERT_TRUE(set_role(*leader_, Role::kLeader, 1).ok());
+    ASSERT_TRUE(set_role(*follower_, Role::kFollower, 1).ok());
+  }
+  void reopen_follower(bool crash) {
+    if (!crash) { ASSERT_TRUE(follower_->close().ok()); }
+    follower_.reset();  // without close(): like a crash
+    follower_ = open_store(small_options(fdir_.path()));
+    ASSERT_TRUE(follower_);
+    ASSERT_TRUE(set_role(*follower_, Role::kFollower, 1).ok());
+  }
+
+  TempDir ldir_, fdir_;
+  std::unique_ptr<Store> leader_, follower_;
+  std::mt19937 rng_{7};
+};
+
+TEST_F(ReplicationTest, FollowerEndsIdenticalToTheLeaderAcrossReopenAndCrash) {
+  Workload w(*leader_, 42);
+  w.create_partitions(12);
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 60; ++i) ASSERT_NO_FATAL_FAILURE(w.step());
+    if (round == 1) {
+      ASSERT_NO_FATAL_FAILURE(w.maintenance());
+      w.create_partitions(3);
+    }
+    if (round % 2 == 0) { ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_)); }  // some rounds pile up
+    if (round == 3) { ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false)); }
+    if (round == 4) { ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true)); }
+  }
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  ASSERT_GT(segment_files(ldir_.path()).size(), 5u);  // many rolls: blanks were copied too
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
+  ASSERT_EQ(leader_->epochs().size(), 1u);
+  EXPECT_EQ(leader_->epochs()[0], (EpochStart{1, 0}));
+
+  // The leader stamped its epoch into every batch it stored.
+  const auto v = view(*follower_, 0);
+  ASSERT_FALSE(v.batches.empty());
+  for (const auto& b : v.batches) EXPECT_EQ(fb::i32(b, fb::kLeaderEpoch), 1);
+
+  // Reopened after a clean close and after a crash, the follower reads the same and
+  // resumes from its log end.
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
+  for (int i = 0; i < 40; ++i) ASSERT_NO_FATAL_FAILURE(w.step());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
+}
+
+TEST_F(ReplicationTest, AFollowerRefusesWritesWithNotLeader) {
+  create(*leader_, 2);
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  const auto batch = make_batch({});
+  EXPECT_EQ(append(*follower_, 0, batch).status().code(), StatusCode::kNotLeader);
+  auto created = wait_for<Result<std::vector<PartitionId>>>([&](auto cb) { follower_->create_partitions(1, cb); });
+  EXPECT_EQ(created.status().code(), StatusCode::kNotLeader);
+  EXPECT_EQ(delete_partition(*follower_, 0).code(), StatusCode::kNotLeader);
+  EXPECT_EQ(delete_records(*follower_, 0, 0).status().code(), StatusCode::kNotLeader);
+  EXPECT_EQ(meta_write(*follower_, {{"o/x", "1", false}}).code(), StatusCode::kNotLeader);
+  EXPECT_EQ(rewrite(*follower_, 0, 0, 0, {}).code(), StatusCode::kNotLeader);
+  ASSERT_TRUE(set_role(*follower_, Role::kFenced, 1).ok());
+  EXPECT_EQ(append(*follower_, 0, batch).status().code(), StatusCode::kNotLeader);
+  EXPECT_EQ(replicate(*follower_, follower_->log_end(), {}).code(), StatusCode::kNotLeader);
+  // The leader refuses replicated bytes; a new leader epoch must be above the last.
+  EXPECT_EQ(replicate(*leader_, leader_->log_end(), {}).code(), StatusCode::kNotLeader);
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kOk);  // already leading it
+  ASSERT_TRUE(set_role(*leader_, Role::kFollower, 1).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  EXPECT_EQ(append(*leader_, 0, batch).status().code(), StatusCode::kNotLeader);
+  ASSERT_TRUE(set_role(*follower_, Role::kFollower, 1).ok());
+  EXPECT_EQ(follower_->log_end(), leader_->log_end());  // nothing was written by the refusals
+  EXPECT_EQ(follower_->offsets(0)->next_offset, 0);
+}
+
+TEST_F(ReplicationTest, SingleRoleStoresNoEpochAndLogsNoMetaEntry) {
+  TempDir dir;
+  auto single = open_store(small_options(dir.path()));
+  create(*single, 1);
+  auto batch = make_batch({});
+  format::put_be(batch.data() + fb::kLeaderEpoch, 77, 4);  // whatever the broker stamped stays
+  ASSERT_TRUE(append(*single, 0, batch).ok());
+  EXPECT_EQ(fb::i32(read_one(*single, 0, 0), fb::kLeaderEpoch), 77);
+  EXPECT_TRUE(single->epochs().empty());
+  // The log holds the one data entry only: the create was not logged.
+  auto slice = single->read_log(0, 1 << 20);
+  ASSERT_TRUE(slice.ok());
+  EXPECT_EQ(static_cast<int64_t>(slice->bytes.size()), format::kEntryHeaderSize + static_cast<int64_t>(batch.size()));
+  EXPECT_EQ(format::get_le32(slice->bytes.data()), format::kEntryMagic);
+  EXPECT_EQ(single->read_log(-1, 10).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(single->read_log(single->log_end() + 1, 10).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(single->durable_end(), single->log_end());  // sync mode
+  EXPECT_EQ(single->offsets(0)->high_watermark, single->offsets(0)->next_offset);
+  // AppendInfo.log_end: the position after the entry.
+  const int64_t before = single->log_end();
+  auto info = append(*single, 0, make_batch({.value_bytes = 64}));
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->log_end, single->log_end());
+  EXPECT_EQ(info->log_end - before, format::kEntryHeaderSize + static_cast<int64_t>(make_batch({.value_bytes = 64}).size()));
+}
+
+TEST_F(ReplicationTest, BadBytesAreRefusedWithNothingWritten) {
+  Workload w(*leader_, 3);
+  w.create_partitions(2);
+  for (int i = 0; i < 10; ++i) ASSERT_NO_FATAL_FAILURE(w.step());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 100})).ok());
+  const int64_t from = follower_->log_end();
+  auto slice = leader_->read_log(from, 1 << 20);
+  ASSERT_TRUE(slice.ok());
+  const std::vector<std::byte> good(slice->bytes.begin(), slice->bytes.end());
+  ASSERT_GT(good.size(), 200u);
+  const auto files_before = segment_files(fdir_.path());
+  const auto next_before = follower_->offsets(0)->next_offset;
+
+  auto flipped = [&](size_t at) {
+    auto b = good;
+    b[at] ^= std::byte{0x01};
+    return b;
+  };
+  EXPECT_EQ(replicate(*follower_, from, flipped(good.size() - 1)).code(), StatusCode::kCorruption);  // batch CRC
+  EXPECT_EQ(replicate(*follower_, from, flipped(8)).code(), StatusCode::kCorruption);   // entry CRC field
+  EXPECT_EQ(replicate(*follower_, from, flipped(20)).code(), StatusCode::kCorruption);  // header under the CRC
+  EXPECT_EQ(replicate(*follower_, from, flipped(0)).code(), StatusCode::kCorruption);   // magic
+  auto huge = good;
+  format::put_le32(huge.data() + 4, 0x7fffffff);  // a length past everything
+  EXPECT_NE(replicate(*follower_, from, huge).code(), StatusCode::kOk);
+  EXPECT_EQ(replicate(*follower_, from, std::span(good).first(good.size() - 1)).code(), StatusCode::kCorruption);
+  EXPECT_EQ(replicate(*follower_, from, std::span(good).first(30)).code(), StatusCode::kCorruption);  // torn header
+  EXPECT_EQ(replicate(*follower_, from + 1, good).code(), StatusCode::kConflict);
+  EXPECT_EQ(replicate(*follower_, from - static_cast<int64_t>(good.size()) / 2, good).code(), StatusCode::kConflict);
+
+  EXPECT_EQ(follower_->log_end(), from);
+  EXPECT_EQ(follower_->offsets(0)->next_offset, next_before);
+  EXPECT_TRUE(segment_files(fdir_.path()) == files_before);
+  // The good bytes still apply.
+  ASSERT_TRUE(replicate(*follower_, from, good).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
+}
+
+TEST_F(ReplicationTest, AFollowerWithOtherSegmentSizesIsRefusedAtTheFirstRoll) {
+  TempDir dir;
+  auto o = small_options(dir.path());
+  o.segment_bytes = 128 * 1024;
+  auto other = open_store(o);
+  ASSERT_TRUE(set_role(*other, Role::kFollower, 1).ok());
+  create(*leader_, 1);
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 3000})).ok());
+  ASSERT_GT(segment_files(ldir_.path()).size(), 1u);
+  Status last;
+  while (other->log_end() < leader_->log_end()) {
+    const int64_t from = other->log_end();
+    auto slice = leader_->read_log(from, 1 << 20);
+    ASSERT_TRUE(slice.ok());
+    last = replicate(*other, from, slice->bytes);
+    if (!last.ok()) break;
+  }
+  EXPECT_EQ(last.code(), StatusCode::kInvalidArgument) << last.to_string();
+  EXPECT_LT(other->log_end(), int64_t{64 * 1024});  // nothing past the leader's first segment
+}
+
+TEST_F(ReplicationTest, ADivergentTailIsTruncatedThenCaughtUp) {
+  // A leads epoch 1; B and C follow. A writes a tail only C receives; B is elected
+  // (epoch 2) and writes on; C cuts its tail at the end of epoch 1 on B and follows B.
+  TempDir cdir;
+  auto c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(set_role(*c, Role::kFollower, 1).ok());
+  Store& a = *leader_;
+  Store& b = *follower_;
+  Workload wa(a, 11);
+  wa.create_partitions(6);
+  for (int i = 0; i < 80; ++i) ASSERT_NO_FATAL_FAILURE(wa.step());
+  ASSERT_NO_FATAL_FAILURE(pump(a, b, rng_));
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  const int64_t agreed = b.log_end();
+  for (int i = 0; i < 30; ++i)  // A's unreplicated tail: data only
+    ASSERT_TRUE(append(a, static_cast<PartitionId>(i % 6), make_batch({.value_bytes = 500 + 37 * i})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  ASSERT_GT(c->log_end(), agreed);
+
+  ASSERT_TRUE(set_role(b, Role::kLeader, 2).ok());
+  ASSERT_EQ(b.epochs().size(), 2u);
+  EXPECT_EQ(b.epochs()[1], (EpochStart{2, agreed}));
+  for (int i = 0; i < 50; ++i)
+    ASSERT_TRUE(append(b, static_cast<PartitionId>(i % 6), make_batch({.value_bytes = 900 + 11 * i})).ok());
+
+  EXPECT_EQ(truncate_to(*c, c->log_end() + 1).code(), StatusCode::kOutOfRange);
+  ASSERT_TRUE(truncate_to(*c, agreed).ok());
+  EXPECT_EQ(c->log_end(), agreed);
+  ASSERT_NO_FATAL_FAILURE(pump(b, *c, rng_));
+  expect_same(b, fdir_.path(), *c, cdir.path(), wa.partitions());
+
+  // And after a crash of C, the same again.
+  c.reset();
+  c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(c);
+  expect_same(b, fdir_.path(), *c, cdir.path(), wa.partitions());
+}
+
+TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint) {
+  create(*leader_, 1);
+  std::vector<int64_t> bases;
+  for (int i = 0; i < 6; ++i) bases.push_back(append(*leader_, 0, make_batch({.value_bytes = 200})).value().base_offset);
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));  // a checkpoint before the rewrite
+  const auto kept = with_base(make_batch({.value_bytes = 10, .fill = 0x22}), bases[1]);
+  ASSERT_TRUE(rewrite(*leader_, 0, bases[0], bases[4], {kept}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  confirm(*follower_, follower_->log_end());
+  EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);  // kept + the two after the range
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // its checkpoint is older than the RKW1
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+  EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
+}
+
+TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
+  std::mutex mu;
+  std::vector<PartitionId> woken;
+  leader_->set_append_listener([&](std::span<const PartitionId> ids) {
+    std::lock_guard lock(mu);
+    woken.insert(woken.end(), ids.begin(), ids.end());
+  });
+  const PartitionId pid = create(*leader_, 1)[0];
+  auto info = append(*leader_, pid, make_batch({.records = 3}));
+  ASSERT_TRUE(info.ok());
+  auto o = leader_->offsets(pid);
+  EXPECT_EQ(o->next_offset, 3);
+  EXPECT_EQ(o->high_watermark, 0);
+  EXPECT_TRUE(leader_->read(pid, 0, 1 << 20)->batches.empty());
+  confirm(*leader_, info->log_end - 1);  // not the whole entry
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 0);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(woken.empty());  // appends do not wake fetches in a replicated role
+  }
+  confirm(*leader_, info->log_end);
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 3);
+  EXPECT_EQ(leader_->read(pid, 0, 1 << 20)->batches.size(), 1u);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(woken, std::vector<PartitionId>{pid});
+  }
+  // The follower's high watermarks move with the confirmations it is given, too.
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 3);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
+  confirm(*follower_, info->log_end);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 3);
+  // A cut lowers it with the next offset.
+  ASSERT_TRUE(truncate_to(*follower_, info->log_end - static_cast<int64_t>(format::kEntryHeaderSize + make_batch({.records = 3}).size())).ok());
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 0);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
+}
+
+TEST_F(ReplicationTest, ReadLogStopsAtMaxBytesButReturnsAWholeFirstEntry) {
+  create(*leader_, 1);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 1000})).ok());
+  const int64_t begin = 0;
+  auto one = leader_->read_log(begin, 1);
+  ASSERT_TRUE(one.ok());
+  ASSERT_GE(one->bytes.size(), static_cast<size_t>(format::kEntryHeaderSize));
+  EXPECT_EQ(static_cast<int64_t>(format::get_le32(one->bytes.data() + 4)), static_cast<int64_t>(one->bytes.size()));
+  auto all = leader_->read_log(begin, 1 << 20);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(static_cast<int64_t>(all->bytes.size()), leader_->log_end());
+  auto mid = leader_->read_log(begin + 1, 1 << 20);  // not an entry boundary
+  EXPECT_EQ(mid.status().code(), StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace rokka::storage::test
