@@ -43,6 +43,10 @@ using testutil::make_batch;
 using testutil::make_control_batch;
 using testutil::TempDir;
 using testutil::wait_until;
+using storage::test::files_in;
+using storage::test::PartitionView;
+using storage::test::set_role;
+using storage::test::wait_for;
 using namespace std::chrono_literals;
 
 const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
@@ -50,64 +54,9 @@ constexpr int32_t kEpoch = 3;
 constexpr int32_t kLeaderId = 1;
 constexpr int32_t kFollowerId = 2;
 
-template <typename T, typename F>
-T wait_for(F&& start) {
-  std::promise<T> p;
-  start([&](T v) { p.set_value(std::move(v)); });
-  auto f = p.get_future();
-  if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    ADD_FAILURE() << "no answer within 60 s";
-    std::abort();  // the callback would write into a dead promise
-  }
-  return f.get();
-}
-
-Status set_role(Store& s, Role role, int32_t epoch) {
-  return wait_for<Status>([&](auto cb) { s.set_role(role, epoch, cb); });
-}
-
 StoreOptions store_options(const std::filesystem::path& dir) {
   StoreOptions o = storage::test::small_options(dir);  // 64 KiB segments: many rolls, blanks copied too
   return o;
-}
-
-std::map<std::string, std::vector<char>> files_in(const std::filesystem::path& dir) {
-  std::map<std::string, std::vector<char>> out;
-  if (!std::filesystem::exists(dir)) return out;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(e.path(), std::ios::binary);
-    out[e.path().filename().string()] = std::vector<char>(std::istreambuf_iterator<char>(in), {});
-  }
-  return out;
-}
-
-// Every batch of a partition from its start offset to its next offset, through read() (and so
-// through the partition's index).
-struct PartitionView {
-  storage::StatusCode code = storage::StatusCode::kOk;
-  storage::PartitionOffsets offsets;
-  std::vector<std::vector<std::byte>> batches;
-};
-PartitionView view(const Store& s, PartitionId pid) {
-  PartitionView v;
-  auto o = s.offsets(pid);
-  if (!o.ok()) {
-    v.code = o.status().code();
-    return v;
-  }
-  v.offsets = *o;
-  for (int64_t at = o->log_start_offset; at < o->high_watermark;) {
-    auto r = s.read(pid, at, 1 << 20);
-    if (!r.ok()) {
-      v.code = r.status().code();
-      break;
-    }
-    if (r->batches.empty()) break;
-    for (const auto& b : r->batches) v.batches.emplace_back(b.bytes.begin(), b.bytes.end());
-    const auto& last = r->batches.back().bytes;
-    at = fb::i64(last, fb::kBaseOffset) + fb::i32(last, fb::kLastOffsetDelta) + 1;
-  }
-  return v;
 }
 
 // The leader's random workload (as tests/storage/replication_test.cc's, through the Store API).
@@ -320,7 +269,8 @@ class StoreLogReplication : public ::testing::Test {
     }, 30s)) << "partition " << lagging << ": high watermarks did not reach the next offset";
     size_t batches = 0;
     for (PartitionId pid = 0; pid < partitions; ++pid) {
-      const PartitionView a = view(*leader, pid), b = view(*follower, pid);
+      const PartitionView a = storage::test::view(*leader, pid, storage::test::ReadUntil::kHighWatermark),
+                        b = storage::test::view(*follower, pid, storage::test::ReadUntil::kHighWatermark);
       EXPECT_EQ(a.code, b.code) << "partition " << pid;
       EXPECT_EQ(a.offsets.log_start_offset, b.offsets.log_start_offset) << "partition " << pid;
       EXPECT_EQ(a.offsets.next_offset, b.offsets.next_offset) << "partition " << pid;

@@ -24,21 +24,6 @@ using testutil::make_batch;
 using testutil::make_control_batch;
 using testutil::TempDir;
 
-template <typename T, typename F>
-T wait_for(F&& start) {
-  std::promise<T> p;
-  start([&](T v) { p.set_value(std::move(v)); });
-  auto f = p.get_future();
-  if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    ADD_FAILURE() << "no answer within 60 s";
-    std::abort();  // the callback would write into a dead promise
-  }
-  return f.get();
-}
-
-Status set_role(Store& s, Role role, int32_t epoch) {
-  return wait_for<Status>([&](auto cb) { s.set_role(role, epoch, cb); });
-}
 Status replicate(Store& s, int64_t from, std::span<const std::byte> bytes) {
   return wait_for<Status>([&](auto cb) { s.append_replicated(from, bytes, cb); });
 }
@@ -61,45 +46,6 @@ void confirm(Store& s, int64_t position) {
   (void)producers(s, 0);
 }
 
-std::map<std::string, std::vector<char>> segment_files(const std::filesystem::path& dir) {
-  std::map<std::string, std::vector<char>> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "commitlog")) {
-    std::ifstream in(e.path(), std::ios::binary);
-    out[e.path().filename().string()] = std::vector<char>(std::istreambuf_iterator<char>(in), {});
-  }
-  return out;
-}
-
-// Every batch from the start offset to the next offset, and the aborted transactions.
-struct PartitionView {
-  StatusCode code = StatusCode::kOk;
-  PartitionOffsets offsets;
-  std::vector<std::vector<std::byte>> batches;
-  std::vector<AbortedTxn> aborted;
-};
-PartitionView view(const Store& s, PartitionId pid) {
-  PartitionView v;
-  auto o = s.offsets(pid);
-  if (!o.ok()) {
-    v.code = o.status().code();
-    return v;
-  }
-  v.offsets = *o;
-  for (int64_t at = o->log_start_offset; at < o->next_offset;) {
-    auto r = s.read(pid, at, 1 << 20);
-    if (!r.ok()) {
-      v.code = r.status().code();
-      break;
-    }
-    if (r->batches.empty()) break;
-    for (const auto& b : r->batches) v.batches.emplace_back(b.bytes.begin(), b.bytes.end());
-    v.aborted.insert(v.aborted.end(), r->aborted.begin(), r->aborted.end());
-    const auto& last = r->batches.back().bytes;
-    at = fb::i64(last, fb::kBaseOffset) + fb::i32(last, fb::kLastOffsetDelta) + 1;
-  }
-  return v;
-}
-
 void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follower, const std::filesystem::path& fdir,
                  PartitionId partitions) {
   EXPECT_EQ(leader.log_end(), follower.log_end());
@@ -107,7 +53,7 @@ void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follow
   confirm(leader, leader.log_end());  // high watermarks up to the end: every batch readable
   confirm(follower, follower.log_end());
   size_t batches = 0;
-  const auto lf = segment_files(ldir), ff = segment_files(fdir);
+  const auto lf = files_in(ldir / "commitlog"), ff = files_in(fdir / "commitlog");
   ASSERT_EQ(lf.size(), ff.size());
   for (const auto& [name, bytes] : lf) {
     ASSERT_TRUE(ff.count(name)) << name;
@@ -264,7 +210,7 @@ TEST_F(ReplicationTest, FollowerEndsIdenticalToTheLeaderAcrossReopenAndCrash) {
     if (round == 4) { ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true)); }
   }
   ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
-  ASSERT_GT(segment_files(ldir_.path()).size(), 5u);  // many rolls: blanks were copied too
+  ASSERT_GT(files_in(ldir_.path() / "commitlog").size(), 5u);  // many rolls: blanks were copied too
   expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), w.partitions());
   ASSERT_EQ(leader_->epochs().size(), 1u);
   EXPECT_EQ(leader_->epochs()[0], (EpochStart{1, 0}));
@@ -347,7 +293,7 @@ TEST_F(ReplicationTest, BadBytesAreRefusedWithNothingWritten) {
   ASSERT_TRUE(slice.ok());
   const std::vector<std::byte> good(slice->bytes.begin(), slice->bytes.end());
   ASSERT_GT(good.size(), 200u);
-  const auto files_before = segment_files(fdir_.path());
+  const auto files_before = files_in(fdir_.path() / "commitlog");
   const auto next_before = follower_->offsets(0)->next_offset;
 
   auto flipped = [&](size_t at) {
@@ -369,7 +315,7 @@ TEST_F(ReplicationTest, BadBytesAreRefusedWithNothingWritten) {
 
   EXPECT_EQ(follower_->log_end(), from);
   EXPECT_EQ(follower_->offsets(0)->next_offset, next_before);
-  EXPECT_TRUE(segment_files(fdir_.path()) == files_before);
+  EXPECT_TRUE(files_in(fdir_.path() / "commitlog") == files_before);
   // The good bytes still apply.
   ASSERT_TRUE(replicate(*follower_, from, good).ok());
   ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
@@ -384,7 +330,7 @@ TEST_F(ReplicationTest, AFollowerWithOtherSegmentSizesIsRefusedAtTheFirstRoll) {
   ASSERT_TRUE(set_role(*other, Role::kFollower, 1).ok());
   create(*leader_, 1);
   for (int i = 0; i < 40; ++i) ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 3000})).ok());
-  ASSERT_GT(segment_files(ldir_.path()).size(), 1u);
+  ASSERT_GT(files_in(ldir_.path() / "commitlog").size(), 1u);
   Status last;
   while (other->log_end() < leader_->log_end()) {
     const int64_t from = other->log_end();

@@ -3,13 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "storage/format.h"
 #include "storage/store.h"
+#include "tests/testutil/file_bytes.h"
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -89,6 +93,68 @@ inline size_t count_files(const std::filesystem::path& dir) {
   for (auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file()) ++n;
   return n;
+}
+
+// The value a callback-taking call hands its callback, waited for (60 s at most: then
+// the test fails and aborts, since the callback would write into a dead promise).
+template <typename T, typename F>
+T wait_for(F&& start) {
+  std::promise<T> p;
+  start([&](T v) { p.set_value(std::move(v)); });
+  auto f = p.get_future();
+  if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ADD_FAILURE() << "no answer within 60 s";
+    std::abort();
+  }
+  return f.get();
+}
+
+inline Status set_role(Store& s, Role role, int32_t epoch) {
+  return wait_for<Status>([&](auto cb) { s.set_role(role, epoch, cb); });
+}
+
+// Every file directly in `dir` (none if it does not exist), by name: what replicas compare.
+inline std::map<std::string, std::vector<std::byte>> files_in(const std::filesystem::path& dir) {
+  std::map<std::string, std::vector<std::byte>> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out[e.path().filename().string()] = testutil::file_bytes(e.path());
+  return out;
+}
+
+// A partition as a reader sees it: its offsets, and every batch from its start offset up to
+// `until` (its next offset, or its high watermark) through read(), with the aborted
+// transactions read() reports.
+struct PartitionView {
+  StatusCode code = StatusCode::kOk;
+  PartitionOffsets offsets;
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<AbortedTxn> aborted;
+};
+enum class ReadUntil { kNextOffset, kHighWatermark };
+inline PartitionView view(const Store& s, PartitionId pid, ReadUntil until = ReadUntil::kNextOffset) {
+  namespace fb = format::batch;
+  PartitionView v;
+  auto o = s.offsets(pid);
+  if (!o.ok()) {
+    v.code = o.status().code();
+    return v;
+  }
+  v.offsets = *o;
+  const int64_t end = until == ReadUntil::kNextOffset ? o->next_offset : o->high_watermark;
+  for (int64_t at = o->log_start_offset; at < end;) {
+    auto r = s.read(pid, at, 1 << 20);
+    if (!r.ok()) {
+      v.code = r.status().code();
+      break;
+    }
+    if (r->batches.empty()) break;
+    for (const auto& b : r->batches) v.batches.emplace_back(b.bytes.begin(), b.bytes.end());
+    v.aborted.insert(v.aborted.end(), r->aborted.begin(), r->aborted.end());
+    const auto& last = r->batches.back().bytes;
+    at = fb::i64(last, fb::kBaseOffset) + fb::i32(last, fb::kLastOffsetDelta) + 1;
+  }
+  return v;
 }
 
 }  // namespace rokka::storage::test
