@@ -47,6 +47,7 @@ using storage::test::files_in;
 using storage::test::PartitionView;
 using storage::test::set_role;
 using storage::test::wait_for;
+using storage::test::Workload;
 using namespace std::chrono_literals;
 
 const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
@@ -58,95 +59,6 @@ StoreOptions store_options(const std::filesystem::path& dir) {
   StoreOptions o = storage::test::small_options(dir);  // 64 KiB segments: many rolls, blanks copied too
   return o;
 }
-
-// The leader's random workload (as tests/storage/replication_test.cc's, through the Store API).
-class Workload {
- public:
-  Workload(Store& s, uint32_t seed) : s_(&s), rng_(seed) {}
-
-  void create_partitions(uint32_t n) {
-    for (PartitionId id : storage::test::create(*s_, n)) {
-      live_.push_back(id);
-      partitions_ = std::max(partitions_, id + 1);
-    }
-  }
-  PartitionId partitions() const { return partitions_; }
-  uint64_t idempotent() const { return idempotent_; }
-
-  void step() {
-    const PartitionId pid = live_[rng_() % live_.size()];
-    const int kind = static_cast<int>(rng_() % 10);
-    const int32_t records = 1 + static_cast<int32_t>(rng_() % 4);
-    const int32_t value_bytes = 8 + static_cast<int32_t>(rng_() % 3000);
-    if (kind < 5) {  // plain
-      auto r = storage::test::append(*s_, pid, make_batch({.records = records, .value_bytes = value_bytes}));
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      bases_[pid].push_back(r->base_offset);
-    } else if (kind < 7) {  // idempotent
-      int32_t& seq = seq_[{pid, 1000 + pid}];
-      auto r = storage::test::append(*s_, pid,
-                                     make_batch({.records = records, .value_bytes = value_bytes,
-                                                 .producer_id = 1000 + pid, .producer_epoch = 0, .base_sequence = seq}));
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      seq += records;
-      ++idempotent_;
-    } else if (kind < 9) {  // transactional, then sometimes its marker
-      const int64_t producer = 5000 + pid;
-      int32_t& seq = seq_[{pid, producer}];
-      auto r = storage::test::append(*s_, pid,
-                                     make_batch({.records = records, .value_bytes = value_bytes, .producer_id = producer,
-                                                 .producer_epoch = 0, .base_sequence = seq,
-                                                 .attributes = fb::kTransactionalBit}));
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      seq += records;
-      if (rng_() % 2 == 0) {
-        ASSERT_TRUE(storage::test::append(*s_, pid, make_control_batch(producer, 0, rng_() % 2 == 0)).ok());
-      }
-    } else {  // committed offsets, as the group coordinator writes them through MetaStore
-      ASSERT_TRUE(storage::test::meta_write(*s_, {{"o/g" + std::to_string(rng_() % 5) + "/" + std::to_string(pid),
-                                                   std::to_string(rng_()), false}})
-                      .ok());
-    }
-  }
-
-  // A compaction rewrite of the first four plain batches of a partition that has them (keeping
-  // the first and the third, with new values), a delete_records, a deleted partition.
-  void maintenance() {
-    bool rewrote = false;
-    for (auto& [pid, bases] : bases_) {
-      if (bases.size() < 4 || std::find(live_.begin(), live_.end(), pid) == live_.end()) continue;
-      auto keep = [&](int64_t base) {
-        return storage::test::with_base(make_batch({.records = 1, .value_bytes = 40, .fill = 0x11}), base);
-      };
-      const std::vector<std::vector<std::byte>> batches = {keep(bases[0]), keep(bases[2])};
-      Store::RewriteRequest rq{pid, bases[0], bases[3], {}};
-      for (const auto& b : batches) rq.batches.emplace_back(b);
-      const Status s = wait_for<Status>([&](auto cb) { s_->rewrite(std::move(rq), cb); });
-      ASSERT_TRUE(s.ok()) << s.to_string();
-      bases.erase(bases.begin(), bases.begin() + 4);
-      rewrote = true;
-      break;
-    }
-    ASSERT_TRUE(rewrote) << "no partition had four plain batches to rewrite";
-    const PartitionId trimmed = live_[rng_() % live_.size()];
-    const auto o = s_->offsets(trimmed);
-    ASSERT_TRUE(o.ok());
-    ASSERT_TRUE(storage::test::delete_records(*s_, trimmed, (o->log_start_offset + o->next_offset) / 2).ok());
-    const size_t i = rng_() % live_.size();
-    ASSERT_TRUE(storage::test::delete_partition(*s_, live_[i]).ok());
-    bases_.erase(live_[i]);
-    live_.erase(live_.begin() + static_cast<ptrdiff_t>(i));
-  }
-
- private:
-  Store* s_;
-  std::mt19937 rng_;
-  std::vector<PartitionId> live_;
-  PartitionId partitions_ = 0;
-  uint64_t idempotent_ = 0;
-  std::map<std::pair<PartitionId, int64_t>, int32_t> seq_;
-  std::map<PartitionId, std::vector<int64_t>> bases_;
-};
 
 class StoreLogReplication : public ::testing::Test {
  protected:
@@ -362,10 +274,10 @@ TEST_F(StoreLogReplication, FollowerStoreEndsIdenticalWhileTheLeaderWorks) {
   for (int round = 0; round < 6; ++round) {
     ASSERT_NO_FATAL_FAILURE(steps(w, 80));
     if (round == 1) {
-      ASSERT_NO_FATAL_FAILURE(w.maintenance());
+      ASSERT_NO_FATAL_FAILURE(w.maintenance(/*require_rewrite=*/true));
       w.create_partitions(4);
     }
-    if (round == 3) { ASSERT_NO_FATAL_FAILURE(w.maintenance()); }
+    if (round == 3) { ASSERT_NO_FATAL_FAILURE(w.maintenance(/*require_rewrite=*/true)); }
   }
   ASSERT_NO_FATAL_FAILURE(wait_caught_up());
   EXPECT_GT(w.idempotent(), 50u);
@@ -392,7 +304,7 @@ TEST_F(StoreLogReplication, CutConnectionsResumeWithNothingLostOrDuplicated) {
     if (follower->log_end() < leader->log_end()) ++behind;
     client->set_leader(endpoint);
     ASSERT_TRUE(wait_until([&] { return client->welcomes() > before; }, 30s)) << client->last_error();
-    if (cut == 2) { ASSERT_NO_FATAL_FAILURE(w.maintenance()); }
+    if (cut == 2) { ASSERT_NO_FATAL_FAILURE(w.maintenance(/*require_rewrite=*/true)); }
   }
   ASSERT_NO_FATAL_FAILURE(wait_caught_up());
   EXPECT_GE(client->welcomes(), 6u);
@@ -438,7 +350,7 @@ TEST_F(StoreLogReplication, AWipedFollowerRebuildsByteIdenticalLogAndIndex) {
   start_server();
   start_client();
   ASSERT_NO_FATAL_FAILURE(steps(w, 120));
-  ASSERT_NO_FATAL_FAILURE(w.maintenance());
+  ASSERT_NO_FATAL_FAILURE(w.maintenance(/*require_rewrite=*/true));
   ASSERT_NO_FATAL_FAILURE(steps(w, 120));
   ASSERT_NO_FATAL_FAILURE(wait_caught_up());
   stop_client();

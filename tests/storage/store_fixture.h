@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -156,5 +158,99 @@ inline PartitionView view(const Store& s, PartitionId pid, ReadUntil until = Rea
   }
   return v;
 }
+
+// A leader's random workload over many partitions, through the Store API: plain, idempotent and
+// transactional batches (with markers), committed offsets through MetaStore; maintenance() adds a
+// compaction rewrite, a delete_records and a deleted partition. The replication tests of storage/
+// and cluster/ both drive it.
+class Workload {
+ public:
+  Workload(Store& s, uint32_t seed) : s_(&s), rng_(seed) {}
+
+  void create_partitions(uint32_t n) {
+    for (PartitionId id : create(*s_, n)) {
+      live_.push_back(id);
+      partitions_ = std::max(partitions_, id + 1);
+    }
+  }
+  PartitionId partitions() const { return partitions_; }
+  uint64_t idempotent() const { return idempotent_; }
+
+  void step() {
+    const PartitionId pid = live_[rng_() % live_.size()];
+    const int kind = static_cast<int>(rng_() % 10);
+    const int32_t records = 1 + static_cast<int32_t>(rng_() % 4);
+    const int32_t value_bytes = 8 + static_cast<int32_t>(rng_() % 3000);
+    if (kind < 5) {  // plain
+      auto r = append(*s_, pid, testutil::make_batch({.records = records, .value_bytes = value_bytes}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      bases_[pid].push_back(r->base_offset);
+    } else if (kind < 7) {  // idempotent
+      int32_t& seq = seq_[{pid, 1000 + pid}];
+      auto r = append(*s_, pid,
+                                     testutil::make_batch({.records = records, .value_bytes = value_bytes,
+                                                 .producer_id = 1000 + pid, .producer_epoch = 0, .base_sequence = seq}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+      ++idempotent_;
+    } else if (kind < 9) {  // transactional, then sometimes its marker
+      const int64_t producer = 5000 + pid;
+      int32_t& seq = seq_[{pid, producer}];
+      auto r = append(*s_, pid,
+                                     testutil::make_batch({.records = records, .value_bytes = value_bytes, .producer_id = producer,
+                                                 .producer_epoch = 0, .base_sequence = seq,
+                                                 .attributes = format::batch::kTransactionalBit}));
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      seq += records;
+      if (rng_() % 2 == 0) {
+        ASSERT_TRUE(append(*s_, pid, testutil::make_control_batch(producer, 0, rng_() % 2 == 0)).ok());
+      }
+    } else {  // committed offsets, as the group coordinator writes them through MetaStore
+      ASSERT_TRUE(meta_write(*s_, {{"o/g" + std::to_string(rng_() % 5) + "/" + std::to_string(pid),
+                                                   std::to_string(rng_()), false}})
+                      .ok());
+    }
+  }
+
+  // A compaction rewrite of the first four plain batches of a partition that has them (keeping
+  // the first and the third, with new values), a delete_records, a deleted partition.
+  void maintenance(bool require_rewrite = false) {
+    bool rewrote = false;
+    for (auto& [pid, bases] : bases_) {
+      if (bases.size() < 4 || std::find(live_.begin(), live_.end(), pid) == live_.end()) continue;
+      auto keep = [&](int64_t base) {
+        return with_base(testutil::make_batch({.records = 1, .value_bytes = 40, .fill = 0x11}), base);
+      };
+      const std::vector<std::vector<std::byte>> batches = {keep(bases[0]), keep(bases[2])};
+      Store::RewriteRequest rq{pid, bases[0], bases[3], {}};
+      for (const auto& b : batches) rq.batches.emplace_back(b);
+      const Status s = wait_for<Status>([&](auto cb) { s_->rewrite(std::move(rq), cb); });
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      bases.erase(bases.begin(), bases.begin() + 4);
+      rewrote = true;
+      break;
+    }
+    if (require_rewrite) {
+      ASSERT_TRUE(rewrote) << "no partition had four plain batches to rewrite";
+    }
+    const PartitionId trimmed = live_[rng_() % live_.size()];
+    const auto o = s_->offsets(trimmed);
+    ASSERT_TRUE(o.ok());
+    ASSERT_TRUE(delete_records(*s_, trimmed, (o->log_start_offset + o->next_offset) / 2).ok());
+    const size_t i = rng_() % live_.size();
+    ASSERT_TRUE(delete_partition(*s_, live_[i]).ok());
+    bases_.erase(live_[i]);
+    live_.erase(live_.begin() + static_cast<ptrdiff_t>(i));
+  }
+
+ private:
+  Store* s_;
+  std::mt19937 rng_;
+  std::vector<PartitionId> live_;
+  PartitionId partitions_ = 0;
+  uint64_t idempotent_ = 0;
+  std::map<std::pair<PartitionId, int64_t>, int32_t> seq_;
+  std::map<PartitionId, std::vector<int64_t>> bases_;
+};
 
 }  // namespace rokka::storage::test
