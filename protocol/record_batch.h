@@ -37,6 +37,7 @@ enum class TimestampType : int8_t { kCreateTime = 0, kLogAppendTime = 1 };
 
 // Why a batch (or a Produce partition's records) was refused; kafka_error() gives
 // the code Kafka answers with for each.
+// The first six are wire::batch::Framing's, value for value.
 enum class BatchCheck : uint8_t {
   kOk,
   kTruncatedHeader,          // fewer bytes than the header (or than BaseOffset..Magic)
@@ -69,9 +70,9 @@ class RecordBatchView {
  public:
   RecordBatchView() = default;
 
-  // Checks the framing of the batch at the front of `data` (header present, Length
-  // within bounds, magic 2, codec id) and views its 12 + Length bytes, which may be
-  // fewer than data.size(). `out` is set only on kOk. The record count is the
+  // Checks the framing of the batch at the front of `data` (wire::batch::frame: header
+  // present, Length within bounds, magic 2), then its codec id, and views its 12 + Length
+  // bytes, which may be fewer than data.size(). `out` is set only on kOk. The record count is the
   // reader's to check against the records (RecordReader, RecordValidator).
   static BatchCheck parse(Bytes data, RecordBatchView* out);
 
