@@ -124,6 +124,5 @@ void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms) {
   wire::store_be<uint64_t>(batch.data() + wire::batch::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }
 
-void set_crc(std::span<std::byte> batch, uint32_t crc) { wire::store_be<uint32_t>(batch.data() + wire::batch::kCrc, crc); }
 
 }  // namespace rokka::protocol

@@ -36,11 +36,6 @@ using namespace wire::batch;
 inline int64_t i64(std::span<const std::byte> b, int at) { return wire::load_be<int64_t>(b.data() + at); }
 inline int32_t i32(std::span<const std::byte> b, int at) { return wire::load_be<int32_t>(b.data() + at); }
 inline int16_t i16(std::span<const std::byte> b, int at) { return wire::load_be<int16_t>(b.data() + at); }
-// The CRC the batch carries vs. the CRC of its covered bytes.
-inline bool crc_ok(std::span<const std::byte> b) {
-  return wire::load_be<uint32_t>(b.data() + kCrc) == crc32c(b.subspan(kAttributes));
-}
-inline void set_crc(std::span<std::byte> b) { wire::store_be<uint32_t>(b.data() + kCrc, crc32c(b.subspan(kAttributes))); }
 inline uint16_t attributes(std::span<const std::byte> b) { return static_cast<uint16_t>(i16(b, kAttributes)); }
 inline bool is_transactional(std::span<const std::byte> b) { return (attributes(b) & kTransactionalBit) != 0; }
 inline bool is_control(std::span<const std::byte> b) { return (attributes(b) & kControlBit) != 0; }

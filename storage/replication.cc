@@ -60,7 +60,7 @@ Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes,
         if (batch) {
           if (format::entry_crc(p) != piece.header.crc) return Status::corruption("entry CRC mismatch" + at(pos));
           if (fb::defect(body) != nullptr) return Status::corruption("batch header inconsistent" + at(pos));
-          if (!fb::crc_ok(body)) return Status::corruption("batch CRC mismatch" + at(pos));
+          if (!batch_crc_ok(body)) return Status::corruption("batch CRC mismatch" + at(pos));
         } else {
           if (format::payload_entry_crc(p, piece.header.length) != piece.header.crc)
             return Status::corruption("entry CRC mismatch" + at(pos));

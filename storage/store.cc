@@ -22,7 +22,7 @@ Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
   if (static_cast<int64_t>(b.size()) > max_bytes) return Status::too_large("batch larger than max_append_bytes");
   if (const char* why = fb::defect(b)) return Status::invalid_argument(why);
   if (fb::lacks_sequence(b)) return Status::invalid_argument("idempotent batch without a sequence");
-  if (!fb::crc_ok(b)) return Status::corruption("batch CRC mismatch");
+  if (!batch_crc_ok(b)) return Status::corruption("batch CRC mismatch");
   return {};
 }
 

@@ -37,7 +37,7 @@ TEST(StoreTest, AppendAssignsDenseOffsetsAndReadsBackIdenticalBytes) {
   for (size_t i = 0; i < sent.size(); ++i) {
     const auto want = with_base(sent[i], base);
     EXPECT_EQ(std::vector<std::byte>(all->batches[i].bytes.begin(), all->batches[i].bytes.end()), want) << i;
-    EXPECT_TRUE(format::batch::crc_ok(all->batches[i].bytes));
+    EXPECT_TRUE(batch_crc_ok(all->batches[i].bytes));
     base += format::batch::i32(sent[i], format::batch::kLastOffsetDelta) + 1;
   }
 }
@@ -119,7 +119,7 @@ TEST(StoreTest, LogAppendTimeStampsBrokerClockAndKeepsCrcValid) {
   const auto b = read_one(*store, pid, 0);
   EXPECT_EQ(format::batch::i64(b, format::batch::kMaxTimestamp), 1'700'000'000'000);
   EXPECT_NE(format::batch::i16(b, format::batch::kAttributes) & format::batch::kTimestampTypeBit, 0);
-  EXPECT_TRUE(format::batch::crc_ok(b));
+  EXPECT_TRUE(batch_crc_ok(b));
   EXPECT_EQ(store->max_timestamp(pid)->timestamp, 1'700'000'000'000);
 }
 
@@ -138,7 +138,7 @@ TEST(StoreTest, RejectsBadBatchesOnTheCallerThread) {
   const auto no_sequence = make_batch({.producer_id = 7, .producer_epoch = 0, .base_sequence = -1});
   auto backwards = make_batch({});
   format::put_be(backwards.data() + format::batch::kLastOffsetDelta, 0xffffffff, 4);
-  format::batch::set_crc(backwards);
+  seal_batch_crc(backwards);
   EXPECT_EQ(append(*store, pid, bad_crc).status().code(), StatusCode::kCorruption);
   EXPECT_EQ(append(*store, pid, bad_len).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, bad_magic).status().code(), StatusCode::kInvalidArgument);
@@ -278,7 +278,7 @@ TEST(StoreTest, ConcurrentReadersSeeOnlyPublishedWholeBatches) {
           continue;
         }
         for (auto& b : r->batches)
-          if (!format::batch::crc_ok(b.bytes)) ++bad;
+          if (!batch_crc_ok(b.bytes)) ++bad;
       }
     }
   });
