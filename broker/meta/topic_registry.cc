@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <random>
 
 #include "broker/logging.h"
 #include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
+#include "wire/random_id.h"
 
 namespace rokka::broker {
 namespace {
@@ -96,20 +96,6 @@ bool value_fits_type(ConfigType type, const std::string& value) {
       return true;
   }
   return false;
-}
-
-protocol::Uuid random_uuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  protocol::Uuid u{};
-  for (;;) {
-    for (size_t i = 0; i < u.size(); i += 8) {
-      const uint64_t r = rng();
-      for (size_t j = 0; j < 8; ++j) u[i + j] = static_cast<uint8_t>(r >> (8 * j));
-    }
-    u[6] = static_cast<uint8_t>((u[6] & 0x0f) | 0x40);  // version 4
-    u[8] = static_cast<uint8_t>((u[8] & 0x3f) | 0x80);  // variant
-    if (u != protocol::Uuid{}) return u;                 // the zero UUID means "no id" on the wire
-  }
 }
 
 TopicError error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
@@ -418,7 +404,7 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
                                 finish({}, std::move(t));
                               });
   }
-  create_local(std::move(name), random_uuid(), partitions, std::move(configs), settings, {},
+  create_local(std::move(name), new_topic_id(), partitions, std::move(configs), settings, {},
                [this, finish](TopicError e, std::optional<Topic> t) {
                  if (!t) return finish(std::move(e), nullptr);
                  finish({}, find(t->name));
@@ -542,7 +528,7 @@ void TopicRegistry::apply_update(std::string_view name, std::map<std::string, st
   });
 }
 
-protocol::Uuid TopicRegistry::new_topic_id() { return random_uuid(); }
+protocol::Uuid TopicRegistry::new_topic_id() { return wire::random_uuid(); }
 
 void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
                                   bool incremental, bool validate_only, DoneCallback done) {
