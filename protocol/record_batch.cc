@@ -50,14 +50,7 @@ ErrorCode kafka_error(BatchCheck c) {
   return ErrorCode::kCorruptMessage;
 }
 
-namespace {
 using wire::batch::Framing;
-static_assert(static_cast<int>(BatchCheck::kTruncatedHeader) == static_cast<int>(Framing::kTruncatedHeader) &&
-              static_cast<int>(BatchCheck::kLengthBelowHeader) == static_cast<int>(Framing::kLengthBelowHeader) &&
-              static_cast<int>(BatchCheck::kLengthBeyondData) == static_cast<int>(Framing::kLengthBeyondData) &&
-              static_cast<int>(BatchCheck::kOldMagic) == static_cast<int>(Framing::kOldMagic) &&
-              static_cast<int>(BatchCheck::kUnknownMagic) == static_cast<int>(Framing::kUnknownMagic));
-}  // namespace
 
 BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
   size_t size = 0;

@@ -37,14 +37,14 @@ enum class TimestampType : int8_t { kCreateTime = 0, kLogAppendTime = 1 };
 
 // Why a batch (or a Produce partition's records) was refused; kafka_error() gives
 // the code Kafka answers with for each.
-// The first six are wire::batch::Framing's, value for value.
 enum class BatchCheck : uint8_t {
   kOk,
-  kTruncatedHeader,          // fewer bytes than the header (or than BaseOffset..Magic)
-  kLengthBelowHeader,        // Length leaves no room for the 61-byte header
-  kLengthBeyondData,         // Length says more bytes than are present
-  kOldMagic,                 // magic 0 or 1: the pre-0.11 message format
-  kUnknownMagic,             // magic other than 0, 1 or 2
+  // A batch's framing: wire::batch::Framing's answers, value for value (parse() passes them on).
+  kTruncatedHeader = static_cast<uint8_t>(wire::batch::Framing::kTruncatedHeader),
+  kLengthBelowHeader = static_cast<uint8_t>(wire::batch::Framing::kLengthBelowHeader),
+  kLengthBeyondData = static_cast<uint8_t>(wire::batch::Framing::kLengthBeyondData),
+  kOldMagic = static_cast<uint8_t>(wire::batch::Framing::kOldMagic),
+  kUnknownMagic = static_cast<uint8_t>(wire::batch::Framing::kUnknownMagic),
   kUnknownCompression,       // codec id 5-7
   kZstdBeforeProduceV7,      // zstd needs Produce v7+
   kNonZeroBaseOffset,        // produced batch whose BaseOffset is not 0
