@@ -280,14 +280,19 @@ Metrics::TopicSeries* Metrics::topic_series(std::string_view topic) {
   return series;
 }
 
-void Metrics::produced(std::string_view topic, int64_t bytes, int64_t records, std::chrono::nanoseconds append_took) {
+void Metrics::produced(std::span<const ProducedTopic> topics, std::chrono::nanoseconds append_took) {
+  int64_t bytes = 0, records = 0;
+  for (const ProducedTopic& t : topics) {
+    bytes += t.bytes;
+    records += t.records;
+    if (auto* s = topic_series(t.topic)) {
+      s->messages_in->Increment(static_cast<double>(t.records));
+      s->bytes_in->Increment(static_cast<double>(t.bytes));
+    }
+  }
   all_messages_in_->Increment(static_cast<double>(records));
   all_bytes_in_->Increment(static_cast<double>(bytes));
   append_latency_.observe(append_took);
-  if (auto* s = topic_series(topic)) {
-    s->messages_in->Increment(static_cast<double>(records));
-    s->bytes_in->Increment(static_cast<double>(bytes));
-  }
 }
 
 void Metrics::fetched(std::string_view topic, int64_t bytes) {

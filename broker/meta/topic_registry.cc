@@ -326,7 +326,7 @@ void TopicRegistry::publish(Topic t) {
 
 TopicPtr TopicRegistry::find(std::string_view name) const {
   std::shared_lock lock(mu_);
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }
 

@@ -170,7 +170,11 @@ class TopicRegistry {
   storage::Store& store_;
   const BrokerConfig& config_;
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, TopicPtr> by_name_;
+  struct NameHash {  // find() by string_view, without building a string
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, TopicPtr, NameHash, std::equal_to<>> by_name_;
   std::map<protocol::Uuid, TopicPtr> by_id_;
   std::set<std::string, std::less<>> creating_;
   // Every topic's and in-flight create's name with '.' folded to '_' -> the name:
