@@ -6,8 +6,8 @@
 // which wins over server.properties. Values are persisted in the MetaStore, one key per
 // config ("d/broker/<id>/<name>", "d/default/<name>"), and loaded at start.
 //
-// Which keys may change follows Kafka's split (see is_dynamic()): the keys Kafka updates
-// at runtime are accepted; a static key refuses the whole resource with "Cannot update
+// Which keys may change follows Kafka's split, the scope column of the config schema
+// (broker/config/config_schema.h; see is_dynamic()): the keys Kafka updates at runtime are accepted; a static key refuses the whole resource with "Cannot update
 // these configs dynamically: Set(...)"; a key neither Kafka nor Rokka knows is accepted
 // and stored as a custom config, as Kafka does. Rokka stores and reports these values; the
 // server applies max.connections and max.connections.per.ip live (effective_int()), and
