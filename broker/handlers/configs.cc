@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "broker/config/config_schema.h"
 #include "broker/net/async.h"
 #include "broker/meta/dynamic_config.h"
 #include "broker/meta/group_configs.h"
@@ -100,7 +101,7 @@ void describe_topic(const Services& svc, const protocol::DescribeConfigsRequest&
     e.value = value;
     e.is_default = is_default;
     e.config_source = is_default ? kDefaultConfig : kDynamicTopicConfig;
-    if (const TopicConfigKey* k = find_topic_config_key(name)) {
+    if (const cfg::Row* k = cfg::find_topic_key(name)) {
       e.config_type = static_cast<int8_t>(k->type);
       if (req.include_documentation && v >= 3) e.documentation = std::string(k->doc);
     }
@@ -377,7 +378,7 @@ std::optional<std::string> list_op(const std::string& current, int8_t op, const 
 bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsRequest::AlterConfigsResource& res,
                  const std::string& name, std::string* current) {
   if (res.resource_type == kTopicResource) {
-    const TopicConfigKey* key = find_topic_config_key(name);
+    const cfg::Row* key = cfg::find_topic_key(name);
     if (key == nullptr || key->type != ConfigType::kList) return false;
     if (const TopicPtr t = svc.topics.find(res.resource_name)) {
       if (auto it = t->configs.find(name); it != t->configs.end()) *current = it->second;
