@@ -29,13 +29,14 @@ enum class ConfigType : int8_t {
 namespace cfg {
 
 // Where a key may be set. A broker key has exactly one of kStatic, kDynamicBroker and
-// kDynamicCluster (Kafka's split); a topic key has kTopic alone.
+// kDynamicCluster (Kafka's split); a topic key has kTopic alone, a group key kGroup alone.
 enum Scope : uint8_t {
   kStatic = 1 << 0,          // server.properties only: AlterConfigs refuses it (Kafka needs a restart)
   kDynamicBroker = 1 << 1,   // AlterConfigs on a named broker only (listeners and security)
   kDynamicCluster = 1 << 2,  // AlterConfigs on a named broker or as the cluster-wide default
   kListenerOnly = 1 << 3,    // with kDynamicBroker: dynamic only as listener.name.<listener>.<key>
   kTopic = 1 << 4,           // a topic config (CreateTopics, AlterConfigs on a TOPIC resource)
+  kGroup = 1 << 5,           // a consumer group's config (AlterConfigs on a GROUP resource, KIP-848)
 };
 
 // How Rokka reads a broker key's value into BrokerConfig (from server.properties, an override,
@@ -70,11 +71,13 @@ struct Row {
   int64_t min = 0, max = 0;  // kInteger
   int64_t unit_ms = 1;       // kRetention
   std::string_view choices;  // kChoice, kAuthorizer: the values allowed, separated by ','
-  // A topic key: the broker key whose value is its default (Kafka's synonym). A broker key:
-  // the key it is another unit of, shown as that one (log.retention.hours -> log.retention.ms).
+  // A topic or group key: the broker key whose value is its default (Kafka's synonym). A broker
+  // key: the key it is another unit of, shown as that one (log.retention.hours -> log.retention.ms).
   std::string_view synonym;
   bool applied = false;  // a topic key Rokka acts on (else accepted, stored and described only)
 
+  // kTopic, kGroup, or 0 for a broker key.
+  constexpr uint8_t kind() const { return scope & (kTopic | kGroup); }
   constexpr bool topic() const { return scope & kTopic; }
   constexpr bool dynamic() const { return scope & (kDynamicBroker | kDynamicCluster); }
   // A broker key Rokka reads from server.properties (the keys of `rokka --help`).
@@ -139,6 +142,10 @@ constexpr Row topic(std::string_view name, ConfigType type, bool applied, std::s
 constexpr Row topic_from(std::string_view name, ConfigType type, bool applied, std::string_view synonym,
                          std::string_view doc) {
   return {.name = name, .scope = kTopic, .type = type, .doc = doc, .synonym = synonym, .applied = applied};
+}
+// A group key: it overrides the broker key `synonym` for one consumer group.
+constexpr Row group(std::string_view name, std::string_view synonym, std::string_view doc) {
+  return {.name = name, .scope = kGroup, .type = ConfigType::kInt, .doc = doc, .synonym = synonym, .applied = true};
 }
 
 constexpr bool kApplied = true;
@@ -443,25 +450,36 @@ inline constexpr Row kRows[] = {
     topic("segment.jitter.ms", ConfigType::kLong, kAcceptedOnly, "0", "segments are shared"),
     topic("segment.ms", ConfigType::kLong, kAcceptedOnly, "604800000", "segments are shared"),
     topic("unclean.leader.election.enable", ConfigType::kBoolean, kAcceptedOnly, "false", "single broker"),
+
+    // ---- Kafka's group keys (GROUP resources), each a consumer group's own value of a broker key.
+    group("consumer.session.timeout.ms", "group.consumer.session.timeout.ms",
+          "This consumer group's session timeout (overrides group.consumer.session.timeout.ms)."),
+    group("consumer.heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms",
+          "This consumer group's heartbeat interval (overrides group.consumer.heartbeat.interval.ms)."),
 };
 
-consteval const Row& find(std::string_view name, bool topic) {
+consteval const Row& find(std::string_view name, uint8_t kind) {
   for (const Row& r : kRows)
-    if (r.name == name && r.topic() == topic) return r;
+    if (r.name == name && r.kind() == kind) return r;
   throw "no such key in cfg::schema::kRows";
 }
 
 }  // namespace schema
 
-// Every row: broker keys (Rokka's first, in `rokka --help` order), then topic keys.
+// Every row: broker keys (Rokka's first, in `rokka --help` order), then topic keys, then group keys.
 inline constexpr std::span<const Row> kSchema = schema::kRows;
 
 // A broker key's row, or nullptr. A listener.name.<l>.<key> name is not stripped here.
 const Row* find_broker_key(std::string_view name);
 // A topic key's row, or nullptr.
 const Row* find_topic_key(std::string_view name);
-// The topic keys, in table order (by name).
+// A group key's row, or nullptr.
+const Row* find_group_key(std::string_view name);
+// The topic keys, in table order (by name); the group keys.
 std::span<const Row> topic_keys();
+std::span<const Row> group_keys();
+// The broker key a topic or group key takes its default from (its synonym).
+const Row& synonym_of(const Row& key);
 
 // A broker row Rokka reads: reads `value` into `config` as the row's Read says (an error
 // message, or empty when the value is good); its value in `config` as text; an integer row's value.
@@ -470,8 +488,23 @@ std::string value(const Row& row, const BrokerConfig& config);
 int64_t integer_value(const Row& row, const BrokerConfig& config);
 
 // The keys code names; a name that is not a row of its kind does not compile.
-inline constexpr const Row& kMaxConnections = schema::find("max.connections", false);
-inline constexpr const Row& kMaxConnectionsPerIp = schema::find("max.connections.per.ip", false);
+inline constexpr const Row& kMaxConnections = schema::find("max.connections", 0);
+inline constexpr const Row& kMaxConnectionsPerIp = schema::find("max.connections.per.ip", 0);
+inline constexpr const Row& kCleanupPolicy = schema::find("cleanup.policy", kTopic);
+inline constexpr const Row& kDeleteRetentionMs = schema::find("delete.retention.ms", kTopic);
+inline constexpr const Row& kMaxCompactionLagMs = schema::find("max.compaction.lag.ms", kTopic);
+inline constexpr const Row& kMaxMessageBytes = schema::find("max.message.bytes", kTopic);
+inline constexpr const Row& kMessageTimestampAfterMaxMs = schema::find("message.timestamp.after.max.ms", kTopic);
+inline constexpr const Row& kMessageTimestampBeforeMaxMs = schema::find("message.timestamp.before.max.ms", kTopic);
+inline constexpr const Row& kMessageTimestampDifferenceMaxMs =
+    schema::find("message.timestamp.difference.max.ms", kTopic);
+inline constexpr const Row& kMessageTimestampType = schema::find("message.timestamp.type", kTopic);
+inline constexpr const Row& kMinCleanableDirtyRatio = schema::find("min.cleanable.dirty.ratio", kTopic);
+inline constexpr const Row& kMinCompactionLagMs = schema::find("min.compaction.lag.ms", kTopic);
+inline constexpr const Row& kRetentionBytes = schema::find("retention.bytes", kTopic);
+inline constexpr const Row& kRetentionMs = schema::find("retention.ms", kTopic);
+inline constexpr const Row& kConsumerSessionTimeoutMs = schema::find("consumer.session.timeout.ms", kGroup);
+inline constexpr const Row& kConsumerHeartbeatIntervalMs = schema::find("consumer.heartbeat.interval.ms", kGroup);
 
 }  // namespace cfg
 }  // namespace rokka::broker

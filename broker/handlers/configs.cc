@@ -185,15 +185,15 @@ void describe_group(const Services& svc, const protocol::DescribeConfigsRequest&
                     const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, int16_t v,
                     DescribeResult& out) {
   const std::map<std::string, std::string> own = svc.group_configs.values(std::string(res.resource_name));
-  for (const GroupConfigKey& k : group_config_keys()) {
+  for (const cfg::Row& k : cfg::group_keys()) {
     if (!wanted(res.configuration_keys, k.name)) continue;
     DescribeEntry e;
     e.name = std::string(k.name);
     auto it = own.find(e.name);
-    e.value = it != own.end() ? it->second : std::to_string(svc.config.*(k.broker_default));
+    e.value = it != own.end() ? it->second : std::to_string(svc.group_configs.broker_default(k));
     e.is_default = it == own.end();
     e.config_source = e.is_default ? kDefaultConfig : kGroupConfig;
-    e.config_type = static_cast<int8_t>(ConfigType::kInt);
+    e.config_type = static_cast<int8_t>(k.type);
     if (req.include_documentation && v >= 3) e.documentation = std::string(k.doc);
     if (req.include_synonyms && !e.is_default) e.synonyms.push_back({e.name, e.value, kGroupConfig});
     out.configs.push_back(std::move(e));

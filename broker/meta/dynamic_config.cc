@@ -141,14 +141,16 @@ void DynamicBrokerConfig::alter(DynamicScope scope, Changes changes, bool replac
   });
 }
 
-int64_t DynamicBrokerConfig::effective_int(std::string_view name, int64_t static_value) const {
-  std::shared_lock lock(mu_);
-  for (const auto* values : {&broker_, &cluster_default_}) {
-    auto it = values->find(std::string(name));
-    if (it == values->end()) continue;
-    if (const std::optional<int64_t> v = parse_integer(it->second)) return *v;
+int64_t DynamicBrokerConfig::effective_int(const cfg::Row& key, const BrokerConfig& config) const {
+  {
+    std::shared_lock lock(mu_);
+    for (const auto* values : {&broker_, &cluster_default_}) {
+      auto it = values->find(std::string(key.name));
+      if (it == values->end()) continue;
+      if (const std::optional<int64_t> v = parse_integer(it->second)) return *v;
+    }
   }
-  return static_value;
+  return cfg::integer_value(key, config);
 }
 
 std::map<std::string, std::string> DynamicBrokerConfig::values(DynamicScope scope) const {

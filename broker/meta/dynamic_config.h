@@ -30,6 +30,11 @@
 
 namespace rokka::broker {
 
+struct BrokerConfig;
+namespace cfg {
+struct Row;
+}  // namespace cfg
+
 enum class DynamicScope : uint8_t { kBroker, kClusterDefault };
 
 class DynamicBrokerConfig {
@@ -52,9 +57,9 @@ class DynamicBrokerConfig {
   // The scope's dynamic values.
   std::map<std::string, std::string> values(DynamicScope scope) const;
 
-  // The effective value of an integer config: this broker's dynamic value, else the
-  // cluster default's, else `static_value` (the server.properties one).
-  int64_t effective_int(std::string_view name, int64_t static_value) const;
+  // The effective value of an integer broker key: this broker's dynamic value, else the
+  // cluster default's, else `config`'s (server.properties).
+  int64_t effective_int(const cfg::Row& key, const BrokerConfig& config) const;
 
   // Whether Kafka can update `name` at runtime.
   static bool is_dynamic(std::string_view name);

@@ -127,39 +127,39 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why);
     };
     if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
-    if (key == "cleanup.policy") {
+    if (k == &cfg::kCleanupPolicy) {
       auto policy = parse_cleanup_policy(value);
       if (!policy) return bad("expected delete, compact or compact,delete");
       s.compact = policy->first;
       s.delete_retention = policy->second;
-    } else if (key == "delete.retention.ms" || key == "min.compaction.lag.ms" || key == "max.compaction.lag.ms") {
+    } else if (k == &cfg::kDeleteRetentionMs || k == &cfg::kMinCompactionLagMs || k == &cfg::kMaxCompactionLagMs) {
       auto v = parse_integer(value);
-      if (!v || *v < (key == "max.compaction.lag.ms" ? 1 : 0)) return bad("expected a non-negative integer");
-      (key == "delete.retention.ms" ? s.delete_retention_ms
-       : key == "min.compaction.lag.ms" ? s.min_compaction_lag_ms
+      if (!v || *v < (k == &cfg::kMaxCompactionLagMs ? 1 : 0)) return bad("expected a non-negative integer");
+      (k == &cfg::kDeleteRetentionMs   ? s.delete_retention_ms
+       : k == &cfg::kMinCompactionLagMs ? s.min_compaction_lag_ms
                                         : s.max_compaction_lag_ms) = *v;
-    } else if (key == "min.cleanable.dirty.ratio") {
+    } else if (k == &cfg::kMinCleanableDirtyRatio) {
       const double v = std::strtod(value.c_str(), nullptr);  // the type check parsed it whole
       if (!(v >= 0 && v <= 1)) return bad("expected 0 to 1");
       s.min_cleanable_dirty_ratio = v;
-    } else if (key == "retention.ms" || key == "retention.bytes") {
+    } else if (k == &cfg::kRetentionMs || k == &cfg::kRetentionBytes) {
       auto v = parse_integer(value);
       if (!v || *v < -1) return bad("expected an integer >= -1");
-      (key == "retention.ms" ? s.retention_ms : s.retention_bytes) = *v;
-    } else if (key == "max.message.bytes") {
+      (k == &cfg::kRetentionMs ? s.retention_ms : s.retention_bytes) = *v;
+    } else if (k == &cfg::kMaxMessageBytes) {
       auto v = parse_integer(value);
       if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
       s.max_message_bytes = static_cast<int32_t>(*v);
-    } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
-               key == "message.timestamp.difference.max.ms") {
+    } else if (k == &cfg::kMessageTimestampBeforeMaxMs || k == &cfg::kMessageTimestampAfterMaxMs ||
+               k == &cfg::kMessageTimestampDifferenceMaxMs) {
       auto v = parse_integer(value);
       if (!v || *v < 0) return bad("expected a non-negative integer");
-      if (key == "message.timestamp.difference.max.ms") {
+      if (k == &cfg::kMessageTimestampDifferenceMaxMs) {
         difference_max_ms = *v;
       } else {
-        (key == "message.timestamp.before.max.ms" ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
+        (k == &cfg::kMessageTimestampBeforeMaxMs ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
       }
-    } else if (key == "message.timestamp.type") {
+    } else if (k == &cfg::kMessageTimestampType) {
       if (value == "CreateTime") {
         s.timestamp_type = storage::TimestampType::kCreateTime;
       } else if (value == "LogAppendTime") {
@@ -181,8 +181,7 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
 std::map<std::string, std::string> TopicRegistry::broker_default_configs() const {
   std::map<std::string, std::string> out;
   for (const cfg::Row& k : cfg::topic_keys()) {
-    const cfg::Row* synonym = k.synonym.empty() ? nullptr : cfg::find_broker_key(k.synonym);
-    out.emplace(k.name, synonym != nullptr ? cfg::value(*synonym, config_) : std::string(k.default_value));
+    out.emplace(k.name, k.synonym.empty() ? std::string(k.default_value) : cfg::value(cfg::synonym_of(k), config_));
   }
   return out;
 }
