@@ -36,14 +36,21 @@ std::string_view trim(std::string_view s) {
 
 std::optional<int64_t> parse_int(std::string_view s) { return parse_integer(trim(s)); }
 
-// A row's `choices` ("a,b,c"): whether `v` is one, and all of them as "a, b, c".
-bool is_choice(std::string_view choices, std::string_view v) {
-  for (size_t start = 0; start <= choices.size();) {
-    const size_t comma = std::min(choices.find(',', start), choices.size());
-    if (choices.substr(start, comma - start) == v) return true;
+// The items of a comma-separated list, trimmed, empty ones left out.
+std::vector<std::string_view> list_items(std::string_view list) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (std::string_view item = trim(list.substr(start, comma - start)); !item.empty()) out.push_back(item);
     start = comma + 1;
   }
-  return false;
+  return out;
+}
+
+// A row's `choices` ("a,b,c"): whether `v` is one, and all of them as "a, b, c".
+bool is_choice(std::string_view choices, std::string_view v) {
+  const std::vector<std::string_view> all = list_items(choices);
+  return std::find(all.begin(), all.end(), v) != all.end();
 }
 std::string choice_list(std::string_view choices) {
   std::string out;
@@ -75,13 +82,7 @@ std::string join(const std::vector<Listener>& listeners) {
 // rokka.http.listeners: "host:port[,host:port]"; empty = no HTTP endpoints.
 std::string apply_http_listeners(BrokerConfig& c, std::string_view v) {
   c.http_listeners.clear();
-  size_t start = 0;
-  while (start <= v.size()) {
-    size_t comma = v.find(',', start);
-    if (comma == std::string_view::npos) comma = v.size();
-    std::string_view item = trim(v.substr(start, comma - start));
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (std::string_view item : list_items(v)) {
     if (item.find("://") != std::string_view::npos) return "expected host:port, without a scheme";
     const size_t colon = item.rfind(':');
     if (colon == std::string_view::npos) return "'" + std::string(item) + "' has no port";
@@ -279,13 +280,7 @@ std::string Listener::to_string() const { return name + "://" + host + ":" + std
 
 Result<std::vector<Listener>> parse_listeners(std::string_view text) {
   std::vector<Listener> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = trim(text.substr(start, comma - start));
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (std::string_view item : list_items(text)) {
     const size_t scheme = item.find("://");
     if (scheme == std::string_view::npos || scheme == 0)
       return Status::invalid_argument("listener '" + std::string(item) + "' is not NAME://host:port");
