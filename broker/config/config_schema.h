@@ -490,6 +490,11 @@ int64_t integer_value(const Row& row, const BrokerConfig& config);
 // The keys code names; a name that is not a row of its kind does not compile.
 inline constexpr const Row& kMaxConnections = schema::find("max.connections", 0);
 inline constexpr const Row& kMaxConnectionsPerIp = schema::find("max.connections.per.ip", 0);
+inline constexpr const Row& kSaslJaasConfig = schema::find("sasl.jaas.config", 0);
+inline constexpr const Row& kSaslMechanismInterBrokerProtocol = schema::find("sasl.mechanism.inter.broker.protocol", 0);
+inline constexpr const Row& kSslClientAuth = schema::find("ssl.client.auth", 0);
+inline constexpr const Row& kSslKeystoreLocation = schema::find("ssl.keystore.location", 0);
+inline constexpr const Row& kSslTruststoreLocation = schema::find("ssl.truststore.location", 0);
 inline constexpr const Row& kCleanupPolicy = schema::find("cleanup.policy", kTopic);
 inline constexpr const Row& kDeleteRetentionMs = schema::find("delete.retention.ms", kTopic);
 inline constexpr const Row& kMaxCompactionLagMs = schema::find("max.compaction.lag.ms", kTopic);
