@@ -69,7 +69,7 @@ bool DynamicBrokerConfig::is_list(std::string_view name) {
 bool DynamicBrokerConfig::is_sensitive(std::string_view name) {
   if (name.ends_with(".password")) return true;
   return std::any_of(cfg::kSchema.begin(), cfg::kSchema.end(), [&](const cfg::Row& row) {
-    return !row.topic() && row.type == ConfigType::kPassword && name.ends_with(row.name);
+    return row.kind() == 0 && row.type == ConfigType::kPassword && name.ends_with(row.name);
   });
 }
 
