@@ -1,11 +1,12 @@
 // The configuration schema: every key the broker knows, one row each. Broker keys (Rokka's
-// server.properties keys and the Kafka broker keys it accepts) and topic keys share the table.
+// server.properties keys and the Kafka broker keys it accepts), topic keys and group keys share
+// the table.
 // A row holds where the key may be set (scope), its type, default, doc, how Rokka reads a value
 // (validator and BrokerConfig field), and its synonym. Derived from it: server.properties
 // parsing, `rokka --help` and the effective-config log line (config.cc); which broker keys
 // AlterConfigs may change and where, list and secret keys (meta/dynamic_config.cc); the topic
-// keys and their defaults (meta/topic_registry.cc); what DescribeConfigs reports
-// (handlers/configs.cc). Code that needs one key names its row (cfg::kMaxConnections), never
+// keys and their defaults (meta/topic_registry.cc); the group keys (meta/group_configs.cc); what
+// DescribeConfigs reports (handlers/configs.cc). Code that needs one key names its row (cfg::kMaxConnections), never
 // the key's text: the name below is checked when it compiles.
 #pragma once
 
