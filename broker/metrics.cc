@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "broker/config/config_schema.h"
 #include "broker/services.h"
 #include "broker/meta/topic_registry.h"
 #include "coordinator/group_service.h"
@@ -155,8 +156,8 @@ Metrics::Metrics(int64_t max_topic_series, std::filesystem::path log_dir)
                       .Name("rokka_connections_refused_total")
                       .Help("Connections refused at accept, by the limit reached.")
                       .Register(*registry_);
-  refused_total_ = &refused.Add({{"limit", "max.connections"}});
-  refused_per_ip_ = &refused.Add({{"limit", "max.connections.per.ip"}});
+  refused_total_ = &refused.Add({{"limit", std::string(cfg::kMaxConnections.name)}});
+  refused_per_ip_ = &refused.Add({{"limit", std::string(cfg::kMaxConnectionsPerIp.name)}});
   refused_rate_ = &refused.Add({{"limit", "connection_creation_rate"}});
   auto& throttled = prometheus::BuildCounter()
                         .Name("rokka_quota_throttled_total")
