@@ -134,6 +134,10 @@ void StoreImpl::set_append_listener(std::function<void(std::span<const Partition
   writer_->set_append_listener(std::move(listener));
 }
 
+void StoreImpl::set_log_listener(std::function<void(int64_t)> listener) {
+  writer_->set_log_listener(std::move(listener));
+}
+
 StoreStats StoreImpl::stats() const {
   return {.group_commit_records = &writer_->group_commit_records(),
           .group_commit_bytes = &writer_->group_commit_bytes(),

@@ -168,6 +168,14 @@ class Store {
   // Called on the writer thread after appended data becomes readable, with the
   // partitions that grew (fetch long-poll wake-up). Set once, before serving.
   virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
+  // Replication's own hook, beside the append listener (which in the replicated roles
+  // fires on high watermark moves, not on appends): called on the writer thread, after
+  // the bytes are readable, with the log's new readable end whenever it moved -- data,
+  // RKM1/RKW1 entries, segment blanks, retention's floor entries alike. The durable end
+  // moving alone (the async flusher's fdatasync) does not call it. Any thread, at any
+  // time; an empty function removes it. Like every writer-thread callback it must only
+  // hand the news over (ReplicationServer::notify_appended posts it).
+  virtual void set_log_listener(std::function<void(int64_t readable_end)> /*listener*/) {}
 
   // ---- replication (SCALE-OUT.md §3.5-3.6; FORMAT.md "Replicated stores") ----
   // A group leader's CommitLog bytes are copied verbatim to its followers, which write

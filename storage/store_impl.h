@@ -46,6 +46,7 @@ class StoreImpl final : public Store, public MetaStore {
   void set_retained(PartitionId partition, bool retained) override;
   MetaStore& meta() override { return *this; }
   void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) override;
+  void set_log_listener(std::function<void(int64_t)> listener) override;
   StoreStats stats() const override;
   Status close() override;
 

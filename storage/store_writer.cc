@@ -89,6 +89,26 @@ void StoreWriter::set_append_listener(Listener listener) {
   listener_ = std::move(listener);
 }
 
+void StoreWriter::set_log_listener(LogListener listener) {
+  std::lock_guard lock(listener_mu_);
+  has_log_listener_.store(static_cast<bool>(listener), std::memory_order_release);
+  log_listener_ = std::move(listener);
+}
+
+void StoreWriter::notify_log_listener() {
+  if (!has_log_listener_.load(std::memory_order_acquire)) return;  // nobody listens: no lock, no copy
+  const int64_t end = log_.readable_end().value;
+  if (end == notified_end_) return;
+  LogListener listener;
+  {
+    std::lock_guard lock(listener_mu_);
+    listener = log_listener_;
+  }
+  if (!listener) return;
+  notified_end_ = end;
+  listener(end);
+}
+
 Status StoreWriter::close() {
   std::lock_guard lock(close_mu_);
   if (!closed_) {
@@ -111,6 +131,7 @@ void StoreWriter::run() {
     if (!ops.empty()) process(ops);
     ops.clear();
     run_timers();
+    notify_log_listener();  // retention's floor entries (kLeader) are published there
     if (queue == OpQueue::State::kClosed && queue_.empty()) {
       close_status_ = shutdown_cleanly();
       return;
@@ -163,6 +184,7 @@ void StoreWriter::process(std::vector<WriterOp>& ops) {
   }
   const std::vector<PartitionId>& wake = replicated_role ? hw_moved_ : grown_;
   if (durable.ok() && listener && !wake.empty()) listener(wake);  // before the acks
+  notify_log_listener();
   grown_.clear();
   hw_moved_.clear();
   for (auto& c : completions_) c(durable);

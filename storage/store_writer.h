@@ -34,9 +34,9 @@
 // group's outcome, on the writer thread. An op submitted after close(), or still
 // queued when the writer is destroyed without close(), completes with kShutdown.
 //
-// Threading: submit(), set_append_listener() and close() may be called from any
-// thread; they touch only queue_, listener_ (each behind its own mutex) and the
-// close state. Every other member is the writer thread's: set before the thread
+// Threading: submit(), set_append_listener(), set_log_listener() and close() may be
+// called from any thread; they touch only queue_, the listeners (each behind its own
+// mutex) and the close state. Every other member is the writer thread's: set before the thread
 // starts, then touched by no other thread (the Flusher's callbacks touch only
 // rewrites_in_flight_, an atomic).
 #pragma once
@@ -139,6 +139,7 @@ void fail_op(WriterOp& op, const Status& s);
 class StoreWriter {
  public:
   using Listener = std::function<void(std::span<const PartitionId>)>;
+  using LogListener = std::function<void(int64_t readable_end)>;
   struct Start {                     // from recover()
     PartitionId next_partition = 0;  // the next id create_partitions hands out
     LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
@@ -157,6 +158,9 @@ class StoreWriter {
   // Called on the writer thread after appended data becomes readable, with the
   // partitions that grew, before their acks.
   void set_append_listener(Listener listener);
+  // Called on the writer thread with the log's readable end whenever it moved
+  // (Store::set_log_listener). Empty: none.
+  void set_log_listener(LogListener listener);
   // Applies what is queued, then flushes, checkpoints and removes the abort marker,
   // and stops both threads. A later call returns the first one's result.
   Status close();
@@ -214,6 +218,7 @@ class StoreWriter {
   Status stage_rewrite(RewriteOp& op);
   Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
   void apply_rewrites(const Status& durable);
+  void notify_log_listener();  // the log listener, if the readable end moved since it last heard
   Status write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync);
   Status end_group();
   void run_timers();
@@ -255,6 +260,7 @@ class StoreWriter {
   int64_t group_records_ = 0, group_bytes_ = 0;  // appended by append_one in the current group
   bool meta_written_ = false, meta_must_sync_ = false;
   int64_t unflushed_messages_ = 0;
+  int64_t notified_end_ = -1;  // the readable end the log listener was last called with
   LogPosition checkpoint_pos_;
   bool changed_since_checkpoint_ = false;
   Clock::time_point next_flush_, next_checkpoint_, next_retention_;
@@ -272,6 +278,8 @@ class StoreWriter {
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)
+  LogListener log_listener_;  // GUARDED_BY(listener_mu_)
+  std::atomic<bool> has_log_listener_{false};  // the writer's check, without the lock
   std::mutex close_mu_;
   bool closed_ = false;  // GUARDED_BY(close_mu_)
   std::thread thread_;   // last: starts once every member above exists
