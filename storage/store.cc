@@ -58,7 +58,8 @@ Status StoreImpl::start() {
   log_ = std::move(recovered->log);
   index_ = std::move(recovered->index);
   writer_ = std::make_unique<StoreWriter>(StoreState{options_, *log_, *index_, *journal_, partitions_},
-                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos});
+                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos,
+                                                             recovered->confirmed});
   return {};
 }
 

@@ -230,10 +230,18 @@ class Store {
   // must hold it (SCALE-OUT.md §3.7's C). Queued on the writer: each partition's high
   // watermark moves to the next offset of its last batch appended by a group that ended
   // at or below it, and the append listener fires with the partitions whose high
-  // watermark moved (in the replicated roles it fires on that, not on appends). After a
-  // role change into a replicated role, high watermarks start at the start offset until
-  // a confirmation reaches the log end of that moment. Not persisted (yet).
+  // watermark moved (in the replicated roles it fires on that, not on appends). C and the
+  // high watermarks are persisted in every checkpoint taken in a replicated role (and
+  // kept by a kSingle store that has not taken a replicated role since open): the first
+  // role change into a replicated role after open starts from them, capped by the log
+  // the store recovered; without them (a store that never left kSingle, an older
+  // checkpoint) high watermarks start at the start offset. Either way the entries after
+  // C wait for a confirmation reaching the log end of that moment.
   virtual void set_confirmed(int64_t /*position*/) {}
+  // Any thread: C as this store knows it (the highest set_confirmed applied, at most its
+  // log end, or the checkpoint's until a replicated role starts; 0 when none): the
+  // start of ReplicationServerOptions::confirmed for a leader.
+  virtual int64_t confirmed_position() const { return 0; }
 
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
   // Destroying a Store without close() abandons it like a crash (no flush, no

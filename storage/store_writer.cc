@@ -61,8 +61,10 @@ StoreWriter::StoreWriter(const StoreState& state, Start start)
       journal_(state.journal),
       partitions_(state.partitions),
       flusher_(state.log, state.fs(), checkpoint_path(state.options)),
+      restored_confirmed_(start.confirmed),
       next_partition_(start.next_partition),
       checkpoint_pos_(start.checkpoint_pos) {
+  publish_confirmed();
   const auto now = Clock::now();
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
@@ -577,15 +579,24 @@ void StoreWriter::change_role(Role role) {
   if (!now) {
     unconfirmed_.clear();
     confirmed_ = 0;
-  } else if (!was) {  // what is stored so far becomes readable once a confirmation covers it
-    UnconfirmedGroup g{log_.write_end().value, {}};
+    restored_confirmed_ = -1;
+  } else if (!was) {
+    // What is stored so far becomes readable once a confirmation covers it; the part
+    // below the checkpoint's C (first time after open) is readable at once, with the high
+    // watermarks recovery restored.
+    const int64_t end = log_.write_end().value;
+    const bool restored = restored_confirmed_ >= 0;
+    confirmed_ = restored ? std::min(restored_confirmed_, end) : 0;
+    restored_confirmed_ = -1;
+    UnconfirmedGroup g{end, {}};
     partitions_.for_each([&](PartitionId id, Partition& p) {
-      p.hw.store(-1, std::memory_order_release);
+      if (!restored) p.hw.store(-1, std::memory_order_release);
       if (p.live.load(std::memory_order_relaxed)) g.next.emplace_back(id, p.queue.writer_next_offset());
     });
     unconfirmed_.push_back(std::move(g));
-    confirmed_ = 0;
+    confirm_groups();
   }
+  publish_confirmed();
 }
 
 void StoreWriter::confirm_groups() {
@@ -605,6 +616,7 @@ void StoreWriter::handle(ConfirmOp& op) {
   if (role_ == Role::kSingle) return;
   confirmed_ = std::max(confirmed_, std::min(op.position, log_.write_end().value));
   confirm_groups();
+  publish_confirmed();
 }
 
 void StoreWriter::handle(AppendReplicatedOp& op) {
@@ -727,6 +739,7 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   // by one ending at the cut (the partitions' entries below it still wait for it).
   while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();
   confirmed_ = std::min(confirmed_, position);
+  publish_confirmed();
   UnconfirmedGroup at_cut{position, {}};
   partitions_.for_each([&](PartitionId id, Partition& p) {
     p.queue.truncate_after(index_, cut);
@@ -791,7 +804,7 @@ Status StoreWriter::checkpoint(std::vector<StatusCallback> after) {
     return s;
   }
   unflushed_messages_ = 0;
-  flusher_.submit({index_.take_dirty(), encode_checkpoint(state()), std::move(after)});
+  flusher_.submit({index_.take_dirty(), encode_checkpoint(state(), confirmed_to_persist()), std::move(after)});
   checkpoint_pos_ = log_.write_end();
   changed_since_checkpoint_ = false;
   return {};
@@ -799,7 +812,7 @@ Status StoreWriter::checkpoint(std::vector<StatusCallback> after) {
 
 Status StoreWriter::checkpoint_now() {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  auto pos = checkpoint_inline(state());
+  auto pos = checkpoint_inline(state(), confirmed_to_persist());
   if (!pos.ok()) return pos.status();
   checkpoint_pos_ = *pos;
   changed_since_checkpoint_ = false;

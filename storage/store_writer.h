@@ -143,6 +143,7 @@ class StoreWriter {
   struct Start {                     // from recover()
     PartitionId next_partition = 0;  // the next id create_partitions hands out
     LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
+    int64_t confirmed = -1;          // the checkpoint's C (high watermarks restored with it), or -1
   };
 
   // Starts the flusher and the writer thread. The objects in `state` outlive this one.
@@ -170,6 +171,8 @@ class StoreWriter {
   const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }
   // Any thread: whether the role is a replicated one (reads are bounded by high watermarks).
   bool replicated() const { return replicated_.load(std::memory_order_acquire); }
+  // Any thread: Store::confirmed_position().
+  int64_t confirmed_position() const { return confirmed_published_.load(std::memory_order_acquire); }
 
  private:
   // A rewrite whose entries are staged in this group: its units are swapped in after
@@ -252,6 +255,15 @@ class StoreWriter {
   };
   std::deque<UnconfirmedGroup> unconfirmed_;
   int64_t confirmed_ = 0;
+  // The checkpoint's C until the first change into a replicated role uses it (with the
+  // high watermarks recovery restored); -1 when none or used.
+  int64_t restored_confirmed_ = -1;
+  // What checkpoints persist as C: -1 (none) in kSingle unless a restored one waits.
+  int64_t confirmed_to_persist() const { return role_ != Role::kSingle ? confirmed_ : restored_confirmed_; }
+  void publish_confirmed() {
+    confirmed_published_.store(role_ != Role::kSingle ? confirmed_ : std::max<int64_t>(0, restored_confirmed_),
+                               std::memory_order_release);
+  }
   std::vector<PartitionId> hw_moved_;
   Status read_only_cause_;
   PartitionId next_partition_;
@@ -275,6 +287,7 @@ class StoreWriter {
   CountHistogram group_commit_records_{1};     // bounds 1 .. 32768 records
   CountHistogram group_commit_bytes_{1024};    // bounds 1 KiB .. 32 MiB
   std::atomic<bool> replicated_{false};         // role_ is kLeader, kFollower or kFenced
+  std::atomic<int64_t> confirmed_published_{0};  // confirmed_position()
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)

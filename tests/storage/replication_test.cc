@@ -11,6 +11,9 @@
 #include <mutex>
 #include <random>
 
+#include "storage/checkpoint.h"
+#include "storage/crc32c.h"
+#include "storage/file_system.h"
 #include "storage/store.h"
 #include "tests/storage/store_fixture.h"
 #include "tests/testutil/record_batch.h"
@@ -355,6 +358,125 @@ TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
   ASSERT_TRUE(truncate_to(*follower_, info->log_end - static_cast<int64_t>(format::kEntryHeaderSize + make_batch({.records = 3}).size())).ok());
   EXPECT_EQ(follower_->offsets(pid)->next_offset, 0);
   EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
+}
+
+// C and the high watermarks are in the checkpoint: after a clean restart, and after a crash
+// whose recovery took the checkpoint the next crash recovers from, they are where they were,
+// not back at the start offset; a cut below C lowers both, and that is what survives.
+TEST_F(ReplicationTest, TheConfirmedPositionAndHighWatermarksSurviveRestarts) {
+  const PartitionId pid = create(*leader_, 1)[0];
+  int64_t confirmed_end = 0, two_batches = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto r = append(*leader_, pid, make_batch({.records = 2, .value_bytes = 300}));
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    confirmed_end = r->log_end;
+    if (i == 1) two_batches = r->log_end;
+  }
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));  // the follower's last group ends at C
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(append(*leader_, pid, make_batch({.records = 2})).ok());  // never confirmed
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  confirm(*leader_, confirmed_end);
+  confirm(*follower_, confirmed_end);
+  ASSERT_EQ(leader_->offsets(pid)->high_watermark, 6);
+  ASSERT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(leader_->confirmed_position(), confirmed_end);
+
+  ASSERT_TRUE(leader_->close().ok());
+  leader_ = open_store(small_options(ldir_.path()));
+  ASSERT_TRUE(leader_);
+  EXPECT_EQ(leader_->confirmed_position(), confirmed_end);  // what a new ReplicationServer starts from
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  EXPECT_EQ(leader_->offsets(pid)->next_offset, 10);
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(view(*leader_, pid, ReadUntil::kHighWatermark).batches.size(), 3u);
+
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // from the checkpoint the last recovery wrote
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(follower_->confirmed_position(), confirmed_end);
+  confirm(*follower_, follower_->log_end());  // and it moves on from there
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 10);
+
+  // A cut below C: C and the high watermark come down with it, and stay down across a restart.
+  ASSERT_TRUE(truncate_to(*follower_, two_batches).ok());
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 4);
+  EXPECT_EQ(follower_->confirmed_position(), two_batches);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 4);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 4);
+  EXPECT_EQ(follower_->confirmed_position(), two_batches);
+}
+
+// A checkpoint of the previous version (4: no C, no high watermarks) still opens with every
+// batch; a replicated role then starts its high watermarks at the start offset, as before.
+TEST_F(ReplicationTest, AVersion4CheckpointOpensWithoutAConfirmedPosition) {
+  const PartitionId pid = create(*leader_, 1)[0];
+  int64_t end = 0;
+  for (int i = 0; i < 3; ++i) end = append(*leader_, pid, make_batch({.records = 2})).value().log_end;
+  confirm(*leader_, end);
+  ASSERT_TRUE(leader_->close().ok());
+  leader_.reset();
+  // The version 5 file, re-encoded in the version 4 layout (FORMAT.md): no confirmed position
+  // after the segment ages, no high watermark after each partition's digest.
+  const auto path = ldir_.path() / "checkpoint";
+  auto bytes = read_file(FileSystem::real(), path);
+  ASSERT_TRUE(bytes.ok());
+  auto cp = decode_checkpoint(*bytes);
+  ASSERT_TRUE(cp.ok()) << cp.status().to_string();
+  ASSERT_EQ(cp->confirmed, end);
+  format::Encoder body;
+  body.i64(cp->log_end.value);
+  body.u32(cp->next_chunk);
+  body.u32(static_cast<uint32_t>(cp->free_chunks.size()));
+  for (uint32_t c : cp->free_chunks) body.u32(c);
+  body.u32(cp->chunk_units);
+  body.u32(cp->first_chunk_units);
+  body.u32(static_cast<uint32_t>(cp->free_small_chunks.size()));
+  for (uint32_t c : cp->free_small_chunks) body.u32(c);
+  body.u32(static_cast<uint32_t>(cp->segment_ages.size()));
+  for (const auto& [start, ms] : cp->segment_ages) {
+    body.i64(start);
+    body.i64(ms);
+  }
+  body.u32(static_cast<uint32_t>(cp->partitions.size()));
+  for (const auto& p : cp->partitions) {
+    const auto& q = p.queue;
+    body.u32(p.id);
+    for (int64_t v : {q.floor, q.next_offset, q.first_unit, q.unit_end, q.running_max_ts, q.first_base,
+                      q.dir.first_chunk_ordinal})
+      body.i64(v);
+    body.u8(q.dir.small_first ? 1 : 0);
+    body.u32(static_cast<uint32_t>(q.dir.chunks.size()));
+    for (uint32_t c : q.dir.chunks) body.u32(c);
+    body.u8(q.digest ? 1 : 0);
+    body.u64(q.digest.value_or(0));
+    p.producers.encode(body);
+    if (p.txns) {
+      p.txns->encode(body);
+    } else {
+      body.u32(0);
+      body.u32(0);
+    }
+  }
+  std::vector<std::byte> file(format::kCheckpointHeaderSize);
+  format::put_le32(file.data(), format::kCheckpointMagic);
+  format::put_le32(file.data() + 4, 4);
+  format::put_le64(file.data() + 8, body.buffer().size());
+  format::put_le32(file.data() + 16, crc32c(body.buffer()));
+  file.insert(file.end(), body.buffer().begin(), body.buffer().end());
+  ASSERT_TRUE(write_file_atomic(FileSystem::real(), path, file).ok());
+
+  leader_ = open_store(small_options(ldir_.path()));
+  ASSERT_TRUE(leader_);
+  EXPECT_EQ(view(*leader_, pid).batches.size(), 3u);  // kSingle: everything readable
+  EXPECT_EQ(leader_->confirmed_position(), 0);
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 0);
+  confirm(*leader_, leader_->log_end());
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 6);
 }
 
 TEST_F(ReplicationTest, ReadLogStopsAtMaxBytesButReturnsAWholeFirstEntry) {
