@@ -61,7 +61,8 @@ inline constexpr uint32_t kRewriteMagic = 0x31524B52;
 inline bool is_entry_magic(uint32_t magic) { return magic == kEntryMagic || magic == kRewriteMagic; }
 // Replication entries (FORMAT.md, "Replicated stores"): the same 44-byte header, but a
 // payload of Rokka's own instead of a RecordBatch, covered whole by the header CRC.
-// "RKM1": one MetaStore mutation batch (the meta journal's record payload).
+// "RKM1": one MetaStore mutation batch (the meta journal's record payload), then the
+// batch that undoes it (replication.h, MetaEntry).
 inline constexpr uint32_t kMetaMagic = 0x314D4B52;
 // "RKW1": the commit of a rewrite (compaction) whose RKR1 entries precede it.
 inline constexpr uint32_t kRewriteCommitMagic = 0x31574B52;

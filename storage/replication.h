@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "storage/format.h"
+#include "storage/meta_store.h"
 #include "storage/types.h"
 
 namespace rokka::storage::replication {
@@ -36,6 +37,18 @@ struct Piece {
 // position here (an entry crossing this store's segment end, a blank or tail not
 // ending it).
 Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes, int64_t segment_bytes);
+
+// RKM1's body (FORMAT.md): the mutation batch, then the batch that undoes it -- each key
+// it writes with its value before the entry (a put, or an erase where it was absent), so
+// that a member cutting the entry off its log (Store::truncate_to) can restore them.
+// Entries written before the undo part existed have none.
+struct MetaEntry {
+  std::vector<MetaStore::Mutation> batch;
+  std::optional<std::vector<MetaStore::Mutation>> undo;
+};
+std::vector<std::byte> encode_meta_entry(const std::vector<MetaStore::Mutation>& batch,
+                                         const std::vector<MetaStore::Mutation>& undo);
+std::optional<MetaEntry> decode_meta_entry(std::span<const std::byte> body);
 
 // RKW1's body: the rewrite of `partition`'s offsets [from, to) into `units`, which
 // point at the RKR1 entries before it.

@@ -211,9 +211,9 @@ class Store {
   }
   // Follower or fenced role only: cuts the log at `position` (an entry boundary between
   // log_begin() and log_end()) as recovery cuts a torn tail -- CommitLog, ConsumeQueues,
-  // producer and transaction state, epochs starting at or after it -- then `done` once
-  // a checkpoint of the result is durable. Meta writes applied from cut RKM1 entries
-  // stay in the journal.
+  // producer and transaction state, epochs starting at or after it, and the meta writes
+  // of the RKM1 entries it cuts (each key back at its value before the cut; FORMAT.md
+  // says what cannot be undone) -- then `done` once a checkpoint of the result is durable.
   virtual void truncate_to(int64_t /*position*/, StatusCallback done) {
     done(Status::invalid_argument("truncate_to not supported"));
   }

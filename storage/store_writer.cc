@@ -1,6 +1,9 @@
 // StoreWriter: the writer thread (store_writer.h). OpQueue first, then the thread
 // loop, the op handlers in the order of the header's table, and the timers.
 #include <algorithm>
+#include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "storage/logger.h"
 #include "storage/partition_records.h"
@@ -303,7 +306,15 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
 Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync) {
   if (read_only_) return read_only_status();
   if (role_ == Role::kLeader) {  // the log first: followers apply it in order with the data
-    const auto payload = MetaJournal::encode_payload(batch);
+    // With each key's value before it, so that a member cutting this entry off can undo it.
+    std::vector<MetaStore::Mutation> undo;
+    std::unordered_set<std::string_view> seen;  // views into `batch`
+    for (const auto& m : batch) {
+      if (!seen.insert(m.key).second) continue;
+      auto before = journal_.get(m.key);
+      undo.push_back({m.key, before.value_or(std::string()), !before.has_value()});
+    }
+    const auto payload = replication::encode_meta_entry(batch, undo);
     if (payload.size() > format::kMaxJournalRecord) return Status::too_large("meta batch too large");
     if (Status s = append_payload_entry(format::kMetaMagic, 0, static_cast<uint32_t>(batch.size()), payload); !s.ok())
       return s;
@@ -680,32 +691,60 @@ Status StoreWriter::apply_piece(const replication::Piece& piece) {
 // RKM1 on a follower: the leader's meta write, applied to this store's partition table
 // as the leader's handlers did, then to its journal.
 Status StoreWriter::apply_replicated_meta(std::span<const std::byte> payload) {
+  auto entry = replication::decode_meta_entry(payload);
+  if (!entry) return Status::corruption("RKM1 body does not decode");
+  const bool store_keys = apply_store_records(entry->batch, /*undo=*/false);
+  return write_meta(entry->batch, store_keys);  // not the leader: the journal only
+}
+
+// The storage keys of a meta batch (s/p/, s/next_pid) applied to the partition table as
+// the leader's handlers did; with `undo` (a cut's undo batch) floors and the next id may
+// go down, and a partition the cut had deleted cannot come back: its mutation is dropped
+// from `batch` (logged). Returns whether the batch holds storage keys (journal synced).
+bool StoreWriter::apply_store_records(std::vector<MetaStore::Mutation>& batch, bool undo) {
   namespace pr = partition_records;
-  std::vector<MetaStore::Mutation> batch;
-  if (!MetaJournal::decode_payload(payload, batch)) return Status::corruption("RKM1 body does not decode");
   bool store_keys = false;
-  for (const auto& m : batch) {
-    if (!m.key.starts_with(meta_prefix::kStore)) continue;
+  std::erase_if(batch, [&](const MetaStore::Mutation& m) {
+    if (!m.key.starts_with(meta_prefix::kStore)) return false;
     store_keys = true;
     if (m.key.starts_with(pr::kPartitionPrefix)) {
       const auto record = pr::parse_partition(m.key, m.erase ? std::string(8, '\0') : m.value);
-      if (!record) continue;
+      if (!record) return false;
       Partition* p = partitions_.get(record->id);
+      const bool live = p && p->live.load(std::memory_order_relaxed);
       if (m.erase) {
-        if (p && p->live.load(std::memory_order_relaxed)) forget_partition(*p);
-        continue;
+        if (live) forget_partition(*p);
+        return false;
+      }
+      if (undo && p && !live) {
+        log_error("partition {} was deleted by a log entry a truncation cut; its index is gone, it stays deleted "
+                  "on this member", record->id);
+        return true;
       }
       if (!p) {
         p = partitions_.add(record->id);
         changed_since_checkpoint_ = true;
+      } else if (!live) {  // an id a cut's undo took back, created again
+        p->queue.reset_to(record->floor);
+        p->queue.restore_floor(record->floor);
+        p->queue.publish();
+        p->producers.reset();
+        p->hw.store(-1, std::memory_order_release);  // as a new partition's
+        p->live.store(true, std::memory_order_release);
+        changed_since_checkpoint_ = true;
       }
-      if (p->live.load(std::memory_order_relaxed)) p->queue.set_floor(record->floor);
+      if (undo) {
+        p->queue.restore_floor(record->floor);
+      } else {
+        p->queue.set_floor(record->floor);
+      }
       next_partition_ = std::max(next_partition_, record->id + 1);
     } else if (m.key == pr::kNextIdKey && !m.erase) {
-      if (auto next = pr::parse_next_id(m.value)) next_partition_ = std::max(next_partition_, *next);
+      if (auto next = pr::parse_next_id(m.value)) next_partition_ = undo ? *next : std::max(next_partition_, *next);
     }
-  }
-  return write_meta(batch, store_keys);  // not the leader: the journal only
+    return false;
+  });
+  return store_keys;
 }
 
 void StoreWriter::handle(TruncateOp& op) {
@@ -753,8 +792,13 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
     if (p.live.load(std::memory_order_relaxed)) at_cut.next.emplace_back(id, next);
   });
   if (role_ != Role::kSingle) unconfirmed_.push_back(std::move(at_cut));
+  std::vector<MetaStore::Mutation> undo = meta_undo(cut, end);  // read before the bytes go
   Status s = log_.truncate(cut);
-  if (s.ok()) {
+  if (s.ok() && !undo.empty()) {
+    apply_store_records(undo, /*undo=*/true);
+    if (!undo.empty()) s = write_meta(undo, true);
+  }
+  if (s.ok()) {  // epochs of cut entries that carried no undo part
     std::vector<MetaStore::Mutation> erase;
     for (const auto& [key, value] : journal_.scan(partition_records::kEpochPrefix))
       if (auto e = partition_records::parse_epoch(key, value); e && e->start >= position)
@@ -772,6 +816,29 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   done = nullptr;
   if (Status c = checkpoint(std::move(after)); !c.ok()) enter_read_only(c);  // `after` got the failure
   return {};
+}
+
+// The meta writes of the RKM1 entries in [from, end), undone: each key they wrote with its
+// value before the first of them that wrote it (their undo parts). An entry without one
+// (written before it existed) cannot be undone: logged, its keys stay.
+std::vector<MetaStore::Mutation> StoreWriter::meta_undo(LogPosition from, LogPosition end) const {
+  std::vector<MetaStore::Mutation> undo;
+  std::set<std::string> seen;
+  int64_t without = 0;
+  log_.scan(from, [&](const CommitLog::ScannedEntry& e) {
+    if (e.pos >= end) return false;
+    if (e.header.magic != format::kMetaMagic) return true;
+    auto entry = replication::decode_meta_entry(e.batch);
+    if (!entry || !entry->undo) {
+      ++without;
+      return true;
+    }
+    for (auto& u : *entry->undo)
+      if (seen.insert(u.key).second) undo.push_back(std::move(u));
+    return true;
+  });
+  if (without > 0) log_warn("{} meta entries cut from the log carry no undo part: their writes stay", without);
+  return undo;
 }
 
 void StoreWriter::run_timers() {

@@ -211,6 +211,8 @@ class StoreWriter {
   Status apply_replicated(const AppendReplicatedOp& op);
   Status apply_piece(const replication::Piece& piece);
   Status apply_replicated_meta(std::span<const std::byte> payload);
+  bool apply_store_records(std::vector<MetaStore::Mutation>& batch, bool undo);
+  std::vector<MetaStore::Mutation> meta_undo(LogPosition from, LogPosition end) const;
   Status truncate_log(int64_t position, StatusCallback& done);
   void forget_partition(Partition& p);  // a deleted partition's in-memory state
   int32_t last_epoch() const;           // -1 when none

@@ -305,6 +305,60 @@ TEST_F(ReplicationTest, ADivergentTailIsTruncatedThenCaughtUp) {
   expect_same(b, fdir_.path(), *c, cdir.path(), wa.partitions());
 }
 
+// A cut log tail takes its meta writes with it: every key a cut RKM1 entry wrote is back at its
+// value before the cut (k=v1 replicated, then k=v2, a new key, an erased key, a delete_records
+// floor and a new partition in a tail only C received), and the new leader's writes then apply
+// on top as on the leader.
+TEST_F(ReplicationTest, ATruncationUndoesTheMetaWritesOfTheEntriesItCuts) {
+  TempDir cdir;
+  auto c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(set_role(*c, Role::kFollower, 1).ok());
+  Store& a = *leader_;
+  Store& b = *follower_;
+  ASSERT_EQ(create(a, 2).size(), 2u);
+  ASSERT_TRUE(meta_write(a, {{"o/g/k", "v1", false}, {"o/g/old", "x", false}}).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(append(a, 0, make_batch({.value_bytes = 200})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(a, b, rng_));
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  const int64_t agreed = b.log_end();
+  const auto meta_before = b.meta().scan("");
+
+  // A's tail, which only C receives.
+  ASSERT_TRUE(meta_write(a, {{"o/g/k", "v2", false}}).ok());
+  ASSERT_TRUE(meta_write(a, {{"o/g/new", "n", false}, {"o/g/k", "v3", false}}).ok());
+  ASSERT_TRUE(meta_write(a, {{"o/g/old", "", true}}).ok());
+  ASSERT_TRUE(delete_records(a, 0, 2).ok());
+  const auto created = create(a, 1);
+  ASSERT_EQ(created, std::vector<PartitionId>{2});
+  ASSERT_TRUE(append(a, 2, make_batch({.value_bytes = 100})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  ASSERT_EQ(c->meta().scan(""), a.meta().scan(""));
+  ASSERT_EQ(c->offsets(0)->log_start_offset, 2);
+
+  // B leads epoch 2; C is cut back to what B holds.
+  ASSERT_TRUE(set_role(b, Role::kLeader, 2).ok());
+  ASSERT_TRUE(truncate_to(*c, agreed).ok());
+  EXPECT_EQ(c->meta().scan(""), meta_before);
+  EXPECT_EQ(c->meta().scan("o/g/k"), (std::vector<std::pair<std::string, std::string>>{{"o/g/k", "v1"}}));
+  EXPECT_EQ(c->offsets(2).status().code(), StatusCode::kNotFound);
+  confirm(*c, agreed);
+  EXPECT_EQ(c->offsets(0)->log_start_offset, 0);
+  EXPECT_EQ(view(*c, 0).batches.size(), 4u);
+
+  // B's own writes (partition 2 created again, another k) reach C as they are on B.
+  ASSERT_EQ(create(b, 1), std::vector<PartitionId>{2});
+  ASSERT_TRUE(append(b, 2, make_batch({.records = 3, .value_bytes = 50})).ok());
+  ASSERT_TRUE(meta_write(b, {{"o/g/k", "v4", false}}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(b, *c, rng_));
+  expect_same(b, fdir_.path(), *c, cdir.path(), 3);
+  EXPECT_EQ(c->offsets(2)->next_offset, 3);
+  c.reset();  // crash
+  c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(c);
+  expect_same(b, fdir_.path(), *c, cdir.path(), 3);
+}
+
 TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint) {
   create(*leader_, 1);
   std::vector<int64_t> bases;
