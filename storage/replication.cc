@@ -118,8 +118,9 @@ std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> bo
   RewriteCommit c;
   c.from = d.i64();
   c.to = d.i64();
-  const uint32_t n = d.count(format::kUnitSize);
+  const uint32_t n = d.count(format::kUnitSize);  // bounded by the bytes the body holds
   if (!d.ok() || d.remaining() != size_t{n} * format::kUnitSize || c.from < 0 || c.to < c.from) return std::nullopt;
+  c.units.reserve(n);
   const std::byte* p = body.data() + (body.size() - d.remaining());
   for (uint32_t i = 0; i < n; ++i) {
     const format::QueueUnit u = format::decode_unit(p + size_t{i} * format::kUnitSize);

@@ -10,6 +10,7 @@
 // segment ends means the leader's segments have another size: refused.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -56,6 +57,13 @@ struct RewriteCommit {
   int64_t from = 0, to = 0;
   std::vector<format::QueueUnit> units;
 };
+inline constexpr int64_t kRewriteCommitFixedBytes = 20;  // from, to, count
+// The most units an RKW1 body of at most `max_body_bytes` holds: a leader refuses a
+// rewrite into more batches than max_rewrite_units(max_append_bytes) (kTooLarge), so no
+// rewrite commit is larger than the largest batch entry.
+inline int64_t max_rewrite_units(int64_t max_body_bytes) {
+  return std::max<int64_t>(0, (max_body_bytes - kRewriteCommitFixedBytes) / format::kUnitSize);
+}
 std::vector<std::byte> encode_rewrite_commit(const RewriteCommit& c);
 std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> body);
 

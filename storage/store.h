@@ -145,8 +145,9 @@ class Store {
   // and `done` runs once a checkpoint naming it is durable -- on the writer or the
   // flusher thread. Until then a crash serves the original batches. kConflict when
   // the range no longer matches stored batches (retention, delete_records, another
-  // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches.
-  // The caller keeps the batch bytes alive until `done`.
+  // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches,
+  // kTooLarge on a leader for more batches than its rewrite commit (RKW1, FORMAT.md) may
+  // name: (max_append_bytes - 20) / 32. The caller keeps the batch bytes alive until `done`.
   struct RewriteRequest {
     PartitionId partition = 0;
     int64_t from = 0, to = 0;

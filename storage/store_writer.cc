@@ -466,6 +466,19 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
   if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
+  if (role_ == Role::kLeader) {
+    // Its RKW1 entry names every new batch (FORMAT.md): no larger than the largest batch
+    // entry, which is what a follower's DATA frames are bounded by.
+    const int64_t commit_body =
+        replication::kRewriteCommitFixedBytes + format::kUnitSize * static_cast<int64_t>(rq.batches.size());
+    if (commit_body > options_.max_append_bytes) {
+      return Status::too_large("a rewrite into " + std::to_string(rq.batches.size()) + " batches needs a " +
+                               std::to_string(commit_body) + "-byte rewrite commit, over max_append_bytes (" +
+                               std::to_string(options_.max_append_bytes) + "): rewrite at most " +
+                               std::to_string(replication::max_rewrite_units(options_.max_append_bytes)) +
+                               " batches at once");
+    }
+  }
   const auto range = p->queue.batch_range(index_, rq.from, rq.to);
   if (!range) return Status::conflict("rewrite range no longer matches the stored batches");
   if (rq.batches.empty() && range->whole) return Status::invalid_argument("a rewrite must leave batches in the partition");

@@ -375,6 +375,55 @@ TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint)
   EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
 }
 
+// A leader's rewrite commit (RKW1) names every new batch; it may not outgrow the largest batch
+// entry (max_append_bytes, what a follower's DATA frames are sized for). A rewrite into more
+// batches is refused with kTooLarge and changes nothing; one at the limit replicates; a kSingle
+// store, which writes no commit, takes the large one.
+TEST_F(ReplicationTest, ARewriteIntoMoreBatchesThanItsCommitMayNameIsRefusedOnALeader) {
+  const int64_t limit = (small_options(ldir_.path()).max_append_bytes - 20) / 32;  // 1023 at 32 KiB
+  const auto n = static_cast<size_t>(limit + 1);
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<AppendRequest> reqs;
+  for (size_t i = 0; i < n; ++i) batches.push_back(make_batch({.value_bytes = 4}));
+  for (const auto& b : batches) reqs.push_back({0, b, TimestampType::kCreateTime});
+  auto fill = [&](Store& s) {
+    ASSERT_EQ(create(s, 1), std::vector<PartitionId>{0});
+    for (const auto& r : append_all(s, reqs)) { ASSERT_TRUE(r.ok()) << r.status().to_string(); }
+  };
+  auto rewritten = [&](size_t count) {
+    std::vector<std::vector<std::byte>> out;
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(with_base(make_batch({.value_bytes = 2, .fill = 0x33}), static_cast<int64_t>(i)));
+    return out;
+  };
+  ASSERT_NO_FATAL_FAILURE(fill(*leader_));
+  const int64_t end = leader_->log_end();
+  const auto too_many = rewritten(n);
+  const Status refused = rewrite(*leader_, 0, 0, static_cast<int64_t>(n), too_many);
+  EXPECT_EQ(refused.code(), StatusCode::kTooLarge) << refused.to_string();
+  EXPECT_NE(refused.to_string().find(std::to_string(limit)), std::string::npos) << refused.to_string();
+  EXPECT_EQ(leader_->log_end(), end);  // nothing written
+  confirm(*leader_, end);
+  // The original batch is still served (from its magic byte on: the leader stamped its epoch).
+  const auto kept = view(*leader_, 0);
+  ASSERT_EQ(kept.batches.size(), n);
+  EXPECT_TRUE(std::equal(kept.batches[5].begin() + 16, kept.batches[5].end(), batches[5].begin() + 16,
+                         batches[5].end()));
+
+  const auto at_limit = rewritten(static_cast<size_t>(limit));
+  ASSERT_TRUE(rewrite(*leader_, 0, 0, limit, at_limit).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+  EXPECT_EQ(view(*follower_, 0).batches[5], at_limit[5]);
+
+  TempDir sdir;
+  auto single = open_store(small_options(sdir.path()));
+  ASSERT_TRUE(single);
+  ASSERT_NO_FATAL_FAILURE(fill(*single));
+  ASSERT_TRUE(rewrite(*single, 0, 0, static_cast<int64_t>(n), too_many).ok());
+  EXPECT_EQ(view(*single, 0).batches[5], too_many[5]);
+}
+
 TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
   std::mutex mu;
   std::vector<PartitionId> woken;
