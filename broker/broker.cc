@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 
+#include "broker/config/config_schema.h"
 #include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
 #include "broker/records/txn_markers.h"
@@ -180,8 +181,8 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
   b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_, b->cluster_.get(), b->config_.broker_rack));
   b->groups_->set_group_timeouts([configs = b->group_configs_.get()](const std::string& group) {
-    return coordinator::ConsumerGroupTimeouts{configs->effective(group, "consumer.session.timeout.ms"),
-                                              configs->effective(group, "consumer.heartbeat.interval.ms")};
+    return coordinator::ConsumerGroupTimeouts{configs->effective(group, cfg::kConsumerSessionTimeoutMs),
+                                              configs->effective(group, cfg::kConsumerHeartbeatIntervalMs)};
   });
   if (b->cluster_) {  // markers for partitions other brokers lead go to them
     auto peers = InterBrokerClient::create(b->server_->context(0).get_executor(), b->config_,

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "broker/config/config_schema.h"
 #include "broker/services.h"
 #include "broker/meta/topic_registry.h"
 #include "coordinator/group_service.h"
@@ -155,8 +156,8 @@ Metrics::Metrics(int64_t max_topic_series, std::filesystem::path log_dir)
                       .Name("rokka_connections_refused_total")
                       .Help("Connections refused at accept, by the limit reached.")
                       .Register(*registry_);
-  refused_total_ = &refused.Add({{"limit", "max.connections"}});
-  refused_per_ip_ = &refused.Add({{"limit", "max.connections.per.ip"}});
+  refused_total_ = &refused.Add({{"limit", std::string(cfg::kMaxConnections.name)}});
+  refused_per_ip_ = &refused.Add({{"limit", std::string(cfg::kMaxConnectionsPerIp.name)}});
   refused_rate_ = &refused.Add({{"limit", "connection_creation_rate"}});
   auto& throttled = prometheus::BuildCounter()
                         .Name("rokka_quota_throttled_total")
@@ -280,14 +281,19 @@ Metrics::TopicSeries* Metrics::topic_series(std::string_view topic) {
   return series;
 }
 
-void Metrics::produced(std::string_view topic, int64_t bytes, int64_t records, std::chrono::nanoseconds append_took) {
+void Metrics::produced(std::span<const ProducedTopic> topics, std::chrono::nanoseconds append_took) {
+  int64_t bytes = 0, records = 0;
+  for (const ProducedTopic& t : topics) {
+    bytes += t.bytes;
+    records += t.records;
+    if (auto* s = topic_series(t.topic)) {
+      s->messages_in->Increment(static_cast<double>(t.records));
+      s->bytes_in->Increment(static_cast<double>(t.bytes));
+    }
+  }
   all_messages_in_->Increment(static_cast<double>(records));
   all_bytes_in_->Increment(static_cast<double>(bytes));
   append_latency_.observe(append_took);
-  if (auto* s = topic_series(topic)) {
-    s->messages_in->Increment(static_cast<double>(records));
-    s->bytes_in->Increment(static_cast<double>(bytes));
-  }
 }
 
 void Metrics::fetched(std::string_view topic, int64_t bytes) {

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,7 +63,13 @@ class Metrics {
   // Its response's way out: handler done -> written to the socket, with any wait behind
   // earlier responses and a quota's hold (Kafka's ResponseQueueTimeMs + ResponseSendTimeMs).
   void response_sent(int16_t api_key, std::chrono::nanoseconds took);
-  void produced(std::string_view topic, int64_t bytes, int64_t records, std::chrono::nanoseconds append_took);
+  // One Produce's stored batches, summed per topic (each topic once): the broker-wide
+  // counters and the append latency are updated once, each topic's series once.
+  struct ProducedTopic {
+    std::string_view topic;
+    int64_t bytes = 0, records = 0;
+  };
+  void produced(std::span<const ProducedTopic> topics, std::chrono::nanoseconds append_took);
   void fetched(std::string_view topic, int64_t bytes);
   void connection_accepted() { accepted_->Increment(); }
   void connection_closed(const char* reason);  // Connection::close's reason

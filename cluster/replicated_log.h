@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,11 @@ class ReplicatedLog {
   virtual void append_replicated(int64_t from, std::span<const std::byte> bytes, storage::StatusCallback done) = 0;
   virtual void truncate_to(int64_t position, storage::StatusCallback done) = 0;
   virtual void set_confirmed(int64_t position) = 0;
+  // The leader's server hands its wake-up here (an empty function takes it back): the log calls
+  // it, from any thread, whenever its readable end moved, so new entries go out at once instead of
+  // at the next heartbeat. A log that cannot tell (the default) leaves them to the heartbeat and to
+  // whoever calls ReplicationServer::notify_appended().
+  virtual void set_append_notifier(std::function<void()> /*notify*/) {}
 };
 
 // RocketMQ's truncation rule: where a follower must cut its log before it takes the leader's

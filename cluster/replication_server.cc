@@ -62,6 +62,9 @@ Result<tcp::endpoint> ReplicationServer::listen(const tcp::endpoint& at) {
   auto bound = acceptor_.local_endpoint(ec);
   if (ec) return Status::io_error("replication listener: " + ec.message());
   auto self = shared_from_this();
+  log_->set_append_notifier([weak = weak_from_this()] {
+    if (auto server = weak.lock()) server->notify_appended();
+  });
   asio::co_spawn(ex_, [self] { return self->accept_loop(); }, asio::detached);
   asio::co_spawn(ex_, [self] { return self->tick_loop(); }, asio::detached);
   log().info("replication: group {} epoch {} leader {} listening on {}:{}", options_.group, options_.epoch,
@@ -77,13 +80,16 @@ void ReplicationServer::set_in_sync(std::vector<int32_t> members) {
 }
 
 void ReplicationServer::notify_appended() {
+  if (notify_queued_.exchange(true, std::memory_order_acq_rel)) return;  // the queued one will see this too
   asio::post(ex_, [self = shared_from_this()] {
+    self->notify_queued_.store(false, std::memory_order_release);  // before reading the log: no news lost
     self->recompute_confirm();
     self->wake_all();
   });
 }
 
 void ReplicationServer::stop(ConfirmOutcome::Kind why, std::string reason) {
+  log_->set_append_notifier(nullptr);  // here, not posted: the log stops calling at once
   asio::post(ex_, [self = shared_from_this(), why, reason = std::move(reason)] {
     if (self->stopped_) return;
     self->stopped_ = true;

@@ -15,6 +15,7 @@
 // state kept under a mutex. The log is read on the executor's thread.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -74,7 +75,9 @@ class ReplicationServer : public std::enable_shared_from_this<ReplicationServer>
   // The in-sync set (follower ids; the leader's own id may be included, it always counts).
   void set_in_sync(std::vector<int32_t> members);
   // The local log grew (or its durable end moved): senders wake up, C is recomputed. Heartbeats
-  // would find new entries anyway, this makes it immediate.
+  // would find new entries anyway, this makes it immediate. listen() hands it to the log
+  // (ReplicatedLog::set_append_notifier), so a StoreLog calls it on every append; stop() takes it
+  // back. Calls that come while one is still queued on the executor are merged into it.
   void notify_appended();
   // Closes the acceptor and every session; the waiters fail with `why` (kNotLeader when the
   // group's leadership was lost: demotion, fencing), later ones at once.
@@ -111,6 +114,7 @@ class ReplicationServer : public std::enable_shared_from_this<ReplicationServer>
   std::map<int32_t, std::shared_ptr<Session>> sessions_;  // follower id -> its current session
   ConfirmWaiters waiters_;
   std::unique_ptr<boost::asio::steady_timer> tick_timer_;
+  std::atomic<bool> notify_queued_{false};  // a notify_appended() is posted and has not run yet
 
   mutable std::mutex progress_mu_;  // guards progress_ (written on the executor, read anywhere)
   std::map<int32_t, FollowerProgress> progress_;

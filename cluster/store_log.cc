@@ -30,4 +30,9 @@ void StoreLog::truncate_to(int64_t position, storage::StatusCallback done) {
 
 void StoreLog::set_confirmed(int64_t position) { store_->set_confirmed(position); }
 
+void StoreLog::set_append_notifier(std::function<void()> notify) {
+  if (!notify) return store_->set_log_listener(nullptr);
+  store_->set_log_listener([notify = std::move(notify)](int64_t) { notify(); });
+}
+
 }  // namespace rokka::cluster

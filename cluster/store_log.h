@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -35,6 +36,8 @@ class StoreLog final : public ReplicatedLog {
   void append_replicated(int64_t from, std::span<const std::byte> bytes, storage::StatusCallback done) override;
   void truncate_to(int64_t position, storage::StatusCallback done) override;
   void set_confirmed(int64_t position) override;
+  // Through Store::set_log_listener (the Store has one such slot: one server per Store).
+  void set_append_notifier(std::function<void()> notify) override;
 
   // The largest log entry this Store writes (a batch of max_append_bytes and its entry header):
   // what ReplicationServerOptions::max_entry_bytes and ReplicationClientOptions::max_entry_bytes

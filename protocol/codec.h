@@ -261,6 +261,11 @@ struct Records {
 
 class Writer {
  public:
+  Writer() = default;
+  // Writes into `buffer`'s storage, emptied but with its capacity kept: a caller encoding
+  // many large messages hands back the last one's buffer instead of allocating anew.
+  explicit Writer(std::vector<std::byte> buffer) : buf_(std::move(buffer)) { buf_.clear(); }
+
   // A reserved int32 slot, to be patched once the bytes it counts are written.
   struct Mark {
     size_t buf_pos;

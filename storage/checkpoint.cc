@@ -4,7 +4,8 @@ namespace rokka::storage {
 
 CheckpointWriter::CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
                                    const std::vector<std::pair<int64_t, int64_t>>& segment_ages, uint32_t chunk_units,
-                                   uint32_t first_chunk_units, const std::vector<uint32_t>& free_small_chunks) {
+                                   uint32_t first_chunk_units, const std::vector<uint32_t>& free_small_chunks,
+                                   int64_t confirmed) {
   body_.i64(log_end.value);
   body_.u32(next_chunk);
   body_.u32(static_cast<uint32_t>(free_chunks.size()));
@@ -18,12 +19,13 @@ CheckpointWriter::CheckpointWriter(LogPosition log_end, uint32_t next_chunk, con
     body_.i64(start);
     body_.i64(ms);
   }
+  body_.i64(confirmed);
   count_at_ = body_.buffer().size();
   body_.u32(0);  // partition count, patched by finish()
 }
 
 void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& q, const ProducerStateTable* producers,
-                                     const TxnIndex* txns) {
+                                     const TxnIndex* txns, int64_t high_watermark) {
   body_.u32(id);
   body_.i64(q.floor);
   body_.i64(q.next_offset);
@@ -37,6 +39,7 @@ void CheckpointWriter::add_partition(PartitionId id, const ConsumeQueue::State& 
   for (uint32_t c : q.dir.chunks) body_.u32(c);
   body_.u8(q.digest ? 1 : 0);
   body_.u64(q.digest.value_or(0));
+  body_.i64(high_watermark);
   if (producers) {
     producers->encode(body_);
   } else {
@@ -87,6 +90,10 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
     const int64_t start = d.i64();
     cp.segment_ages.emplace_back(start, d.i64());
   }
+  if (version >= 5) {
+    cp.confirmed = d.i64();
+    if (cp.confirmed < -1) return Status::corruption("checkpoint confirmed position");
+  }
   for (uint32_t n = d.count(64); n > 0 && d.ok(); --n) {
     PartitionCheckpoint p;
     p.id = d.u32();
@@ -110,6 +117,10 @@ Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file) {
       const bool known = d.u8() == 1;
       const uint64_t digest = d.u64();
       if (known) q.digest = digest;
+    }
+    if (version >= 5) {
+      p.high_watermark = d.i64();
+      if (p.high_watermark < -1) return Status::corruption("checkpoint high watermark");
     }
     if (!p.producers.decode(d)) return Status::corruption("checkpoint producer state");
     if (version >= 2) {

@@ -21,6 +21,9 @@ struct PartitionCheckpoint {
   ConsumeQueue::State queue;
   ProducerStateTable producers;
   std::unique_ptr<TxnIndex> txns;  // null when the partition has no transaction state
+  // Replicated roles: the high watermark as of `Checkpoint::confirmed`; -1 when none (kSingle,
+  // versions 1-4).
+  int64_t high_watermark = -1;
 };
 
 struct Checkpoint {
@@ -32,6 +35,9 @@ struct Checkpoint {
   uint32_t chunk_units = 0, first_chunk_units = 0;
   std::vector<uint32_t> free_small_chunks;
   std::vector<std::pair<int64_t, int64_t>> segment_ages;  // segment start, last append ms
+  // The confirmed position C (Store::set_confirmed) when the checkpoint was taken; -1 when
+  // none (a kSingle store; versions 1-4).
+  int64_t confirmed = -1;
   std::vector<PartitionCheckpoint> partitions;
 };
 
@@ -41,9 +47,10 @@ class CheckpointWriter {
  public:
   CheckpointWriter(LogPosition log_end, uint32_t next_chunk, const std::vector<uint32_t>& free_chunks,
                    const std::vector<std::pair<int64_t, int64_t>>& segment_ages, uint32_t chunk_units = 0,
-                   uint32_t first_chunk_units = 0, const std::vector<uint32_t>& free_small_chunks = {});
+                   uint32_t first_chunk_units = 0, const std::vector<uint32_t>& free_small_chunks = {},
+                   int64_t confirmed = -1);
   void add_partition(PartitionId id, const ConsumeQueue::State& queue, const ProducerStateTable* producers,
-                     const TxnIndex* txns);
+                     const TxnIndex* txns, int64_t high_watermark = -1);
   std::vector<std::byte> finish();
 
  private:
@@ -53,8 +60,9 @@ class CheckpointWriter {
 };
 
 // kCorruption when the frame, CRC or any count is bad (hostile-input safe). Reads
-// version 1 (no transaction state), 2 (no units digest) and 3 (no index geometry:
-// every ChunkDir in the uniform layout).
+// version 1 (no transaction state), 2 (no units digest), 3 (no index geometry:
+// every ChunkDir in the uniform layout) and 4 (no confirmed position, no high
+// watermarks).
 Result<Checkpoint> decode_checkpoint(std::span<const std::byte> file);
 
 }  // namespace rokka::storage

@@ -139,6 +139,11 @@ void ConsumeQueue::set_floor(int64_t offset) {
   refresh_start();
 }
 
+void ConsumeQueue::restore_floor(int64_t offset) {
+  floor_ = offset;
+  refresh_start();
+}
+
 int64_t ConsumeQueue::first_unit_at_or_after(const IndexFiles& ix, LogPosition pos) const {
   int64_t lo = w_first_unit_, hi = w_unit_end_;
   while (lo < hi) {

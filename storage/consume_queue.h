@@ -87,6 +87,9 @@ class ConsumeQueue {
   std::optional<LogPosition> first_entry_at_or_after(const IndexFiles& ix, LogPosition pos) const;
   // Raises the explicit start offset (DeleteRecords or a durable floor); no-op if lower.
   void set_floor(int64_t offset);
+  // Sets it to `offset`, lower or not: a floor raise whose log entry a cut removed
+  // (Store::truncate_to) is undone. Publishes the start offset.
+  void restore_floor(int64_t offset);
   int64_t floor() const { return floor_; }
   // The units of the stored batches from the one whose base offset is `from` up to
   // the one whose base offset is `to` (excluded), or to the end when `to` is the next

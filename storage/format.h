@@ -74,7 +74,8 @@ inline constexpr uint32_t kRewriteMagic = 0x31524B52;
 inline bool is_entry_magic(uint32_t magic) { return magic == kEntryMagic || magic == kRewriteMagic; }
 // Replication entries (FORMAT.md, "Replicated stores"): the same 44-byte header, but a
 // payload of Rokka's own instead of a RecordBatch, covered whole by the header CRC.
-// "RKM1": one MetaStore mutation batch (the meta journal's record payload).
+// "RKM1": one MetaStore mutation batch (the meta journal's record payload), then the
+// batch that undoes it (replication.h, MetaEntry).
 inline constexpr uint32_t kMetaMagic = 0x314D4B52;
 // "RKW1": the commit of a rewrite (compaction) whose RKR1 entries precede it.
 inline constexpr uint32_t kRewriteCommitMagic = 0x31574B52;
@@ -193,8 +194,9 @@ inline int64_t parse_segment_name(std::string_view name) {
 // Checkpoint file: magic u32 | version u32 | body length u64 | body crc u32 | body.
 inline constexpr uint32_t kCheckpointMagic = 0x4B434B52;  // "RKCK"
 // 2 added transaction state, 3 each partition's units digest, 4 the index geometry
-// (small first chunks: each ChunkDir's layout, the free small chunks); 1-3 are still read.
-inline constexpr uint32_t kCheckpointVersion = 4;
+// (small first chunks: each ChunkDir's layout, the free small chunks), 5 the confirmed
+// position and each partition's high watermark (replicated roles); 1-4 are still read.
+inline constexpr uint32_t kCheckpointVersion = 5;
 inline constexpr int kCheckpointHeaderSize = 20;
 // Meta journal record: length u32 (payload) | crc u32 (payload) | payload.
 inline constexpr int kJournalRecordHeaderSize = 8;

@@ -13,7 +13,8 @@ constexpr size_t kSnapshotRecordBytes = 4 << 20;
 
 }  // namespace
 
-bool MetaJournal::decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out) {
+bool MetaJournal::decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out,
+                                 size_t* used) {
   format::Decoder d(payload);
   const uint32_t n = d.count(5);
   for (uint32_t i = 0; i < n && d.ok(); ++i) {
@@ -25,7 +26,9 @@ bool MetaJournal::decode_payload(std::span<const std::byte> payload, std::vector
     if (!m.erase) m.value = std::string(d.bytes());
     out.push_back(std::move(m));
   }
-  return d.ok() && d.remaining() == 0;
+  if (!d.ok()) return false;
+  if (used) *used = payload.size() - d.remaining();
+  return used || d.remaining() == 0;
 }
 
 std::vector<std::byte> MetaJournal::encode_payload(const std::vector<MetaStore::Mutation>& batch) {

@@ -38,8 +38,10 @@ class MetaJournal {
   // One record's payload (FORMAT.md), which is also the body of an RKM1 log entry.
   static std::vector<std::byte> encode_payload(const std::vector<MetaStore::Mutation>& batch);
   // Appends the payload's mutations to `out`; false (hostile-input safe) when it does
-  // not decode to the last byte.
-  static bool decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out);
+  // not decode to the last byte -- or, with `used`, when it does not decode: the bytes
+  // after the batch are then allowed and *used tells how many the batch took.
+  static bool decode_payload(std::span<const std::byte> payload, std::vector<MetaStore::Mutation>& out,
+                             size_t* used = nullptr);
   int64_t file_bytes() const { return size_; }
 
  private:

@@ -48,6 +48,8 @@ class Recovery {
   // `commits_from`: RKW1 entries from there on are applied (earlier ones are in the checkpoint).
   Status replay_log(LogPosition from, bool rebuild, LogPosition commits_from);
   void settle();  // after the replay: units, floors, publish, segment ages
+  // C and the high watermarks as the checkpoint had them, capped by the recovered log.
+  void restore_confirmed(const Checkpoint& cp);
 
   const StoreOptions& options_;
   FileSystem& fs_;
@@ -254,6 +256,16 @@ void Recovery::settle() {
     if (seg.last_append_ms == 0) out_.log->set_last_append_ms(seg.start, now);  // age unknown: keep it a full period
 }
 
+void Recovery::restore_confirmed(const Checkpoint& cp) {
+  if (cp.confirmed < 0) return;  // a kSingle store's, or an older version's
+  out_.confirmed = std::min(cp.confirmed, out_.log->write_end().value);
+  for (const auto& pc : cp.partitions) {
+    Partition* p = partitions_.get(pc.id);
+    if (p && pc.high_watermark >= 0)
+      p->hw.store(std::min(pc.high_watermark, p->queue.writer_next_offset()), std::memory_order_relaxed);
+  }
+}
+
 Result<RecoveredStore> Recovery::run() {
   if (Status s = open_journal_and_log(); !s.ok()) return s;
   load_partition_table();
@@ -271,12 +283,13 @@ Result<RecoveredStore> Recovery::run() {
   const LogPosition commits_from = *rebuild ? LogPosition{} : (*cp)->log_end;
   if (Status s = replay_log(from, *rebuild, commits_from); !s.ok()) return s;
   settle();
+  if (*cp) restore_confirmed(**cp);
 
   const LogPosition end = out_.log->write_end();
   out_.checkpoint_pos = *cp && !*rebuild ? std::min((*cp)->log_end, end) : LogPosition{};
   if (*rebuild || crashed || !*cp || end < (*cp)->log_end) {
     const StoreState state{options_, *out_.log, *out_.index, *out_.journal, partitions_};
-    auto pos = checkpoint_inline(state);
+    auto pos = checkpoint_inline(state, out_.confirmed);
     if (!pos.ok()) return pos.status();
     out_.checkpoint_pos = *pos;
   }

@@ -9,8 +9,9 @@
 //      and producer state; cut at the first bad entry.
 //      No usable checkpoint or index: rebuild every index from the whole log.
 //   4. Drop index units that point past the cut (index ahead of log) or before the
-//      oldest segment; apply start-offset floors; publish; checkpoint if the state
-//      on disk does not match the checkpoint; create the "abort" marker.
+//      oldest segment; apply start-offset floors; restore the confirmed position and
+//      high watermarks (never above what the log holds); publish; checkpoint if the
+//      state on disk does not match the checkpoint; create the "abort" marker.
 // RocketMQ's DefaultMessageStore::recover plays this part (STYLE §a.1).
 #pragma once
 
@@ -31,6 +32,9 @@ struct RecoveredStore {
   std::unique_ptr<IndexFiles> index;
   PartitionId next_partition = 0;  // the next id create_partitions hands out
   LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
+  // The checkpoint's confirmed position, at most the recovered log end; -1 when none.
+  // Each partition's Partition::hw is restored with it (at most its next offset).
+  int64_t confirmed = -1;
 };
 
 // How index_entry() took one valid CommitLog entry.

@@ -64,8 +64,7 @@ Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes,
         } else {
           if (format::payload_entry_crc(p, piece.header.length) != piece.header.crc)
             return Status::corruption("entry CRC mismatch" + at(pos));
-          std::vector<MetaStore::Mutation> ignored;
-          const bool decodes = magic == format::kMetaMagic ? MetaJournal::decode_payload(body, ignored)
+          const bool decodes = magic == format::kMetaMagic ? decode_meta_entry(body).has_value()
                                                            : decode_rewrite_commit(body).has_value();
           if (!decodes) return Status::corruption("entry body does not decode" + at(pos));
         }
@@ -79,6 +78,24 @@ Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes,
     off += static_cast<size_t>(len);
   }
   return out;
+}
+
+std::vector<std::byte> encode_meta_entry(const std::vector<MetaStore::Mutation>& batch,
+                                         const std::vector<MetaStore::Mutation>& undo) {
+  auto out = MetaJournal::encode_payload(batch);
+  const auto tail = MetaJournal::encode_payload(undo);
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+std::optional<MetaEntry> decode_meta_entry(std::span<const std::byte> body) {
+  MetaEntry e;
+  size_t used = 0;
+  if (!MetaJournal::decode_payload(body, e.batch, &used)) return std::nullopt;
+  if (used == body.size()) return e;  // no undo part (older entries)
+  e.undo.emplace();
+  if (!MetaJournal::decode_payload(body.subspan(used), *e.undo)) return std::nullopt;
+  return e;
 }
 
 std::vector<std::byte> encode_rewrite_commit(const RewriteCommit& c) {
@@ -99,8 +116,9 @@ std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> bo
   RewriteCommit c;
   c.from = d.i64();
   c.to = d.i64();
-  const uint32_t n = d.count(format::kUnitSize);
+  const uint32_t n = d.count(format::kUnitSize);  // bounded by the bytes the body holds
   if (!d.ok() || d.remaining() != size_t{n} * format::kUnitSize || c.from < 0 || c.to < c.from) return std::nullopt;
+  c.units.reserve(n);
   const std::byte* p = body.data() + (body.size() - d.remaining());
   for (uint32_t i = 0; i < n; ++i) {
     const format::QueueUnit u = format::decode_unit(p + size_t{i} * format::kUnitSize);

@@ -10,12 +10,14 @@
 // segment ends means the leader's segments have another size: refused.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "storage/format.h"
+#include "storage/meta_store.h"
 #include "storage/types.h"
 
 namespace rokka::storage::replication {
@@ -37,12 +39,31 @@ struct Piece {
 // ending it).
 Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes, int64_t segment_bytes);
 
+// RKM1's body (FORMAT.md): the mutation batch, then the batch that undoes it -- each key
+// it writes with its value before the entry (a put, or an erase where it was absent), so
+// that a member cutting the entry off its log (Store::truncate_to) can restore them.
+// Entries written before the undo part existed have none.
+struct MetaEntry {
+  std::vector<MetaStore::Mutation> batch;
+  std::optional<std::vector<MetaStore::Mutation>> undo;
+};
+std::vector<std::byte> encode_meta_entry(const std::vector<MetaStore::Mutation>& batch,
+                                         const std::vector<MetaStore::Mutation>& undo);
+std::optional<MetaEntry> decode_meta_entry(std::span<const std::byte> body);
+
 // RKW1's body: the rewrite of `partition`'s offsets [from, to) into `units`, which
 // point at the RKR1 entries before it.
 struct RewriteCommit {
   int64_t from = 0, to = 0;
   std::vector<format::QueueUnit> units;
 };
+inline constexpr int64_t kRewriteCommitFixedBytes = 20;  // from, to, count
+// The most units an RKW1 body of at most `max_body_bytes` holds: a leader refuses a
+// rewrite into more batches than max_rewrite_units(max_append_bytes) (kTooLarge), so no
+// rewrite commit is larger than the largest batch entry.
+inline int64_t max_rewrite_units(int64_t max_body_bytes) {
+  return std::max<int64_t>(0, (max_body_bytes - kRewriteCommitFixedBytes) / format::kUnitSize);
+}
 std::vector<std::byte> encode_rewrite_commit(const RewriteCommit& c);
 std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> body);
 

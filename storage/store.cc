@@ -59,7 +59,8 @@ Status StoreImpl::start() {
   log_ = std::move(recovered->log);
   index_ = std::move(recovered->index);
   writer_ = std::make_unique<StoreWriter>(StoreState{options_, *log_, *index_, *journal_, partitions_},
-                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos});
+                                          StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos,
+                                                             recovered->confirmed});
   return {};
 }
 
@@ -133,6 +134,10 @@ void StoreImpl::set_retained(PartitionId partition, bool retained) {
 
 void StoreImpl::set_append_listener(std::function<void(std::span<const PartitionId>)> listener) {
   writer_->set_append_listener(std::move(listener));
+}
+
+void StoreImpl::set_log_listener(std::function<void(int64_t)> listener) {
+  writer_->set_log_listener(std::move(listener));
 }
 
 StoreStats StoreImpl::stats() const {

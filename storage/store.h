@@ -145,8 +145,9 @@ class Store {
   // and `done` runs once a checkpoint naming it is durable -- on the writer or the
   // flusher thread. Until then a crash serves the original batches. kConflict when
   // the range no longer matches stored batches (retention, delete_records, another
-  // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches.
-  // The caller keeps the batch bytes alive until `done`.
+  // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches,
+  // kTooLarge on a leader for more batches than its rewrite commit (RKW1, FORMAT.md) may
+  // name: (max_append_bytes - 20) / 32. The caller keeps the batch bytes alive until `done`.
   struct RewriteRequest {
     PartitionId partition = 0;
     int64_t from = 0, to = 0;
@@ -168,6 +169,14 @@ class Store {
   // Called on the writer thread after appended data becomes readable, with the
   // partitions that grew (fetch long-poll wake-up). Set once, before serving.
   virtual void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) = 0;
+  // Replication's own hook, beside the append listener (which in the replicated roles
+  // fires on high watermark moves, not on appends): called on the writer thread, after
+  // the bytes are readable, with the log's new readable end whenever it moved -- data,
+  // RKM1/RKW1 entries, segment blanks, retention's floor entries alike. The durable end
+  // moving alone (the async flusher's fdatasync) does not call it. Any thread, at any
+  // time; an empty function removes it. Like every writer-thread callback it must only
+  // hand the news over (ReplicationServer::notify_appended posts it).
+  virtual void set_log_listener(std::function<void(int64_t readable_end)> /*listener*/) {}
 
   // ---- replication (SCALE-OUT.md §3.5-3.6; FORMAT.md "Replicated stores") ----
   // A group leader's CommitLog bytes are copied verbatim to its followers, which write
@@ -203,9 +212,9 @@ class Store {
   }
   // Follower or fenced role only: cuts the log at `position` (an entry boundary between
   // log_begin() and log_end()) as recovery cuts a torn tail -- CommitLog, ConsumeQueues,
-  // producer and transaction state, epochs starting at or after it -- then `done` once
-  // a checkpoint of the result is durable. Meta writes applied from cut RKM1 entries
-  // stay in the journal.
+  // producer and transaction state, epochs starting at or after it, and the meta writes
+  // of the RKM1 entries it cuts (each key back at its value before the cut; FORMAT.md
+  // says what cannot be undone) -- then `done` once a checkpoint of the result is durable.
   virtual void truncate_to(int64_t /*position*/, StatusCallback done) {
     done(Status::invalid_argument("truncate_to not supported"));
   }
@@ -222,10 +231,18 @@ class Store {
   // must hold it (SCALE-OUT.md §3.7's C). Queued on the writer: each partition's high
   // watermark moves to the next offset of its last batch appended by a group that ended
   // at or below it, and the append listener fires with the partitions whose high
-  // watermark moved (in the replicated roles it fires on that, not on appends). After a
-  // role change into a replicated role, high watermarks start at the start offset until
-  // a confirmation reaches the log end of that moment. Not persisted (yet).
+  // watermark moved (in the replicated roles it fires on that, not on appends). C and the
+  // high watermarks are persisted in every checkpoint taken in a replicated role (and
+  // kept by a kSingle store that has not taken a replicated role since open): the first
+  // role change into a replicated role after open starts from them, capped by the log
+  // the store recovered; without them (a store that never left kSingle, an older
+  // checkpoint) high watermarks start at the start offset. Either way the entries after
+  // C wait for a confirmation reaching the log end of that moment.
   virtual void set_confirmed(int64_t /*position*/) {}
+  // Any thread: C as this store knows it (the highest set_confirmed applied, at most its
+  // log end, or the checkpoint's until a replicated role starts; 0 when none): the
+  // start of ReplicationServerOptions::confirmed for a leader.
+  virtual int64_t confirmed_position() const { return 0; }
 
   // Flushes everything, writes the clean-shutdown marker and stops the writer.
   // Destroying a Store without close() abandons it like a crash (no flush, no

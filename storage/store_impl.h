@@ -46,6 +46,7 @@ class StoreImpl final : public Store, public MetaStore {
   void set_retained(PartitionId partition, bool retained) override;
   MetaStore& meta() override { return *this; }
   void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) override;
+  void set_log_listener(std::function<void(int64_t)> listener) override;
   StoreStats stats() const override;
   Status close() override;
 
@@ -61,6 +62,7 @@ class StoreImpl final : public Store, public MetaStore {
   void truncate_to(int64_t position, StatusCallback done) override;
   void set_role(Role role, int32_t epoch, StatusCallback done) override;
   void set_confirmed(int64_t position) override;
+  int64_t confirmed_position() const override { return writer_->confirmed_position(); }
 
   // MetaStore
   void write(std::vector<Mutation> batch, StatusCallback done) override;

@@ -41,13 +41,14 @@ inline std::filesystem::path checkpoint_path(const StoreOptions& options) { retu
 inline std::filesystem::path abort_marker_path(const StoreOptions& options) { return options.dir / "abort"; }
 
 // The checkpoint file's bytes for the state as of the log's write end: valid once the
-// log up to there, the index files and the journal are durable. Writer thread (or
-// recovery, before it starts).
-std::vector<std::byte> encode_checkpoint(const StoreState& state);
+// log up to there, the index files and the journal are durable. `confirmed`: the
+// confirmed position C to persist with each partition's high watermark (Partition::hw),
+// or -1 for none (kSingle). Writer thread (or recovery, before it starts).
+std::vector<std::byte> encode_checkpoint(const StoreState& state, int64_t confirmed);
 
 // A checkpoint taken inline (recovery's end, clean shutdown): flushes the log, syncs
 // the index files and the journal, writes the checkpoint file. Returns the log
 // position it covers.
-Result<LogPosition> checkpoint_inline(const StoreState& state);
+Result<LogPosition> checkpoint_inline(const StoreState& state, int64_t confirmed);
 
 }  // namespace rokka::storage

@@ -1,6 +1,9 @@
 // StoreWriter: the writer thread (store_writer.h). OpQueue first, then the thread
 // loop, the op handlers in the order of the header's table, and the timers.
 #include <algorithm>
+#include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "storage/logger.h"
 #include "storage/partition_records.h"
@@ -61,8 +64,10 @@ StoreWriter::StoreWriter(const StoreState& state, Start start)
       journal_(state.journal),
       partitions_(state.partitions),
       flusher_(state.log, state.fs(), checkpoint_path(state.options)),
+      restored_confirmed_(start.confirmed),
       next_partition_(start.next_partition),
       checkpoint_pos_(start.checkpoint_pos) {
+  publish_confirmed();
   const auto now = Clock::now();
   next_flush_ = now + std::chrono::milliseconds(options_.flush_interval_ms);
   next_checkpoint_ = now + std::chrono::milliseconds(options_.checkpoint_interval_ms);
@@ -89,6 +94,26 @@ void StoreWriter::set_append_listener(Listener listener) {
   listener_ = std::move(listener);
 }
 
+void StoreWriter::set_log_listener(LogListener listener) {
+  std::lock_guard lock(listener_mu_);
+  has_log_listener_.store(static_cast<bool>(listener), std::memory_order_release);
+  log_listener_ = std::move(listener);
+}
+
+void StoreWriter::notify_log_listener() {
+  if (!has_log_listener_.load(std::memory_order_acquire)) return;  // nobody listens: no lock, no copy
+  const int64_t end = log_.readable_end().value;
+  if (end == notified_end_) return;
+  LogListener listener;
+  {
+    std::lock_guard lock(listener_mu_);
+    listener = log_listener_;
+  }
+  if (!listener) return;
+  notified_end_ = end;
+  listener(end);
+}
+
 Status StoreWriter::close() {
   std::lock_guard lock(close_mu_);
   if (!closed_) {
@@ -111,6 +136,7 @@ void StoreWriter::run() {
     if (!ops.empty()) process(ops);
     ops.clear();
     run_timers();
+    notify_log_listener();  // retention's floor entries (kLeader) are published there
     if (queue == OpQueue::State::kClosed && queue_.empty()) {
       close_status_ = shutdown_cleanly();
       return;
@@ -163,6 +189,7 @@ void StoreWriter::process(std::vector<WriterOp>& ops) {
   }
   const std::vector<PartitionId>& wake = replicated_role ? hw_moved_ : grown_;
   if (durable.ok() && listener && !wake.empty()) listener(wake);  // before the acks
+  notify_log_listener();
   grown_.clear();
   hw_moved_.clear();
   for (auto& c : completions_) c(durable);
@@ -279,7 +306,15 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
 Status StoreWriter::write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync) {
   if (read_only_) return read_only_status();
   if (role_ == Role::kLeader) {  // the log first: followers apply it in order with the data
-    const auto payload = MetaJournal::encode_payload(batch);
+    // With each key's value before it, so that a member cutting this entry off can undo it.
+    std::vector<MetaStore::Mutation> undo;
+    std::unordered_set<std::string_view> seen;  // views into `batch`
+    for (const auto& m : batch) {
+      if (!seen.insert(m.key).second) continue;
+      auto before = journal_.get(m.key);
+      undo.push_back({m.key, before.value_or(std::string()), !before.has_value()});
+    }
+    const auto payload = replication::encode_meta_entry(batch, undo);
     if (payload.size() > format::kMaxJournalRecord) return Status::too_large("meta batch too large");
     if (Status s = append_payload_entry(format::kMetaMagic, 0, static_cast<uint32_t>(batch.size()), payload); !s.ok())
       return s;
@@ -431,6 +466,19 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
   if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
+  if (role_ == Role::kLeader) {
+    // Its RKW1 entry names every new batch (FORMAT.md): no larger than the largest batch
+    // entry, which is what a follower's DATA frames are bounded by.
+    const int64_t commit_body =
+        replication::kRewriteCommitFixedBytes + format::kUnitSize * static_cast<int64_t>(rq.batches.size());
+    if (commit_body > options_.max_append_bytes) {
+      return Status::too_large("a rewrite into " + std::to_string(rq.batches.size()) + " batches needs a " +
+                               std::to_string(commit_body) + "-byte rewrite commit, over max_append_bytes (" +
+                               std::to_string(options_.max_append_bytes) + "): rewrite at most " +
+                               std::to_string(replication::max_rewrite_units(options_.max_append_bytes)) +
+                               " batches at once");
+    }
+  }
   const auto range = p->queue.batch_range(index_, rq.from, rq.to);
   if (!range) return Status::conflict("rewrite range no longer matches the stored batches");
   if (rq.batches.empty() && range->whole) return Status::invalid_argument("a rewrite must leave batches in the partition");
@@ -555,15 +603,24 @@ void StoreWriter::change_role(Role role) {
   if (!now) {
     unconfirmed_.clear();
     confirmed_ = 0;
-  } else if (!was) {  // what is stored so far becomes readable once a confirmation covers it
-    UnconfirmedGroup g{log_.write_end().value, {}};
+    restored_confirmed_ = -1;
+  } else if (!was) {
+    // What is stored so far becomes readable once a confirmation covers it; the part
+    // below the checkpoint's C (first time after open) is readable at once, with the high
+    // watermarks recovery restored.
+    const int64_t end = log_.write_end().value;
+    const bool restored = restored_confirmed_ >= 0;
+    confirmed_ = restored ? std::min(restored_confirmed_, end) : 0;
+    restored_confirmed_ = -1;
+    UnconfirmedGroup g{end, {}};
     partitions_.for_each([&](PartitionId id, Partition& p) {
-      p.hw.store(-1, std::memory_order_release);
+      if (!restored) p.hw.store(-1, std::memory_order_release);
       if (p.live.load(std::memory_order_relaxed)) g.next.emplace_back(id, p.queue.writer_next_offset());
     });
     unconfirmed_.push_back(std::move(g));
-    confirmed_ = 0;
+    confirm_groups();
   }
+  publish_confirmed();
 }
 
 void StoreWriter::confirm_groups() {
@@ -583,6 +640,7 @@ void StoreWriter::handle(ConfirmOp& op) {
   if (role_ == Role::kSingle) return;
   confirmed_ = std::max(confirmed_, std::min(op.position, log_.write_end().value));
   confirm_groups();
+  publish_confirmed();
 }
 
 void StoreWriter::handle(AppendReplicatedOp& op) {
@@ -646,32 +704,60 @@ Status StoreWriter::apply_piece(const replication::Piece& piece) {
 // RKM1 on a follower: the leader's meta write, applied to this store's partition table
 // as the leader's handlers did, then to its journal.
 Status StoreWriter::apply_replicated_meta(std::span<const std::byte> payload) {
+  auto entry = replication::decode_meta_entry(payload);
+  if (!entry) return Status::corruption("RKM1 body does not decode");
+  const bool store_keys = apply_store_records(entry->batch, /*undo=*/false);
+  return write_meta(entry->batch, store_keys);  // not the leader: the journal only
+}
+
+// The storage keys of a meta batch (s/p/, s/next_pid) applied to the partition table as
+// the leader's handlers did; with `undo` (a cut's undo batch) floors and the next id may
+// go down, and a partition the cut had deleted cannot come back: its mutation is dropped
+// from `batch` (logged). Returns whether the batch holds storage keys (journal synced).
+bool StoreWriter::apply_store_records(std::vector<MetaStore::Mutation>& batch, bool undo) {
   namespace pr = partition_records;
-  std::vector<MetaStore::Mutation> batch;
-  if (!MetaJournal::decode_payload(payload, batch)) return Status::corruption("RKM1 body does not decode");
   bool store_keys = false;
-  for (const auto& m : batch) {
-    if (!m.key.starts_with(meta_prefix::kStore)) continue;
+  std::erase_if(batch, [&](const MetaStore::Mutation& m) {
+    if (!m.key.starts_with(meta_prefix::kStore)) return false;
     store_keys = true;
     if (m.key.starts_with(pr::kPartitionPrefix)) {
       const auto record = pr::parse_partition(m.key, m.erase ? std::string(8, '\0') : m.value);
-      if (!record) continue;
+      if (!record) return false;
       Partition* p = partitions_.get(record->id);
+      const bool live = p && p->live.load(std::memory_order_relaxed);
       if (m.erase) {
-        if (p && p->live.load(std::memory_order_relaxed)) forget_partition(*p);
-        continue;
+        if (live) forget_partition(*p);
+        return false;
+      }
+      if (undo && p && !live) {
+        log_error("partition {} was deleted by a log entry a truncation cut; its index is gone, it stays deleted "
+                  "on this member", record->id);
+        return true;
       }
       if (!p) {
         p = partitions_.add(record->id);
         changed_since_checkpoint_ = true;
+      } else if (!live) {  // an id a cut's undo took back, created again
+        p->queue.reset_to(record->floor);
+        p->queue.restore_floor(record->floor);
+        p->queue.publish();
+        p->producers.reset();
+        p->hw.store(-1, std::memory_order_release);  // as a new partition's
+        p->live.store(true, std::memory_order_release);
+        changed_since_checkpoint_ = true;
       }
-      if (p->live.load(std::memory_order_relaxed)) p->queue.set_floor(record->floor);
+      if (undo) {
+        p->queue.restore_floor(record->floor);
+      } else {
+        p->queue.set_floor(record->floor);
+      }
       next_partition_ = std::max(next_partition_, record->id + 1);
     } else if (m.key == pr::kNextIdKey && !m.erase) {
-      if (auto next = pr::parse_next_id(m.value)) next_partition_ = std::max(next_partition_, *next);
+      if (auto next = pr::parse_next_id(m.value)) next_partition_ = undo ? *next : std::max(next_partition_, *next);
     }
-  }
-  return write_meta(batch, store_keys);  // not the leader: the journal only
+    return false;
+  });
+  return store_keys;
 }
 
 void StoreWriter::handle(TruncateOp& op) {
@@ -705,6 +791,7 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   // by one ending at the cut (the partitions' entries below it still wait for it).
   while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();
   confirmed_ = std::min(confirmed_, position);
+  publish_confirmed();
   UnconfirmedGroup at_cut{position, {}};
   partitions_.for_each([&](PartitionId id, Partition& p) {
     p.queue.truncate_after(index_, cut);
@@ -718,8 +805,13 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
     if (p.live.load(std::memory_order_relaxed)) at_cut.next.emplace_back(id, next);
   });
   if (role_ != Role::kSingle) unconfirmed_.push_back(std::move(at_cut));
+  std::vector<MetaStore::Mutation> undo = meta_undo(cut, end);  // read before the bytes go
   Status s = log_.truncate(cut);
-  if (s.ok()) {
+  if (s.ok() && !undo.empty()) {
+    apply_store_records(undo, /*undo=*/true);
+    if (!undo.empty()) s = write_meta(undo, true);
+  }
+  if (s.ok()) {  // epochs of cut entries that carried no undo part
     std::vector<MetaStore::Mutation> erase;
     for (const auto& [key, value] : journal_.scan(partition_records::kEpochPrefix))
       if (auto e = partition_records::parse_epoch(key, value); e && e->start >= position)
@@ -737,6 +829,29 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   done = nullptr;
   if (Status c = checkpoint(std::move(after)); !c.ok()) enter_read_only(c);  // `after` got the failure
   return {};
+}
+
+// The meta writes of the RKM1 entries in [from, end), undone: each key they wrote with its
+// value before the first of them that wrote it (their undo parts). An entry without one
+// (written before it existed) cannot be undone: logged, its keys stay.
+std::vector<MetaStore::Mutation> StoreWriter::meta_undo(LogPosition from, LogPosition end) const {
+  std::vector<MetaStore::Mutation> undo;
+  std::set<std::string> seen;
+  int64_t without = 0;
+  log_.scan(from, [&](const CommitLog::ScannedEntry& e) {
+    if (e.pos >= end) return false;
+    if (e.header.magic != format::kMetaMagic) return true;
+    auto entry = replication::decode_meta_entry(e.batch);
+    if (!entry || !entry->undo) {
+      ++without;
+      return true;
+    }
+    for (auto& u : *entry->undo)
+      if (seen.insert(u.key).second) undo.push_back(std::move(u));
+    return true;
+  });
+  if (without > 0) log_warn("{} meta entries cut from the log carry no undo part: their writes stay", without);
+  return undo;
 }
 
 void StoreWriter::run_timers() {
@@ -769,7 +884,7 @@ Status StoreWriter::checkpoint(std::vector<StatusCallback> after) {
     return s;
   }
   unflushed_messages_ = 0;
-  flusher_.submit({index_.take_dirty(), encode_checkpoint(state()), std::move(after)});
+  flusher_.submit({index_.take_dirty(), encode_checkpoint(state(), confirmed_to_persist()), std::move(after)});
   checkpoint_pos_ = log_.write_end();
   changed_since_checkpoint_ = false;
   return {};
@@ -777,7 +892,7 @@ Status StoreWriter::checkpoint(std::vector<StatusCallback> after) {
 
 Status StoreWriter::checkpoint_now() {
   next_checkpoint_ = Clock::now() + std::chrono::milliseconds(options_.checkpoint_interval_ms);
-  auto pos = checkpoint_inline(state());
+  auto pos = checkpoint_inline(state(), confirmed_to_persist());
   if (!pos.ok()) return pos.status();
   checkpoint_pos_ = *pos;
   changed_since_checkpoint_ = false;

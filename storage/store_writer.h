@@ -34,9 +34,9 @@
 // group's outcome, on the writer thread. An op submitted after close(), or still
 // queued when the writer is destroyed without close(), completes with kShutdown.
 //
-// Threading: submit(), set_append_listener() and close() may be called from any
-// thread; they touch only queue_, listener_ (each behind its own mutex) and the
-// close state. Every other member is the writer thread's: set before the thread
+// Threading: submit(), set_append_listener(), set_log_listener() and close() may be
+// called from any thread; they touch only queue_, the listeners (each behind its own
+// mutex) and the close state. Every other member is the writer thread's: set before the thread
 // starts, then touched by no other thread (the Flusher's callbacks touch only
 // rewrites_in_flight_, an atomic).
 #pragma once
@@ -139,9 +139,11 @@ void fail_op(WriterOp& op, const Status& s);
 class StoreWriter {
  public:
   using Listener = std::function<void(std::span<const PartitionId>)>;
+  using LogListener = std::function<void(int64_t readable_end)>;
   struct Start {                     // from recover()
     PartitionId next_partition = 0;  // the next id create_partitions hands out
     LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
+    int64_t confirmed = -1;          // the checkpoint's C (high watermarks restored with it), or -1
   };
 
   // Starts the flusher and the writer thread. The objects in `state` outlive this one.
@@ -157,6 +159,9 @@ class StoreWriter {
   // Called on the writer thread after appended data becomes readable, with the
   // partitions that grew, before their acks.
   void set_append_listener(Listener listener);
+  // Called on the writer thread with the log's readable end whenever it moved
+  // (Store::set_log_listener). Empty: none.
+  void set_log_listener(LogListener listener);
   // Applies what is queued, then flushes, checkpoints and removes the abort marker,
   // and stops both threads. A later call returns the first one's result.
   Status close();
@@ -166,6 +171,8 @@ class StoreWriter {
   const CountHistogram& group_commit_bytes() const { return group_commit_bytes_; }
   // Any thread: whether the role is a replicated one (reads are bounded by high watermarks).
   bool replicated() const { return replicated_.load(std::memory_order_acquire); }
+  // Any thread: Store::confirmed_position().
+  int64_t confirmed_position() const { return confirmed_published_.load(std::memory_order_acquire); }
 
  private:
   // A rewrite whose entries are staged in this group: its units are swapped in after
@@ -204,6 +211,8 @@ class StoreWriter {
   Status apply_replicated(const AppendReplicatedOp& op);
   Status apply_piece(const replication::Piece& piece);
   Status apply_replicated_meta(std::span<const std::byte> payload);
+  bool apply_store_records(std::vector<MetaStore::Mutation>& batch, bool undo);
+  std::vector<MetaStore::Mutation> meta_undo(LogPosition from, LogPosition end) const;
   Status truncate_log(int64_t position, StatusCallback& done);
   void forget_partition(Partition& p);  // a deleted partition's in-memory state
   int32_t last_epoch() const;           // -1 when none
@@ -214,6 +223,7 @@ class StoreWriter {
   Status stage_rewrite(RewriteOp& op);
   Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
   void apply_rewrites(const Status& durable);
+  void notify_log_listener();  // the log listener, if the readable end moved since it last heard
   Status write_meta(const std::vector<MetaStore::Mutation>& batch, bool must_sync);
   Status end_group();
   void run_timers();
@@ -247,6 +257,15 @@ class StoreWriter {
   };
   std::deque<UnconfirmedGroup> unconfirmed_;
   int64_t confirmed_ = 0;
+  // The checkpoint's C until the first change into a replicated role uses it (with the
+  // high watermarks recovery restored); -1 when none or used.
+  int64_t restored_confirmed_ = -1;
+  // What checkpoints persist as C: -1 (none) in kSingle unless a restored one waits.
+  int64_t confirmed_to_persist() const { return role_ != Role::kSingle ? confirmed_ : restored_confirmed_; }
+  void publish_confirmed() {
+    confirmed_published_.store(role_ != Role::kSingle ? confirmed_ : std::max<int64_t>(0, restored_confirmed_),
+                               std::memory_order_release);
+  }
   std::vector<PartitionId> hw_moved_;
   Status read_only_cause_;
   PartitionId next_partition_;
@@ -255,6 +274,7 @@ class StoreWriter {
   int64_t group_records_ = 0, group_bytes_ = 0;  // appended by append_one in the current group
   bool meta_written_ = false, meta_must_sync_ = false;
   int64_t unflushed_messages_ = 0;
+  int64_t notified_end_ = -1;  // the readable end the log listener was last called with
   LogPosition checkpoint_pos_;
   bool changed_since_checkpoint_ = false;
   Clock::time_point next_flush_, next_checkpoint_, next_retention_;
@@ -269,9 +289,12 @@ class StoreWriter {
   CountHistogram group_commit_records_{1};     // bounds 1 .. 32768 records
   CountHistogram group_commit_bytes_{1024};    // bounds 1 KiB .. 32 MiB
   std::atomic<bool> replicated_{false};         // role_ is kLeader, kFollower or kFenced
+  std::atomic<int64_t> confirmed_published_{0};  // confirmed_position()
   OpQueue queue_;
   mutable std::mutex listener_mu_;
   Listener listener_;  // GUARDED_BY(listener_mu_)
+  LogListener log_listener_;  // GUARDED_BY(listener_mu_)
+  std::atomic<bool> has_log_listener_{false};  // the writer's check, without the lock
   std::mutex close_mu_;
   bool closed_ = false;  // GUARDED_BY(close_mu_)
   std::thread thread_;   // last: starts once every member above exists

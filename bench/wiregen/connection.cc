@@ -95,6 +95,13 @@ void Connection::queue(std::vector<std::byte> frame) {
   out_.push_back(std::move(frame));
 }
 
+std::vector<std::byte> Connection::take_spare() {
+  if (spare_.empty()) return {};
+  std::vector<std::byte> b = std::move(spare_.back());
+  spare_.pop_back();
+  return b;
+}
+
 bool Connection::pump(bool readable, bool writable) {
   if (fd_ < 0) return fail("not connected");
   if (!error_.empty()) return false;
@@ -109,6 +116,7 @@ bool Connection::pump(bool readable, bool writable) {
     out_pos_ += static_cast<size_t>(n);
     written_total_ += static_cast<uint64_t>(n);
     if (out_pos_ == f.size()) {
+      if (spare_.size() < kMaxSpare) spare_.push_back(std::move(out_.front()));
       out_.pop_front();
       out_pos_ = 0;
     }

@@ -9,12 +9,10 @@
 #                         (default 1x16 1x64 10x100 100x100 1000x100 3000x100 10000x100: 16 to 1,000,000)
 #   environment: RECORDS (per batch, default 16) SIZE (value bytes, default 1024) BROKERS ("rokka mock")
 #                RUN (a label copied into every line as "run")
-#                WIREGEN_TUNABLES (GLIBC_TUNABLES for wiregen alone; default below; empty: glibc's defaults)
-#
-# wiregen frees a ~1 MiB request frame per request; with glibc's default thresholds those pages go
-# back to the kernel and every request faults fresh ones in (at 64 partitions half of wiregen's CPU was
-# page faults under memmove, 1.33 us/msg; with the default below 0.49), which takes CPU from the broker
-# on a shared machine. The default keeps freed memory in the process; it is recorded in every line.
+#                WIREGEN_TUNABLES (GLIBC_TUNABLES for wiregen alone, recorded in every line; default
+#                empty: wiregen reuses its request buffers itself. 2026-12-06-scaling.md's passes ran
+#                a wiregen that freed them, with
+#                glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824)
 #
 # Each line is wiregen's (msgs_per_s, latency_p50_ms / p99, client_cpu_s, partitions_written, ...) with
 # the broker's figures over the run merged in: broker_cpu_s (utime + stime from /proc/PID/stat, as
@@ -39,7 +37,7 @@ RECORDS=${RECORDS:-16}
 SIZE=${SIZE:-1024}
 BROKERS=${BROKERS:-rokka mock}
 RSS_LIMIT=${MOCK_RSS_LIMIT_MB:-8000}
-WIREGEN_TUNABLES=${WIREGEN_TUNABLES-glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824}
+WIREGEN_TUNABLES=${WIREGEN_TUNABLES:-}
 export RUN=${RUN:-}
 WORK=$(mktemp -d /tmp/wiregen-scaling.XXXXXX)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <functional>
 #include <map>
+#include <ranges>
 #include <sstream>
 
+#include "broker/config/config_schema.h"
 #include "security/config_map.h"
 
 namespace rokka::broker {
@@ -25,15 +26,7 @@ namespace {
 using storage::Result;
 using storage::Status;
 
-// One configuration key: its default (as text), its meaning, how to apply a value.
-// `apply` returns an error message, or an empty string when the value is good.
-struct Entry {
-  std::string_view name;
-  std::string_view default_value;
-  std::string_view doc;
-  std::function<std::string(BrokerConfig&, std::string_view)> apply;
-  std::function<std::string(const BrokerConfig&)> show;
-};
+using cfg::Row;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
@@ -43,365 +36,77 @@ std::string_view trim(std::string_view s) {
 
 std::optional<int64_t> parse_int(std::string_view s) { return parse_integer(trim(s)); }
 
+// The items of a comma-separated list, trimmed, empty ones left out.
+std::vector<std::string_view> list_items(std::string_view list) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (std::string_view item = trim(list.substr(start, comma - start)); !item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// A row's `choices` ("a,b,c"): whether `v` is one, and all of them as "a, b, c".
+bool is_choice(std::string_view choices, std::string_view v) {
+  const std::vector<std::string_view> all = list_items(choices);
+  return std::find(all.begin(), all.end(), v) != all.end();
+}
+std::string choice_list(std::string_view choices) {
+  std::string out;
+  for (char ch : choices) out += ch == ',' ? std::string(", ") : std::string(1, ch);
+  return out;
+}
+
 template <typename T>
-Entry integer(std::string_view name, T BrokerConfig::*member, int64_t min, int64_t max, std::string_view def,
-              std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 auto n = parse_int(v);
-                 if (!n) return "expected an integer";
-                 if (*n < min || *n > max)
-                   return "must be between " + std::to_string(min) + " and " + std::to_string(max);
-                 c.*member = static_cast<T>(*n);
-                 return {};
-               },
-               [=](const BrokerConfig& c) { return std::to_string(c.*member); }};
+T BrokerConfig::*member(const Row& row) {
+  return std::get<T BrokerConfig::*>(row.field);
 }
 
-Entry boolean(std::string_view name, bool BrokerConfig::*member, std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 v = trim(v);
-                 if (v == "true") {
-                   c.*member = true;
-                 } else if (v == "false") {
-                   c.*member = false;
-                 } else {
-                   return "expected true or false";
-                 }
-                 return {};
-               },
-               [=](const BrokerConfig& c) { return std::string(c.*member ? "true" : "false"); }};
+void set_integer(const Row& row, BrokerConfig& c, int64_t v) {
+  if (auto* m = std::get_if<int16_t BrokerConfig::*>(&row.field)) {
+    c.*(*m) = static_cast<int16_t>(v);
+  } else if (auto* m32 = std::get_if<int32_t BrokerConfig::*>(&row.field)) {
+    c.*(*m32) = static_cast<int32_t>(v);
+  } else {
+    c.*member<int64_t>(row) = v;
+  }
 }
 
-Entry choice(std::string_view name, std::string BrokerConfig::*member, std::vector<std::string> options,
-             std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 v = trim(v);
-                 if (std::find(options.begin(), options.end(), v) == options.end()) {
-                   std::string all;
-                   for (const auto& o : options) all += (all.empty() ? "" : ", ") + o;
-                   return "expected one of: " + all;
-                 }
-                 c.*member = std::string(v);
-                 return {};
-               },
-               [=](const BrokerConfig& c) { return c.*member; }};
-}
-
-Entry text(std::string_view name, std::string BrokerConfig::*member, std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 v = trim(v);
-                 if (v.empty()) return "must not be empty";
-                 c.*member = std::string(v);
-                 return {};
-               },
-               [=](const BrokerConfig& c) { return c.*member; }};
-}
-
-Entry listeners(std::string_view name, std::vector<Listener> BrokerConfig::*member, bool allow_empty,
-                std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 if (allow_empty && trim(v).empty()) {
-                   (c.*member).clear();
-                   return {};
-                 }
-                 auto parsed = parse_listeners(v);
-                 if (!parsed.ok()) return parsed.status().message();
-                 c.*member = std::move(parsed).value();
-                 return {};
-               },
-               [=](const BrokerConfig& c) {
-                 std::string out;
-                 for (const auto& l : c.*member) out += (out.empty() ? "" : ",") + l.to_string();
-                 return out;
-               }};
+std::string join(const std::vector<Listener>& listeners) {
+  std::string out;
+  for (const auto& l : listeners) out += (out.empty() ? "" : ",") + l.to_string();
+  return out;
 }
 
 // rokka.http.listeners: "host:port[,host:port]"; empty = no HTTP endpoints.
-Entry http_listeners(std::string_view name, std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [](BrokerConfig& c, std::string_view v) -> std::string {
-                 c.http_listeners.clear();
-                 size_t start = 0;
-                 while (start <= v.size()) {
-                   size_t comma = v.find(',', start);
-                   if (comma == std::string_view::npos) comma = v.size();
-                   std::string_view item = trim(v.substr(start, comma - start));
-                   start = comma + 1;
-                   if (item.empty()) continue;
-                   if (item.find("://") != std::string_view::npos) return "expected host:port, without a scheme";
-                   const size_t colon = item.rfind(':');
-                   if (colon == std::string_view::npos) return "'" + std::string(item) + "' has no port";
-                   std::string_view host = item.substr(0, colon);
-                   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-                   auto port = parse_int(item.substr(colon + 1));
-                   if (!port || *port < 0 || *port > 65535) return "'" + std::string(item) + "' has a bad port";
-                   Listener l;
-                   l.name = "http";
-                   l.host = std::string(host);
-                   l.port = static_cast<uint16_t>(*port);
-                   c.http_listeners.push_back(std::move(l));
-                 }
-                 return {};
-               },
-               [](const BrokerConfig& c) {
-                 std::string out;
-                 for (const auto& l : c.http_listeners)
-                   out += (out.empty() ? "" : ",") + (l.host.find(':') != std::string::npos ? "[" + l.host + "]" : l.host) +
-                          ":" + std::to_string(l.port);
-                 return out;
-               }};
+std::string apply_http_listeners(BrokerConfig& c, std::string_view v) {
+  c.http_listeners.clear();
+  for (std::string_view item : list_items(v)) {
+    if (item.find("://") != std::string_view::npos) return "expected host:port, without a scheme";
+    const size_t colon = item.rfind(':');
+    if (colon == std::string_view::npos) return "'" + std::string(item) + "' has no port";
+    std::string_view host = item.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    auto port = parse_int(item.substr(colon + 1));
+    if (!port || *port < 0 || *port > 65535) return "'" + std::string(item) + "' has a bad port";
+    Listener l;
+    l.name = "http";
+    l.host = std::string(host);
+    l.port = static_cast<uint16_t>(*port);
+    c.http_listeners.push_back(std::move(l));
+  }
+  return {};
 }
 
-// Kafka's authorizer classes; naming any of them turns Rokka's built-in authorizer on.
-Entry authorizer_class(std::string_view name, std::string_view doc) {
-  static const std::vector<std::string> kClasses = {"org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                                                    "kafka.security.authorizer.AclAuthorizer",
-                                                    "kafka.security.auth.SimpleAclAuthorizer"};
-  return Entry{name, "", doc,
-               [](BrokerConfig& c, std::string_view v) -> std::string {
-                 v = trim(v);
-                 if (!v.empty() && std::find(kClasses.begin(), kClasses.end(), v) == kClasses.end()) {
-                   std::string all;
-                   for (const auto& k : kClasses) all += (all.empty() ? "" : ", ") + k;
-                   return "Rokka's built-in authorizer stands in for one of: " + all + " (or empty: none)";
-                 }
-                 c.authorizer_class_name = std::string(v);
-                 return {};
-               },
-               [](const BrokerConfig& c) { return c.authorizer_class_name; }};
+// The rows of Rokka's keys, in table order.
+auto rokka_rows() {
+  return cfg::kSchema | std::views::filter([](const Row& r) { return r.rokka(); });
 }
 
-Entry optional_text(std::string_view name, std::string BrokerConfig::*member, std::string_view doc) {
-  return Entry{name, "", doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 c.*member = std::string(trim(v));
-                 return {};
-               },
-               [=](const BrokerConfig& c) { return c.*member; }};
-}
-
-// Retention may be given in hours, minutes or ms; the finest unit given wins (as in Kafka).
-// The entries are applied in table order (hours, minutes, ms), so a later one overrides.
-Entry retention(std::string_view name, int64_t unit_ms, std::string_view def, std::string_view doc) {
-  return Entry{name, def, doc,
-               [=](BrokerConfig& c, std::string_view v) -> std::string {
-                 auto n = parse_int(v);
-                 if (!n) return "expected an integer";
-                 if (*n < -1) return "must be -1 (unlimited) or more";
-                 if (*n > INT64_MAX / unit_ms) return "too large";
-                 c.log_retention_ms = *n < 0 ? -1 : *n * unit_ms;
-                 return {};
-               },
-               [=](const BrokerConfig& c) {
-                 return c.log_retention_ms < 0 ? std::string("-1") : std::to_string(c.log_retention_ms / unit_ms);
-               }};
-}
-
-constexpr int64_t kI32 = INT32_MAX;
-constexpr int64_t kI64 = INT64_MAX;
-
-const std::vector<Entry>& table() {
-  static const std::vector<Entry> kTable = {
-      // Server
-      integer("broker.id", &BrokerConfig::broker_id, 0, kI32, "0", "This broker's id, reported in Metadata."),
-      listeners("listeners", &BrokerConfig::listeners, false, "PLAINTEXT://127.0.0.1:9092",
-                "Comma-separated NAME://host:port to listen on; an empty host or 0.0.0.0 means every interface."),
-      listeners("advertised.listeners", &BrokerConfig::advertised_listeners, true, "",
-                "Addresses given to clients in Metadata; empty = the listeners (a wildcard host becomes the "
-                "machine's host name)."),
-      text("log.dirs", &BrokerConfig::log_dirs, "./rokka-data",
-           "Directory holding the CommitLog, the index files and broker state (one directory)."),
-      integer("num.network.threads", &BrokerConfig::num_network_threads, 1, 64, "2",
-              "Threads serving connections (each runs its own event loop)."),
-      integer("socket.request.max.bytes", &BrokerConfig::socket_request_max_bytes, 1024, kI32, "104857600",
-              "Largest request frame accepted; a larger size prefix closes the connection before allocating."),
-      integer("connections.max.idle.ms", &BrokerConfig::connections_max_idle_ms, 1000, kI64, "600000",
-              "Close connections idle for this long."),
-      integer("max.connections", &BrokerConfig::max_connections, 1, kI32, "16000",
-              "Most client connections at once; further connections are closed on accept."),
-      integer("max.connections.per.ip", &BrokerConfig::max_connections_per_ip, 1, kI32, "2147483647",
-              "Most client connections at once from one address; further ones are closed on accept."),
-      integer("queued.max.request.bytes", &BrokerConfig::queued_max_request_bytes, -1, kI64, "536870912",
-              "Request bytes all connections may hold at once (received, not yet handled); a connection "
-              "stops reading while they are spent (-1: no limit)."),
-      integer("rokka.request.read.timeout.ms", &BrokerConfig::request_read_timeout_ms, 100, kI64, "30000",
-              "A request must arrive whole within this long of its size prefix, else the connection closes."),
-      integer("quota.window.num", &BrokerConfig::quota_window_num, 1, 1000, "11",
-              "Samples a client quota's rate is measured over (producer_byte_rate, consumer_byte_rate, "
-              "request_percentage, connection_creation_rate; set with AlterClientQuotas)."),
-      integer("quota.window.size.seconds", &BrokerConfig::quota_window_size_seconds, 1, 3600, "1",
-              "Length of one client quota sample, in seconds."),
-      // Topics
-      integer("num.partitions", &BrokerConfig::num_partitions, 1, 1000000, "1",
-              "Partitions of an automatically created topic."),
-      integer("rokka.max.partitions.per.topic", &BrokerConfig::max_partitions_per_topic, 1, 1000000, "100000",
-              "Most partitions one topic may have: CreateTopics and CreatePartitions above it answer "
-              "INVALID_PARTITIONS. The default is librdkafka's limit (it refuses metadata of a topic with more "
-              "than 100000 partitions, so its clients could not use one); spread more partitions over more "
-              "topics, or raise it for clients without that limit (at most 1000000)."),
-      integer("default.replication.factor", &BrokerConfig::default_replication_factor, 1, 1, "1",
-              "Replication factor of automatically created topics (a single broker: 1)."),
-      boolean("auto.create.topics.enable", &BrokerConfig::auto_create_topics_enable, "true",
-              "Create a topic when a client asks for metadata or produces to one that does not exist."),
-      boolean("delete.topic.enable", &BrokerConfig::delete_topic_enable, "true",
-              "Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED."),
-      integer("message.max.bytes", &BrokerConfig::message_max_bytes, 0, kI32, "1048588",
-              "Largest record batch accepted (topic default for max.message.bytes)."),
-      integer("fetch.max.bytes", &BrokerConfig::fetch_max_bytes, 1024, kI32, "4194304",
-              "Most record bytes in one Fetch response; a request asking for less gets less, and the first batch "
-              "is always returned whole. Kafka's default is 57671680: librdkafka reads each response into one "
-              "buffer, and above glibc's 32 MiB mmap threshold every response costs a fresh mapping and its page "
-              "faults (a backlog read ran 3x slower with 50 MiB responses than with 4 MiB ones)."),
-      choice("log.message.timestamp.type", &BrokerConfig::log_message_timestamp_type, {"CreateTime", "LogAppendTime"},
-             "CreateTime", "Topic default for message.timestamp.type."),
-      integer("log.message.timestamp.before.max.ms", &BrokerConfig::log_message_timestamp_before_max_ms, 0, kI64,
-              "9223372036854775807",
-              "CreateTime topics: a produced record whose timestamp is more than this far behind the broker's "
-              "clock is refused (INVALID_TIMESTAMP). Topic default for message.timestamp.before.max.ms."),
-      integer("log.message.timestamp.after.max.ms", &BrokerConfig::log_message_timestamp_after_max_ms, 0, kI64,
-              "9223372036854775807",
-              "CreateTime topics: a produced record whose timestamp is more than this far ahead of the broker's "
-              "clock is refused (INVALID_TIMESTAMP). Topic default for message.timestamp.after.max.ms."),
-      // Storage
-      integer("log.segment.bytes", &BrokerConfig::log_segment_bytes, 1 << 20, int64_t{1} << 32, "1073741824",
-              "Size of one CommitLog file (every partition shares the log)."),
-      choice("store.flush.mode", &BrokerConfig::store_flush_mode, {"sync", "async"}, "async",
-             "sync: an append is fsync'd before it is acknowledged (survives power loss); async: flushed every "
-             "log.flush.interval.ms (survives a process crash)."),
-      boolean("log.preallocate", &BrokerConfig::log_preallocate, "true",
-              "Give each new CommitLog file all its blocks when it is created (fallocate; they read as zeros), so "
-              "writing it allocates nothing. Kafka's default is false; with one log file written at a time the "
-              "cost is one fallocate per file and its disk space up front (e2e p99 at 58,933 msgs/s, median of "
-              "15 alternating rounds: 25 ms sparse, 20 ms preallocated). false: the file grows sparsely, taking "
-              "disk space only as it is written."),
-      integer("log.flush.interval.ms", &BrokerConfig::log_flush_interval_ms, 1, kI64, "500",
-              "Async mode: flush at least this often."),
-      integer("log.flush.interval.messages", &BrokerConfig::log_flush_interval_messages, 1, kI64,
-              "9223372036854775807", "Async mode: also flush after this many appended batches."),
-      retention("log.retention.hours", 3600 * 1000, "168", "Delete CommitLog files older than this (-1: never)."),
-      retention("log.retention.minutes", 60 * 1000, "", "As log.retention.hours, in minutes; overrides it."),
-      retention("log.retention.ms", 1, "", "As log.retention.hours, in ms; overrides both."),
-      integer("log.retention.bytes", &BrokerConfig::log_retention_bytes, -1, kI64, "-1",
-              "Delete the oldest CommitLog files while the log is larger than this (-1: no limit)."),
-      integer("log.retention.check.interval.ms", &BrokerConfig::log_retention_check_interval_ms, 1, kI64, "300000",
-              "How often retention runs."),
-      boolean("log.cleaner.enable", &BrokerConfig::log_cleaner_enable, "true",
-              "Run the log cleaner: compacts topics whose cleanup.policy includes compact."),
-      integer("log.cleaner.backoff.ms", &BrokerConfig::log_cleaner_backoff_ms, 1, kI64, "15000",
-              "How long the log cleaner sleeps between passes over the compacted partitions."),
-      integer("store.checkpoint.interval.bytes", &BrokerConfig::store_checkpoint_interval_bytes, 1, kI64,
-              "1073741824", "Write an index checkpoint after this much log; crash recovery re-reads at most "
-              "about this much (plus up to 64 MiB before the checkpoint, re-verified)."),
-      integer("store.checkpoint.interval.ms", &BrokerConfig::store_checkpoint_interval_ms, 1, kI64, "10000",
-              "Write an index checkpoint at least this often while data arrives."),
-      integer("store.recovery.verify.bytes", &BrokerConfig::store_recovery_verify_bytes, 0, kI64, "67108864",
-              "Every start re-verifies (CRCs) up to this much log before the checkpoint, within its segment."),
-      integer("store.pagecache.retain.bytes", &BrokerConfig::store_pagecache_retain_bytes, -1, kI64, "1073741824",
-              "The newest this-many bytes of the CommitLog stay in the OS page cache; older ones, once "
-              "synced, are dropped from it (posix_fadvise DONTNEED), so the log's cache footprint stays flat "
-              "and new writes reuse warm pages (on a VM that returns free memory to its host, a write into "
-              "a fresh page-cache page cost 10x one into a recycled page). Consumers further behind read "
-              "from disk. -1: leave the page cache to the kernel."),
-      // Groups and offsets
-      integer("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
-              "Smallest session timeout a consumer may ask for."),
-      integer("group.max.session.timeout.ms", &BrokerConfig::group_max_session_timeout_ms, 0, kI32, "1800000",
-              "Largest session timeout a consumer may ask for."),
-      integer("group.initial.rebalance.delay.ms", &BrokerConfig::group_initial_rebalance_delay_ms, 0, kI32, "3000",
-              "How long a new group waits for more members before its first rebalance."),
-      integer("group.max.size", &BrokerConfig::group_max_size, 1, kI32, "2147483647", "Most members in one group."),
-      integer("group.consumer.heartbeat.interval.ms", &BrokerConfig::group_consumer_heartbeat_interval_ms, 1, kI32,
-              "5000", "How often a member of a consumer group (KIP-848, group.protocol=consumer) heartbeats."),
-      integer("group.consumer.min.heartbeat.interval.ms", &BrokerConfig::group_consumer_min_heartbeat_interval_ms, 1,
-              kI32, "5000", "Smallest group.consumer.heartbeat.interval.ms allowed."),
-      integer("group.consumer.max.heartbeat.interval.ms", &BrokerConfig::group_consumer_max_heartbeat_interval_ms, 1,
-              kI32, "15000", "Largest group.consumer.heartbeat.interval.ms allowed."),
-      integer("group.consumer.session.timeout.ms", &BrokerConfig::group_consumer_session_timeout_ms, 1, kI32, "45000",
-              "A consumer group member that sends no heartbeat for this long is removed and its partitions move."),
-      integer("group.consumer.min.session.timeout.ms", &BrokerConfig::group_consumer_min_session_timeout_ms, 1, kI32,
-              "45000", "Smallest group.consumer.session.timeout.ms allowed."),
-      integer("group.consumer.max.session.timeout.ms", &BrokerConfig::group_consumer_max_session_timeout_ms, 1, kI32,
-              "60000", "Largest group.consumer.session.timeout.ms allowed."),
-      integer("group.consumer.max.size", &BrokerConfig::group_consumer_max_size, 1, kI32, "2147483647",
-              "Most members in one consumer group (else GROUP_MAX_SIZE_REACHED)."),
-      text("group.consumer.assignors", &BrokerConfig::group_consumer_assignors, "uniform,range",
-           "The server-side assignors a consumer group may ask for (group.remote.assignor), by Kafka's short names "
-           "uniform and range or their class names; the first is the default."),
-      choice("group.consumer.migration.policy", &BrokerConfig::group_consumer_migration_policy,
-             {"disabled", "upgrade", "downgrade", "bidirectional"}, "bidirectional",
-             "Online migration between the group protocols: upgrade turns a classic group of consumers into a "
-             "consumer group when a member with group.protocol=consumer joins (the classic members stay, through "
-             "JoinGroup/SyncGroup/Heartbeat); downgrade turns a consumer group whose last such member left back "
-             "into a classic group; bidirectional allows both, disabled neither."),
-      integer("offsets.retention.minutes", &BrokerConfig::offsets_retention_minutes, 1, kI32, "10080",
-              "Committed offsets of an empty group are deleted after this long."),
-      integer("offsets.retention.check.interval.ms", &BrokerConfig::offsets_retention_check_interval_ms, 1, kI64,
-              "600000", "How often expired offsets are removed."),
-      integer("offset.metadata.max.bytes", &BrokerConfig::offset_metadata_max_bytes, 0, kI32, "4096",
-              "Longest metadata string stored with a committed offset."),
-      // Transactions
-      integer("transaction.max.timeout.ms", &BrokerConfig::transaction_max_timeout_ms, 1, kI32, "900000",
-              "Largest transaction timeout a producer may ask for (else INVALID_TRANSACTION_TIMEOUT)."),
-      integer("transactional.id.expiration.ms", &BrokerConfig::transactional_id_expiration_ms, 1, kI64, "604800000",
-              "A transactional id with no transaction for this long is forgotten."),
-      // Security
-      authorizer_class("authorizer.class.name",
-                       "Empty: no authorizer (everything allowed; the ACL APIs answer SECURITY_DISABLED). Kafka's "
-                       "org.apache.kafka.metadata.authorizer.StandardAuthorizer or "
-                       "kafka.security.authorizer.AclAuthorizer: enforce ACLs (CreateAcls/DescribeAcls/DeleteAcls) "
-                       "with Rokka's built-in authorizer. Plaintext clients are User:ANONYMOUS."),
-      boolean("allow.everyone.if.no.acl.found", &BrokerConfig::allow_everyone_if_no_acl_found, "false",
-              "With an authorizer: allow a request on a resource that no ACL covers."),
-      optional_text("super.users", &BrokerConfig::super_users,
-                    "With an authorizer: principals allowed everything, separated by ';' (User:admin;User:ops)."),
-      text("listener.security.protocol.map", &BrokerConfig::listener_security_protocol_map,
-           "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
-           "Each listener name's security protocol, NAME:PROTOCOL pairs. The TLS and SASL keys (ssl.*, "
-           "sasl.enabled.mechanisms, <mechanism>.sasl.jaas.config, connections.max.reauth.ms, each also as "
-           "listener.name.<name>.<key>) are Kafka's: see docs/security.md."),
-      // Cluster mode
-      optional_text("rokka.cluster.etcd.endpoints", &BrokerConfig::cluster_etcd_endpoints,
-                    "Cluster mode: the etcd members' client URLs, http://host:port separated by commas. Brokers "
-                    "that name the same etcd and rokka.cluster.root form one cluster: metadata, topics and their "
-                    "placement live in etcd, each partition on one broker. Empty: a single broker (docs/cluster.md)."),
-      text("rokka.cluster.root", &BrokerConfig::cluster_root, "/rokka",
-           "Cluster mode: the etcd key prefix of this cluster (several clusters may share one etcd)."),
-      integer("rokka.cluster.session.timeout.ms", &BrokerConfig::cluster_session_timeout_ms, 2000, 3600000, "6000",
-              "Cluster mode: the broker's etcd lease. A broker that cannot renew it stops leading a quarter of it "
-              "before it ends; a dead broker leaves the cluster's metadata when it ends (whole seconds)."),
-      optional_text("broker.rack", &BrokerConfig::broker_rack, "This broker's rack, reported in Metadata."),
-      optional_text("inter.broker.listener.name", &BrokerConfig::inter_broker_listener_name,
-                    "Cluster mode: the listener, by name, this broker sends its own requests to the others on "
-                    "(transaction markers), secured as that listener is: TLS against its truststore, SASL with "
-                    "sasl.mechanism.inter.broker.protocol and the username and password of its "
-                    "<mechanism>.sasl.jaas.config. Empty: the listener named as security.inter.broker.protocol, "
-                    "else the first of that security protocol."),
-      choice("security.inter.broker.protocol", &BrokerConfig::security_inter_broker_protocol,
-             {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}, "PLAINTEXT",
-             "Cluster mode, when inter.broker.listener.name is empty: the security protocol of the listener the "
-             "brokers reach each other on."),
-      // Operations
-      choice("rokka.log.level", &BrokerConfig::log_level, {"trace", "debug", "info", "warn", "error"}, "info",
-             "Log level; debug logs one line per request."),
-      http_listeners("rokka.http.listeners", "127.0.0.1:9644",
-                     "Where the HTTP endpoints listen, host:port[,host:port]: /metrics (Prometheus), /healthz and "
-                     "/readyz. Empty: no HTTP endpoints."),
-      integer("rokka.metrics.max.topic.series", &BrokerConfig::metrics_max_topic_series, 0, kI64, "1000",
-              "At most this many topics get per-topic series in /metrics (the first ones seen); the others count "
-              "in the broker-wide series only."),
-  };
-  return kTable;
-}
-
-const Entry* find_entry(std::string_view name) {
-  for (const auto& e : table())
-    if (e.name == name) return &e;
-  return nullptr;
+const Row* find_rokka_row(std::string_view name) {
+  const Row* row = cfg::find_broker_key(name);
+  return row != nullptr && row->rokka() ? row : nullptr;
 }
 
 // Java properties: key=value or key:value or "key value"; # and ! comments;
@@ -467,6 +172,104 @@ Status resolve_security_protocols(BrokerConfig& config) {
 
 }  // namespace
 
+int64_t cfg::integer_value(const Row& row, const BrokerConfig& c) {
+  if (auto* m = std::get_if<int16_t BrokerConfig::*>(&row.field)) return c.*(*m);
+  if (auto* m32 = std::get_if<int32_t BrokerConfig::*>(&row.field)) return c.*(*m32);
+  return c.*member<int64_t>(row);
+}
+
+std::string cfg::apply(const Row& row, BrokerConfig& c, std::string_view v) {
+  switch (row.read) {
+    case Read::kNone:
+      return {};
+    case Read::kInteger: {
+      auto n = parse_int(v);
+      if (!n) return "expected an integer";
+      if (*n < row.min || *n > row.max)
+        return "must be between " + std::to_string(row.min) + " and " + std::to_string(row.max);
+      set_integer(row, c, *n);
+      return {};
+    }
+    case Read::kBoolean:
+      v = trim(v);
+      if (v != "true" && v != "false") return "expected true or false";
+      c.*member<bool>(row) = v == "true";
+      return {};
+    case Read::kChoice:
+      v = trim(v);
+      if (!is_choice(row.choices, v)) return "expected one of: " + choice_list(row.choices);
+      c.*member<std::string>(row) = std::string(v);
+      return {};
+    case Read::kText:
+      v = trim(v);
+      if (v.empty()) return "must not be empty";
+      c.*member<std::string>(row) = std::string(v);
+      return {};
+    case Read::kOptionalText:
+      c.*member<std::string>(row) = std::string(trim(v));
+      return {};
+    case Read::kListeners: {
+      auto& out = c.*member<std::vector<Listener>>(row);
+      if (row.default_value.empty() && trim(v).empty()) {
+        out.clear();
+        return {};
+      }
+      auto parsed = parse_listeners(v);
+      if (!parsed.ok()) return parsed.status().message();
+      out = std::move(parsed).value();
+      return {};
+    }
+    case Read::kHttpListeners:
+      return apply_http_listeners(c, v);
+    case Read::kRetention: {
+      auto n = parse_int(v);
+      if (!n) return "expected an integer";
+      if (*n < -1) return "must be -1 (unlimited) or more";
+      if (*n > INT64_MAX / row.unit_ms) return "too large";
+      c.*member<int64_t>(row) = *n < 0 ? -1 : *n * row.unit_ms;
+      return {};
+    }
+    case Read::kAuthorizer:
+      // Naming any of Kafka's authorizer classes turns Rokka's built-in authorizer on.
+      v = trim(v);
+      if (!v.empty() && !is_choice(row.choices, v))
+        return "Rokka's built-in authorizer stands in for one of: " + choice_list(row.choices) + " (or empty: none)";
+      c.*member<std::string>(row) = std::string(v);
+      return {};
+  }
+  return {};
+}
+
+std::string cfg::value(const Row& row, const BrokerConfig& c) {
+  switch (row.read) {
+    case Read::kNone:
+      return {};
+    case Read::kInteger:
+      return std::to_string(integer_value(row, c));
+    case Read::kBoolean:
+      return c.*member<bool>(row) ? "true" : "false";
+    case Read::kChoice:
+    case Read::kText:
+    case Read::kOptionalText:
+    case Read::kAuthorizer:
+      return c.*member<std::string>(row);
+    case Read::kListeners:
+      return join(c.*member<std::vector<Listener>>(row));
+    case Read::kHttpListeners: {
+      std::string out;
+      for (const auto& l : c.http_listeners)
+        out += (out.empty() ? "" : ",") + (l.host.find(':') != std::string::npos ? "[" + l.host + "]" : l.host) +
+               ":" + std::to_string(l.port);
+      return out;
+    }
+    case Read::kRetention: {
+      const int64_t ms = c.*member<int64_t>(row);
+      return ms < 0 ? std::string("-1") : std::to_string(ms / row.unit_ms);
+    }
+  }
+  return {};
+}
+
 bool is_security_key(std::string_view key) {
   if (key.starts_with("listener.name.")) return true;
   return key.starts_with("ssl.") || key.starts_with("sasl.") || key.ends_with(".sasl.jaas.config") ||
@@ -477,13 +280,7 @@ std::string Listener::to_string() const { return name + "://" + host + ":" + std
 
 Result<std::vector<Listener>> parse_listeners(std::string_view text) {
   std::vector<Listener> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = trim(text.substr(start, comma - start));
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (std::string_view item : list_items(text)) {
     const size_t scheme = item.find("://");
     if (scheme == std::string_view::npos || scheme == 0)
       return Status::invalid_argument("listener '" + std::string(item) + "' is not NAME://host:port");
@@ -569,16 +366,16 @@ Result<BrokerConfig> load_config(std::string_view properties,
   for (auto& [k, v] : parse_properties(properties)) given[k] = v;
   for (const auto& [k, v] : overrides) given[k] = v;
 
-  for (const auto& e : table()) {
-    auto it = given.find(std::string(e.name));
+  for (const Row& row : rokka_rows()) {
+    auto it = given.find(std::string(row.name));
     const bool set = it != given.end();
-    if (!set && e.default_value.empty()) continue;  // an optional override key
-    const std::string value = set ? it->second : std::string(e.default_value);
-    if (std::string err = e.apply(config, value); !err.empty())
-      return Status::invalid_argument("config " + std::string(e.name) + "=" + value + ": " + err);
+    if (!set && row.default_value.empty()) continue;  // an optional override key
+    const std::string value = set ? it->second : std::string(row.default_value);
+    if (std::string err = cfg::apply(row, config, value); !err.empty())
+      return Status::invalid_argument("config " + std::string(row.name) + "=" + value + ": " + err);
   }
   for (const auto& [k, v] : given) {
-    if (find_entry(k) != nullptr) config.given_keys.push_back(k);
+    if (find_rokka_row(k) != nullptr) config.given_keys.push_back(k);
     else if (is_security_key(k)) config.security_settings.emplace(k, v);
     else config.unknown_keys.push_back(k);
   }
@@ -622,7 +419,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
 
 std::vector<std::string_view> config_keys() {
   std::vector<std::string_view> out;
-  for (const auto& e : table()) out.push_back(e.name);
+  for (const Row& row : rokka_rows()) out.push_back(row.name);
   return out;
 }
 
@@ -642,9 +439,9 @@ std::string config_help() {
          "  --version             print the version\n"
          "\n"
          "Configuration keys (default in brackets):\n";
-  for (const auto& e : table()) {
-    out << "  " << e.name << " [" << (e.default_value.empty() ? "unset" : e.default_value) << "]\n"
-        << "      " << e.doc << "\n";
+  for (const Row& row : rokka_rows()) {
+    out << "  " << row.name << " [" << (row.default_value.empty() ? "unset" : row.default_value) << "]\n"
+        << "      " << row.doc << "\n";
   }
   return out.str();
 }
@@ -654,11 +451,11 @@ std::vector<ConfigValue> config_values(const BrokerConfig& config) {
     return std::find(config.given_keys.begin(), config.given_keys.end(), name) != config.given_keys.end();
   };
   std::vector<ConfigValue> out;
-  for (const auto& e : table()) {
-    if (e.name == "log.retention.hours" || e.name == "log.retention.minutes") continue;  // shown as ms
-    bool given = is_given(e.name);
-    if (e.name == "log.retention.ms") given = given || is_given("log.retention.hours") || is_given("log.retention.minutes");
-    out.push_back({std::string(e.name), e.show(config), given, e.doc});
+  for (const Row& row : rokka_rows()) {
+    if (!row.synonym.empty()) continue;  // shown as the key it is another unit of
+    bool given = is_given(row.name);
+    for (const Row& other : rokka_rows()) given = given || (other.synonym == row.name && is_given(other.name));
+    out.push_back({std::string(row.name), cfg::value(row, config), given, row.doc});
   }
   return out;
 }
@@ -670,10 +467,10 @@ std::string describe_config(const BrokerConfig& config) {
 }
 
 std::string check_config_value(std::string_view name, std::string_view value) {
-  const Entry* e = find_entry(name);
-  if (e == nullptr) return {};
+  const Row* row = find_rokka_row(name);
+  if (row == nullptr) return {};
   BrokerConfig scratch;
-  return e->apply(scratch, value);
+  return cfg::apply(*row, scratch, value);
 }
 
 }  // namespace rokka::broker

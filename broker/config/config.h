@@ -1,7 +1,7 @@
 // BrokerConfig: server.properties + command-line overrides -> one immutable struct.
 // Keys are Kafka's where Kafka has one; Rokka's own start with `store.` or `rokka.`.
-// The table in config.cc is the single source of keys, defaults, docs and validation:
-// `rokka --help` prints it and conf/server.properties documents the same keys.
+// The table in config_schema.h is the single source of keys, defaults, docs and validation:
+// `rokka --help` prints its rows that Rokka reads and conf/server.properties documents the same keys.
 #pragma once
 
 #include <cstdint>

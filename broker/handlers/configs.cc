@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "broker/config/config_schema.h"
 #include "broker/net/async.h"
 #include "broker/meta/dynamic_config.h"
 #include "broker/meta/group_configs.h"
@@ -100,7 +101,7 @@ void describe_topic(const Services& svc, const protocol::DescribeConfigsRequest&
     e.value = value;
     e.is_default = is_default;
     e.config_source = is_default ? kDefaultConfig : kDynamicTopicConfig;
-    if (const TopicConfigKey* k = find_topic_config_key(name)) {
+    if (const cfg::Row* k = cfg::find_topic_key(name)) {
       e.config_type = static_cast<int8_t>(k->type);
       if (req.include_documentation && v >= 3) e.documentation = std::string(k->doc);
     }
@@ -184,15 +185,15 @@ void describe_group(const Services& svc, const protocol::DescribeConfigsRequest&
                     const protocol::DescribeConfigsRequest::DescribeConfigsResource& res, int16_t v,
                     DescribeResult& out) {
   const std::map<std::string, std::string> own = svc.group_configs.values(std::string(res.resource_name));
-  for (const GroupConfigKey& k : group_config_keys()) {
+  for (const cfg::Row& k : cfg::group_keys()) {
     if (!wanted(res.configuration_keys, k.name)) continue;
     DescribeEntry e;
     e.name = std::string(k.name);
     auto it = own.find(e.name);
-    e.value = it != own.end() ? it->second : std::to_string(svc.config.*(k.broker_default));
+    e.value = it != own.end() ? it->second : std::to_string(svc.group_configs.broker_default(k));
     e.is_default = it == own.end();
     e.config_source = e.is_default ? kDefaultConfig : kGroupConfig;
-    e.config_type = static_cast<int8_t>(ConfigType::kInt);
+    e.config_type = static_cast<int8_t>(k.type);
     if (req.include_documentation && v >= 3) e.documentation = std::string(k.doc);
     if (req.include_synonyms && !e.is_default) e.synonyms.push_back({e.name, e.value, kGroupConfig});
     out.configs.push_back(std::move(e));
@@ -377,7 +378,7 @@ std::optional<std::string> list_op(const std::string& current, int8_t op, const 
 bool list_config(const Services& svc, const protocol::IncrementalAlterConfigsRequest::AlterConfigsResource& res,
                  const std::string& name, std::string* current) {
   if (res.resource_type == kTopicResource) {
-    const TopicConfigKey* key = find_topic_config_key(name);
+    const cfg::Row* key = cfg::find_topic_key(name);
     if (key == nullptr || key->type != ConfigType::kList) return false;
     if (const TopicPtr t = svc.topics.find(res.resource_name)) {
       if (auto it = t->configs.find(name); it != t->configs.end()) *current = it->second;

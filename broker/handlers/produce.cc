@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <tuple>
-#include <unordered_map>
 
 #include "broker/net/async.h"
 #include "broker/error_mapping.h"
@@ -160,15 +160,29 @@ AnswerPlan plan_answers(const ProduceRequest& req) {
     int32_t partition;
     size_t at;  // flattened position
   };
+  // Each request topic's first mention of its name, by sorting (a request to many partitions
+  // names many topics: no map node per topic).
+  const size_t topics = req.topic_data.size();
+  std::vector<size_t> by_name(topics), first_of(topics);
+  for (size_t ti = 0; ti < topics; ++ti) by_name[ti] = ti;
+  std::sort(by_name.begin(), by_name.end(), [&](size_t a, size_t b) {
+    return std::tie(req.topic_data[a].name, a) < std::tie(req.topic_data[b].name, b);
+  });
+  for (size_t i = 0; i < topics; ++i) {
+    const bool same = i > 0 && req.topic_data[by_name[i]].name == req.topic_data[by_name[i - 1]].name;
+    first_of[by_name[i]] = same ? first_of[by_name[i - 1]] : by_name[i];
+  }
   std::vector<Mention> mentions;
-  std::unordered_map<std::string_view, size_t> entry_of;
-  for (const auto& t : req.topic_data) {
-    auto [it, fresh] = entry_of.try_emplace(t.name, plan.entry_names.size());
-    if (fresh) {
+  plan.topic_entry.resize(topics);
+  for (size_t ti = 0; ti < topics; ++ti) {
+    const auto& t = req.topic_data[ti];
+    if (first_of[ti] == ti) {
+      plan.topic_entry[ti] = plan.entry_names.size();
       plan.entry_names.push_back(t.name);
       plan.entry_partitions.push_back(0);
+    } else {
+      plan.topic_entry[ti] = plan.topic_entry[first_of[ti]];
     }
-    plan.topic_entry.push_back(it->second);
     for (const auto& p : t.partition_data) mentions.push_back({t.name, p.index, mentions.size()});
   }
   plan.skip.assign(mentions.size(), 0);
@@ -207,7 +221,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   std::vector<storage::AppendRequest> appends;
   std::vector<ProduceResponse::PartitionProduceResponse*> append_outs;
   struct Counted {
-    std::string_view topic;  // into the request frame
+    size_t entry = 0;  // the topic's response entry
     int64_t bytes = 0, records = 0;
   };
   std::vector<Counted> counted;  // per append, for the metrics
@@ -230,12 +244,21 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
     resp.responses[e].name = std::string(plan.entry_names[e]);
     resp.responses[e].partition_responses.reserve(plan.entry_partitions[e]);  // no reallocation: append_outs
   }
+  // One registry lookup and one authorization per topic, however often the request names it
+  // (a request to many partitions names many topics: the lookups are a cost that grows with them).
+  std::vector<TopicPtr> entry_topics(plan.entry_names.size());
+  std::vector<char> entry_denied(plan.entry_names.size());
+  for (size_t e = 0; e < plan.entry_names.size(); ++e) {
+    entry_topics[e] = svc.topics.find(plan.entry_names[e]);
+    entry_denied[e] = !authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, plan.entry_names[e]);
+  }
   size_t mention = 0;
   for (size_t ti = 0; ti < req.topic_data.size(); ++ti) {
     const auto& t = req.topic_data[ti];
-    auto& out_topic = resp.responses[plan.topic_entry[ti]];
-    const TopicPtr topic = svc.topics.find(t.name);
-    const bool topic_denied = !authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, t.name);
+    const size_t entry = plan.topic_entry[ti];
+    auto& out_topic = resp.responses[entry];
+    const TopicPtr& topic = entry_topics[entry];
+    const bool topic_denied = entry_denied[entry] != 0;
     for (const auto& p : t.partition_data) {
       if (plan.skip[mention++]) continue;
       auto& out = out_topic.partition_responses.emplace_back();
@@ -296,7 +319,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
       protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
       appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});
       append_outs.push_back(&out);
-      counted.push_back({t.name, static_cast<int64_t>(bytes.size()), batch.records_count()});
+      counted.push_back({entry, static_cast<int64_t>(bytes.size()), batch.records_count()});
       if (transactional) txn_partitions.push_back({std::string(t.name), p.index});
     }
   }
@@ -330,10 +353,18 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   }
   ctx.dispatched();
   const auto append_took = std::chrono::steady_clock::now() - append_start;
+  std::vector<Metrics::ProducedTopic> produced;  // the stored batches, summed per topic
+  std::vector<size_t> produced_at(plan.entry_names.size(), SIZE_MAX);
   for (size_t i = 0; i < results.size(); ++i) {
     auto& out = *append_outs[i];
     if (results[i].ok()) {
-      if (svc.metrics) svc.metrics->produced(counted[i].topic, counted[i].bytes, counted[i].records, append_took);
+      size_t& at = produced_at[counted[i].entry];
+      if (at == SIZE_MAX) {
+        at = produced.size();
+        produced.push_back({plan.entry_names[counted[i].entry]});
+      }
+      produced[at].bytes += counted[i].bytes;
+      produced[at].records += counted[i].records;
       out.base_offset = results[i]->base_offset;
       out.log_append_time_ms = results[i]->log_append_time;
       out.log_start_offset = results[i]->log_start_offset;
@@ -346,6 +377,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
         broker_log().error("append failed: error={}", st.to_string());
     }
   }
+  if (svc.metrics && !produced.empty()) svc.metrics->produced(produced, append_took);
 
   // producer_byte_rate counts the whole request, as Kafka's does; the records are kept
   // either way, and the client is throttled after.

@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 #include <optional>
 
+#include "broker/config/config_schema.h"
 #include "broker/link/cluster_link.h"
 #include "broker/net/listener_security.h"
 #include "protocol/error_code.h"
@@ -40,11 +41,12 @@ struct SaslLogin {
 };
 storage::Result<SaslLogin> sasl_login(const security::ConfigMap& settings, const std::string& listener) {
   SaslLogin login;
-  login.mechanism = std::string(security::config_value(settings, "sasl.mechanism.inter.broker.protocol").value_or("GSSAPI"));
+  login.mechanism =
+      std::string(security::config_value(settings, cfg::kSaslMechanismInterBrokerProtocol.name).value_or("GSSAPI"));
   auto bad = [&](const std::string& why) {
     return storage::Status::invalid_argument("listener " + listener + " for inter-broker requests: " + why);
   };
-  const auto jaas = security::mechanism_value(settings, login.mechanism, "sasl.jaas.config");
+  const auto jaas = security::mechanism_value(settings, login.mechanism, cfg::kSaslJaasConfig.name);
   if (!jaas)
     return bad("sasl.mechanism.inter.broker.protocol=" + login.mechanism + " but no " +
                security::ascii_lower(login.mechanism) + ".sasl.jaas.config with the broker's username and password");

@@ -1,11 +1,11 @@
 #include "broker/meta/dynamic_config.h"
 
 #include <algorithm>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
 #include "broker/config/config.h"
+#include "broker/config/config_schema.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -14,60 +14,10 @@ namespace {
 constexpr std::string_view kPrefix = storage::meta_prefix::kDynamicConfig;
 constexpr std::string_view kListenerPrefix = "listener.name.";
 
-// Kafka's dynamic broker configs updatable for the whole cluster (or one broker):
-// log defaults, the log cleaner, thread pools, connection quotas, metric reporters.
-constexpr std::string_view kClusterWide[] = {
-    "log.segment.bytes", "log.roll.ms", "log.roll.hours", "log.roll.jitter.ms", "log.roll.jitter.hours",
-    "log.index.size.max.bytes", "log.flush.interval.messages", "log.flush.interval.ms", "log.retention.bytes",
-    "log.retention.ms", "log.retention.minutes", "log.retention.hours", "message.max.bytes",
-    "log.index.interval.bytes", "log.cleaner.delete.retention.ms", "log.cleaner.min.compaction.lag.ms",
-    "log.cleaner.max.compaction.lag.ms", "log.segment.delete.delay.ms", "log.cleaner.min.cleanable.ratio",
-    "log.cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
-    "log.preallocate", "log.message.timestamp.type", "log.message.timestamp.difference.max.ms",
-    "log.message.downconversion.enable", "log.cleaner.threads", "log.cleaner.dedupe.buffer.size",
-    "log.cleaner.io.buffer.load.factor", "log.cleaner.io.buffer.size", "log.cleaner.io.max.bytes.per.second",
-    "log.cleaner.backoff.ms", "num.io.threads", "num.network.threads", "num.replica.fetchers",
-    "num.recovery.threads.per.data.dir", "background.threads", "metric.reporters", "max.connections",
-    "max.connections.per.ip", "max.connections.per.ip.overrides", "max.connection.creation.rate",
-    "follower.replication.throttled.rate", "leader.replication.throttled.rate",
-    "replica.alter.log.dirs.io.max.bytes.per.second", "log.message.timestamp.before.max.ms",
-    "log.message.timestamp.after.max.ms"};
-
-// Kafka's dynamic configs that only a named broker may take (listener and security).
-constexpr std::string_view kPerBroker[] = {
-    "advertised.listeners", "listeners", "listener.security.protocol.map", "principal.builder.class",
-    "ssl.protocol", "ssl.provider", "ssl.cipher.suites", "ssl.enabled.protocols", "ssl.keystore.type",
-    "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password", "ssl.truststore.type",
-    "ssl.truststore.location", "ssl.truststore.password", "ssl.keymanager.algorithm", "ssl.trustmanager.algorithm",
-    "ssl.endpoint.identification.algorithm", "ssl.secure.random.implementation", "ssl.client.auth",
-    "ssl.keystore.certificate.chain", "ssl.keystore.key", "ssl.truststore.certificates",
-    "sasl.mechanism.inter.broker.protocol", "sasl.jaas.config", "sasl.enabled.mechanisms",
-    "sasl.kerberos.service.name", "sasl.kerberos.kinit.cmd", "sasl.kerberos.ticket.renew.window.factor",
-    "sasl.kerberos.ticket.renew.jitter", "sasl.kerberos.min.time.before.relogin",
-    "sasl.kerberos.principal.to.local.rules", "sasl.login.refresh.window.factor",
-    "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
-    "sasl.login.refresh.buffer.seconds"};
-
-// Kafka's keystore and truststore configs: dynamic only with a listener prefix.
-constexpr std::string_view kListenerOnly[] = {
-    "ssl.keystore.type",     "ssl.keystore.location",         "ssl.keystore.password", "ssl.key.password",
-    "ssl.truststore.type",   "ssl.truststore.location",       "ssl.truststore.password",
-    "ssl.keystore.key",      "ssl.keystore.certificate.chain", "ssl.truststore.certificates"};
-
-// Kafka broker configs that need a restart (beyond Rokka's own table, whose keys are
-// static unless listed above).
-constexpr std::string_view kKafkaStatic[] = {
-    "zookeeper.connect", "node.id", "process.roles", "controller.quorum.voters", "controller.listener.names",
-    "log.dir", "inter.broker.protocol.version",
-    "log.message.format.version", "broker.rack", "reserved.broker.max.id", "broker.id.generation.enable",
-    "offsets.topic.replication.factor", "offsets.topic.num.partitions", "transaction.state.log.replication.factor",
-    "transaction.state.log.num.partitions", "transaction.state.log.min.isr", "num.replica.alter.log.dirs.threads",
-    "request.timeout.ms", "queued.max.requests", "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
-    "replica.lag.time.max.ms"};
-
-template <size_t N>
-bool contains(const std::string_view (&set)[N], std::string_view name) {
-  return std::find(std::begin(set), std::end(set), name) != std::end(set);
+// Whether `name` is a broker key of the schema with any of `scope` (cfg::Scope flags).
+bool has_scope(std::string_view name, uint8_t scope) {
+  const cfg::Row* row = cfg::find_broker_key(name);
+  return row != nullptr && (row->scope & scope) != 0;
 }
 
 // "listener.name.<listener>.<config>" -> "<config>", else empty.
@@ -78,11 +28,9 @@ std::string_view listener_base(std::string_view name) {
   return dot == std::string_view::npos ? std::string_view{} : name.substr(dot + 1);
 }
 
+// A listener-prefixed name is static only as a whole name of the schema (none is).
 bool is_static(std::string_view name) {
-  if (DynamicBrokerConfig::is_dynamic(name)) return false;
-  if (contains(kKafkaStatic, name)) return true;
-  const auto keys = config_keys();
-  return std::find(keys.begin(), keys.end(), name) != keys.end();
+  return !DynamicBrokerConfig::is_dynamic(name) && has_scope(name, cfg::kStatic);
 }
 
 // Kafka's message: the names as a Scala Set.
@@ -107,21 +55,22 @@ DynamicBrokerConfig::DynamicBrokerConfig(storage::MetaStore& meta, int32_t broke
 
 bool DynamicBrokerConfig::is_dynamic(std::string_view name) {
   if (const std::string_view base = listener_base(name); !base.empty()) return is_dynamic(base);
-  return contains(kClusterWide, name) || contains(kPerBroker, name);
+  return has_scope(name, cfg::kDynamicBroker | cfg::kDynamicCluster);
 }
 
 bool DynamicBrokerConfig::is_list(std::string_view name) {
-  static constexpr std::string_view kLists[] = {"metric.reporters",      "log.cleanup.policy",
-                                                "sasl.enabled.mechanisms", "ssl.cipher.suites",
-                                                "ssl.enabled.protocols", "listeners",
-                                                "advertised.listeners",  "max.connections.per.ip.overrides"};
   if (const std::string_view base = listener_base(name); !base.empty()) return is_list(base);
-  return contains(kLists, name);
+  const cfg::Row* row = cfg::find_broker_key(name);
+  return row != nullptr && row->type == ConfigType::kList;
 }
 
+// A password key of the schema, under any prefix (listener.name.<l>., <mechanism>.), and any
+// key named *.password.
 bool DynamicBrokerConfig::is_sensitive(std::string_view name) {
-  return name.ends_with(".password") || name.ends_with("sasl.jaas.config") || name.ends_with("ssl.keystore.key") ||
-         name.ends_with("ssl.keystore.certificate.chain") || name.ends_with("ssl.truststore.certificates");
+  if (name.ends_with(".password")) return true;
+  return std::any_of(cfg::kSchema.begin(), cfg::kSchema.end(), [&](const cfg::Row& row) {
+    return row.kind() == 0 && row.type == ConfigType::kPassword && name.ends_with(row.name);
+  });
 }
 
 std::string DynamicBrokerConfig::prefix(DynamicScope scope) const {
@@ -151,7 +100,7 @@ storage::Status DynamicBrokerConfig::load() {
 std::string DynamicBrokerConfig::validate(DynamicScope scope, const Changes& changes) {
   if (auto bad = names_where(changes, is_static); !bad.empty())
     return name_set("Cannot update these configs dynamically", bad);
-  if (auto bad = names_where(changes, [](std::string_view n) { return contains(kListenerOnly, n); }); !bad.empty())
+  if (auto bad = names_where(changes, [](std::string_view n) { return has_scope(n, cfg::kListenerOnly); }); !bad.empty())
     return name_set("These security configs can be dynamically updated only per-listener using the listener prefix",
                     bad);
   for (const auto& [name, value] : changes) {
@@ -161,7 +110,7 @@ std::string DynamicBrokerConfig::validate(DynamicScope scope, const Changes& cha
   }
   if (scope == DynamicScope::kClusterDefault) {
     auto bad = names_where(changes, [](std::string_view n) {
-      return contains(kPerBroker, n) || !listener_base(n).empty();
+      return has_scope(n, cfg::kDynamicBroker) || !listener_base(n).empty();
     });
     if (!bad.empty()) return name_set("Cannot update these configs at default cluster level, broker id must be specified", bad);
   }
@@ -192,14 +141,16 @@ void DynamicBrokerConfig::alter(DynamicScope scope, Changes changes, bool replac
   });
 }
 
-int64_t DynamicBrokerConfig::effective_int(std::string_view name, int64_t static_value) const {
-  std::shared_lock lock(mu_);
-  for (const auto* values : {&broker_, &cluster_default_}) {
-    auto it = values->find(std::string(name));
-    if (it == values->end()) continue;
-    if (const std::optional<int64_t> v = parse_integer(it->second)) return *v;
+int64_t DynamicBrokerConfig::effective_int(const cfg::Row& key, const BrokerConfig& config) const {
+  {
+    std::shared_lock lock(mu_);
+    for (const auto* values : {&broker_, &cluster_default_}) {
+      auto it = values->find(std::string(key.name));
+      if (it == values->end()) continue;
+      if (const std::optional<int64_t> v = parse_integer(it->second)) return *v;
+    }
   }
-  return static_value;
+  return cfg::integer_value(key, config);
 }
 
 std::map<std::string, std::string> DynamicBrokerConfig::values(DynamicScope scope) const {

@@ -6,8 +6,8 @@
 // which wins over server.properties. Values are persisted in the MetaStore, one key per
 // config ("d/broker/<id>/<name>", "d/default/<name>"), and loaded at start.
 //
-// Which keys may change follows Kafka's split (see is_dynamic()): the keys Kafka updates
-// at runtime are accepted; a static key refuses the whole resource with "Cannot update
+// Which keys may change follows Kafka's split, the scope column of the config schema
+// (broker/config/config_schema.h; see is_dynamic()): the keys Kafka updates at runtime are accepted; a static key refuses the whole resource with "Cannot update
 // these configs dynamically: Set(...)"; a key neither Kafka nor Rokka knows is accepted
 // and stored as a custom config, as Kafka does. Rokka stores and reports these values; the
 // server applies max.connections and max.connections.per.ip live (effective_int()), and
@@ -29,6 +29,11 @@
 #include "storage/meta_store.h"
 
 namespace rokka::broker {
+
+struct BrokerConfig;
+namespace cfg {
+struct Row;
+}  // namespace cfg
 
 enum class DynamicScope : uint8_t { kBroker, kClusterDefault };
 
@@ -52,9 +57,9 @@ class DynamicBrokerConfig {
   // The scope's dynamic values.
   std::map<std::string, std::string> values(DynamicScope scope) const;
 
-  // The effective value of an integer config: this broker's dynamic value, else the
-  // cluster default's, else `static_value` (the server.properties one).
-  int64_t effective_int(std::string_view name, int64_t static_value) const;
+  // The effective value of an integer broker key: this broker's dynamic value, else the
+  // cluster default's, else `config`'s (server.properties).
+  int64_t effective_int(const cfg::Row& key, const BrokerConfig& config) const;
 
   // Whether Kafka can update `name` at runtime.
   static bool is_dynamic(std::string_view name);

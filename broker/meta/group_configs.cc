@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "broker/config/config_schema.h"
 #include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
 
@@ -9,19 +10,6 @@ namespace rokka::broker {
 namespace {
 
 constexpr std::string_view kPrefix = storage::meta_prefix::kGroupConfigs;
-
-constexpr GroupConfigKey kKeys[] = {
-    {"consumer.session.timeout.ms", &BrokerConfig::group_consumer_session_timeout_ms,
-     "This consumer group's session timeout (overrides group.consumer.session.timeout.ms)."},
-    {"consumer.heartbeat.interval.ms", &BrokerConfig::group_consumer_heartbeat_interval_ms,
-     "This consumer group's heartbeat interval (overrides group.consumer.heartbeat.interval.ms)."},
-};
-
-const GroupConfigKey* find_key(std::string_view name) {
-  for (const GroupConfigKey& k : kKeys)
-    if (k.name == name) return &k;
-  return nullptr;
-}
 
 std::optional<int32_t> parse_int(std::string_view s) {
   const std::optional<int64_t> v = parse_integer(s);
@@ -56,8 +44,6 @@ std::optional<std::map<std::string, std::string>> decode(std::string_view bytes)
 
 }  // namespace
 
-std::span<const GroupConfigKey> group_config_keys() { return kKeys; }
-
 storage::Status GroupConfigs::load() {
   std::unique_lock lock(mu_);
   groups_.clear();
@@ -81,16 +67,16 @@ std::map<std::string, std::string> GroupConfigs::apply(std::map<std::string, std
 
 std::string GroupConfigs::validate(const std::string& group, const Changes& changes, bool replace) const {
   for (const auto& [name, value] : changes) {
-    if (find_key(name) == nullptr) return "Unknown group config name: " + name;
+    if (cfg::find_group_key(name) == nullptr) return "Unknown group config name: " + name;
     if (value && !parse_int(*value)) return "Invalid value " + *value + " for configuration " + name + ": Not a number of type INT";
   }
   const std::map<std::string, std::string> next = apply(values(group), changes, replace);
-  auto value_of = [&](std::string_view name, int32_t broker_default) {
-    auto it = next.find(std::string(name));
-    return it == next.end() ? broker_default : *parse_int(it->second);
+  auto value_of = [&](const cfg::Row& key) {
+    auto it = next.find(std::string(key.name));
+    return it == next.end() ? broker_default(key) : *parse_int(it->second);
   };
-  const int32_t session = value_of("consumer.session.timeout.ms", config_.group_consumer_session_timeout_ms);
-  const int32_t heartbeat = value_of("consumer.heartbeat.interval.ms", config_.group_consumer_heartbeat_interval_ms);
+  const int32_t session = value_of(cfg::kConsumerSessionTimeoutMs);
+  const int32_t heartbeat = value_of(cfg::kConsumerHeartbeatIntervalMs);
   if (session < config_.group_consumer_min_session_timeout_ms || session > config_.group_consumer_max_session_timeout_ms)
     return "consumer.session.timeout.ms must be between group.consumer.min.session.timeout.ms (" +
            std::to_string(config_.group_consumer_min_session_timeout_ms) + ") and group.consumer.max.session.timeout.ms (" +
@@ -125,17 +111,19 @@ std::map<std::string, std::string> GroupConfigs::values(const std::string& group
   return it == groups_.end() ? std::map<std::string, std::string>{} : it->second;
 }
 
-int32_t GroupConfigs::effective(const std::string& group, std::string_view name) const {
-  const GroupConfigKey* key = find_key(name);
-  if (key == nullptr) return 0;
+int32_t GroupConfigs::broker_default(const cfg::Row& key) const {
+  return static_cast<int32_t>(cfg::integer_value(cfg::synonym_of(key), config_));
+}
+
+int32_t GroupConfigs::effective(const std::string& group, const cfg::Row& key) const {
   {
     std::shared_lock lock(mu_);
     auto it = groups_.find(group);
     if (it != groups_.end())
-      if (auto v = it->second.find(std::string(name)); v != it->second.end())
+      if (auto v = it->second.find(std::string(key.name)); v != it->second.end())
         if (auto n = parse_int(v->second)) return *n;
   }
-  return config_.*(key->broker_default);
+  return broker_default(key);
 }
 
 }  // namespace rokka::broker

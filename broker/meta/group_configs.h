@@ -15,7 +15,6 @@
 #include <map>
 #include <optional>
 #include <shared_mutex>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,12 +23,9 @@
 
 namespace rokka::broker {
 
-struct GroupConfigKey {
-  std::string_view name;
-  int32_t BrokerConfig::*broker_default;  // the broker config it overrides
-  std::string_view doc;
-};
-std::span<const GroupConfigKey> group_config_keys();
+namespace cfg {
+struct Row;
+}  // namespace cfg
 
 class GroupConfigs {
  public:
@@ -44,8 +40,11 @@ class GroupConfigs {
   void alter(const std::string& group, Changes changes, bool replace, std::function<void(storage::Status)> done);
   // The values set on `group`.
   std::map<std::string, std::string> values(const std::string& group) const;
-  // The effective value of one key for `group`: its own, else the broker's.
-  int32_t effective(const std::string& group, std::string_view name) const;
+  // The effective value of a group key (cfg::kConsumerSessionTimeoutMs, ...) for `group`:
+  // its own, else the broker key it overrides (its synonym).
+  int32_t effective(const std::string& group, const cfg::Row& key) const;
+  // The broker's value of the key a group key overrides.
+  int32_t broker_default(const cfg::Row& key) const;
 
  private:
   static std::map<std::string, std::string> apply(std::map<std::string, std::string> values, const Changes& changes,

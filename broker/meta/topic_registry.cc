@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "broker/config/config_schema.h"
 #include "broker/logging.h"
 #include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
@@ -16,39 +17,6 @@ namespace {
 using protocol::ErrorCode;
 constexpr std::string_view kPrefix = storage::meta_prefix::kTopics;
 constexpr int8_t kRecordVersion = 1;
-
-// Kafka's topic-level configs. Applied ones change behaviour; accepted ones are stored
-// and described so tools that set them keep working, but have no effect here.
-constexpr TopicConfigKey kTopicConfigKeys[] = {
-    {"cleanup.policy", ConfigSupport::kApplied, ConfigType::kList, "delete, compact or both (README, Log compaction)"},
-    {"compression.type", ConfigSupport::kAcceptedOnly, ConfigType::kString, "batches are stored as produced (never recompressed)"},
-    {"delete.retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "how long the cleaner keeps tombstones"},
-    {"file.delete.delay.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segment files are shared by all topics"},
-    {"flush.messages", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
-    {"flush.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "flushing is broker-wide (store.flush.mode)"},
-    {"follower.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
-    {"index.interval.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "every batch is indexed"},
-    {"leader.replication.throttled.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kList, "single broker"},
-    {"max.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "a record is cleaned at most this late"},
-    {"max.message.bytes", ConfigSupport::kApplied, ConfigType::kInt, "largest record batch accepted"},
-    {"message.downconversion.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "no down-conversion"},
-    {"message.format.version", ConfigSupport::kAcceptedOnly, ConfigType::kString, "always record batch v2"},
-    {"message.timestamp.after.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be ahead of the broker's clock"},
-    {"message.timestamp.before.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "CreateTime: most a record may be behind the broker's clock"},
-    {"message.timestamp.difference.max.ms", ConfigSupport::kApplied, ConfigType::kLong, "deprecated: before/after.max.ms while they are at their default"},
-    {"message.timestamp.type", ConfigSupport::kApplied, ConfigType::kString, "CreateTime or LogAppendTime"},
-    {"min.cleanable.dirty.ratio", ConfigSupport::kApplied, ConfigType::kDouble, "dirty share that makes a partition due"},
-    {"min.compaction.lag.ms", ConfigSupport::kApplied, ConfigType::kLong, "records younger than this stay uncleaned"},
-    {"min.insync.replicas", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "single broker"},
-    {"preallocate", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "the shared CommitLog follows log.preallocate"},
-    {"retention.bytes", ConfigSupport::kApplied, ConfigType::kLong, "per-partition size limit"},
-    {"retention.ms", ConfigSupport::kApplied, ConfigType::kLong, "per-partition age limit"},
-    {"segment.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "segments are shared (log.segment.bytes)"},
-    {"segment.index.bytes", ConfigSupport::kAcceptedOnly, ConfigType::kInt, "indexes are shared"},
-    {"segment.jitter.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
-    {"segment.ms", ConfigSupport::kAcceptedOnly, ConfigType::kLong, "segments are shared"},
-    {"unclean.leader.election.enable", ConfigSupport::kAcceptedOnly, ConfigType::kBoolean, "single broker"},
-};
 
 // cleanup.policy: a list of "delete" and "compact" -> (compact, delete).
 std::optional<std::pair<bool, bool>> parse_cleanup_policy(std::string_view value) {
@@ -91,7 +59,9 @@ bool value_fits_type(ConfigType type, const std::string& value) {
       std::strtod(value.c_str(), &end);
       return !value.empty() && end == value.c_str() + value.size();
     }
+    case ConfigType::kUnknown:
     case ConfigType::kString:
+    case ConfigType::kPassword:
     case ConfigType::kList:
       return true;
   }
@@ -108,14 +78,6 @@ std::string folded(std::string_view name) {
 }
 
 }  // namespace
-
-std::span<const TopicConfigKey> topic_config_keys() { return kTopicConfigKeys; }
-
-const TopicConfigKey* find_topic_config_key(std::string_view name) {
-  for (const auto& k : kTopicConfigKeys)
-    if (k.name == name) return &k;
-  return nullptr;
-}
 
 TopicRegistry::TopicRegistry(storage::Store& store, const BrokerConfig& config) : store_(store), config_(config) {}
 
@@ -146,46 +108,46 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
   s.timestamp_after_max_ms = config_.log_message_timestamp_after_max_ms;
   std::optional<int64_t> difference_max_ms;
   for (const auto& [key, value] : configs) {
-    const TopicConfigKey* k = find_topic_config_key(key);
+    const cfg::Row* k = cfg::find_topic_key(key);
     if (k == nullptr) return error(ErrorCode::kInvalidConfig, "unknown topic config " + key);
     // Names the bindings it captures: clang 14 cannot capture a structured binding implicitly.
     auto bad = [&key = key, &value = value](std::string why) {
       return error(ErrorCode::kInvalidConfig, key + "=" + value + ": " + why);
     };
     if (!value_fits_type(k->type, value)) return bad("not a valid value of this config's type");
-    if (key == "cleanup.policy") {
+    if (k == &cfg::kCleanupPolicy) {
       auto policy = parse_cleanup_policy(value);
       if (!policy) return bad("expected delete, compact or compact,delete");
       s.compact = policy->first;
       s.delete_retention = policy->second;
-    } else if (key == "delete.retention.ms" || key == "min.compaction.lag.ms" || key == "max.compaction.lag.ms") {
+    } else if (k == &cfg::kDeleteRetentionMs || k == &cfg::kMinCompactionLagMs || k == &cfg::kMaxCompactionLagMs) {
       auto v = parse_integer(value);
-      if (!v || *v < (key == "max.compaction.lag.ms" ? 1 : 0)) return bad("expected a non-negative integer");
-      (key == "delete.retention.ms" ? s.delete_retention_ms
-       : key == "min.compaction.lag.ms" ? s.min_compaction_lag_ms
+      if (!v || *v < (k == &cfg::kMaxCompactionLagMs ? 1 : 0)) return bad("expected a non-negative integer");
+      (k == &cfg::kDeleteRetentionMs   ? s.delete_retention_ms
+       : k == &cfg::kMinCompactionLagMs ? s.min_compaction_lag_ms
                                         : s.max_compaction_lag_ms) = *v;
-    } else if (key == "min.cleanable.dirty.ratio") {
+    } else if (k == &cfg::kMinCleanableDirtyRatio) {
       const double v = std::strtod(value.c_str(), nullptr);  // the type check parsed it whole
       if (!(v >= 0 && v <= 1)) return bad("expected 0 to 1");
       s.min_cleanable_dirty_ratio = v;
-    } else if (key == "retention.ms" || key == "retention.bytes") {
+    } else if (k == &cfg::kRetentionMs || k == &cfg::kRetentionBytes) {
       auto v = parse_integer(value);
       if (!v || *v < -1) return bad("expected an integer >= -1");
-      (key == "retention.ms" ? s.retention_ms : s.retention_bytes) = *v;
-    } else if (key == "max.message.bytes") {
+      (k == &cfg::kRetentionMs ? s.retention_ms : s.retention_bytes) = *v;
+    } else if (k == &cfg::kMaxMessageBytes) {
       auto v = parse_integer(value);
       if (!v || *v < 0 || *v > config_.log_segment_bytes / 2) return bad("expected 0 to half of log.segment.bytes");
       s.max_message_bytes = static_cast<int32_t>(*v);
-    } else if (key == "message.timestamp.before.max.ms" || key == "message.timestamp.after.max.ms" ||
-               key == "message.timestamp.difference.max.ms") {
+    } else if (k == &cfg::kMessageTimestampBeforeMaxMs || k == &cfg::kMessageTimestampAfterMaxMs ||
+               k == &cfg::kMessageTimestampDifferenceMaxMs) {
       auto v = parse_integer(value);
       if (!v || *v < 0) return bad("expected a non-negative integer");
-      if (key == "message.timestamp.difference.max.ms") {
+      if (k == &cfg::kMessageTimestampDifferenceMaxMs) {
         difference_max_ms = *v;
       } else {
-        (key == "message.timestamp.before.max.ms" ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
+        (k == &cfg::kMessageTimestampBeforeMaxMs ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
       }
-    } else if (key == "message.timestamp.type") {
+    } else if (k == &cfg::kMessageTimestampType) {
       if (value == "CreateTime") {
         s.timestamp_type = storage::TimestampType::kCreateTime;
       } else if (value == "LogAppendTime") {
@@ -205,36 +167,11 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
 }
 
 std::map<std::string, std::string> TopicRegistry::broker_default_configs() const {
-  return {
-      {"cleanup.policy", "delete"},
-      {"compression.type", "producer"},
-      {"delete.retention.ms", "86400000"},
-      {"file.delete.delay.ms", "60000"},
-      {"flush.messages", std::to_string(config_.log_flush_interval_messages)},
-      {"flush.ms", std::to_string(config_.log_flush_interval_ms)},
-      {"follower.replication.throttled.replicas", ""},
-      {"index.interval.bytes", "4096"},
-      {"leader.replication.throttled.replicas", ""},
-      {"max.compaction.lag.ms", "9223372036854775807"},
-      {"max.message.bytes", std::to_string(config_.message_max_bytes)},
-      {"message.downconversion.enable", "true"},
-      {"message.format.version", "3.0-IV1"},
-      {"message.timestamp.after.max.ms", std::to_string(config_.log_message_timestamp_after_max_ms)},
-      {"message.timestamp.before.max.ms", std::to_string(config_.log_message_timestamp_before_max_ms)},
-      {"message.timestamp.difference.max.ms", "9223372036854775807"},
-      {"message.timestamp.type", config_.log_message_timestamp_type},
-      {"min.cleanable.dirty.ratio", "0.5"},
-      {"min.compaction.lag.ms", "0"},
-      {"min.insync.replicas", "1"},
-      {"preallocate", config_.log_preallocate ? "true" : "false"},
-      {"retention.bytes", "-1"},
-      {"retention.ms", std::to_string(config_.log_retention_ms)},
-      {"segment.bytes", std::to_string(config_.log_segment_bytes)},
-      {"segment.index.bytes", "10485760"},
-      {"segment.jitter.ms", "0"},
-      {"segment.ms", "604800000"},
-      {"unclean.leader.election.enable", "false"},
-  };
+  std::map<std::string, std::string> out;
+  for (const cfg::Row& k : cfg::topic_keys()) {
+    out.emplace(k.name, k.synonym.empty() ? std::string(k.default_value) : cfg::value(cfg::synonym_of(k), config_));
+  }
+  return out;
 }
 
 std::vector<std::tuple<std::string, std::string, bool>> TopicRegistry::describe_configs(const Topic& topic) const {
@@ -315,7 +252,7 @@ void TopicRegistry::publish(Topic t) {
 
 TopicPtr TopicRegistry::find(std::string_view name) const {
   std::shared_lock lock(mu_);
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }
 
@@ -540,7 +477,7 @@ void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, s
     if (v) {
       updated.configs[k] = *v;
     } else {
-      if (!find_topic_config_key(k)) return done(error(ErrorCode::kInvalidConfig, "unknown topic config " + k));
+      if (!cfg::find_topic_key(k)) return done(error(ErrorCode::kInvalidConfig, "unknown topic config " + k));
       updated.configs.erase(k);
     }
   }

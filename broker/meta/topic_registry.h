@@ -65,19 +65,6 @@ struct TopicError {
   bool ok() const { return code == protocol::ErrorCode::kNone; }
 };
 
-// How a topic config key is treated.
-enum class ConfigSupport { kApplied, kAcceptedOnly };
-// Kafka's config value types, numbered as DescribeConfigs v3+ reports them.
-enum class ConfigType : int8_t { kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6, kList = 7 };
-struct TopicConfigKey {
-  std::string_view name;
-  ConfigSupport support;
-  ConfigType type;
-  std::string_view doc;
-};
-const TopicConfigKey* find_topic_config_key(std::string_view name);
-std::span<const TopicConfigKey> topic_config_keys();
-
 // Where topic changes are decided in cluster mode (broker/link/cluster_link.h): in etcd, whose
 // topic records every broker's registry then follows (TopicRegistry::apply_*). The registry
 // checks a change first (name, partition limit, configs), then hands it over. Callbacks may
@@ -114,6 +101,7 @@ class TopicRegistry {
   TopicError validate_configs(const std::map<std::string, std::string>& configs, TopicSettings* settings) const;
   // The effective value of every topic config key (DescribeConfigs), and whether it is a default.
   std::vector<std::tuple<std::string, std::string, bool>> describe_configs(const Topic& topic) const;
+  // Every topic key's default: its broker synonym's value (cfg::Row::synonym), else the schema's default.
   std::map<std::string, std::string> broker_default_configs() const;
 
   using TopicCallback = std::function<void(TopicError, TopicPtr)>;
@@ -170,7 +158,11 @@ class TopicRegistry {
   storage::Store& store_;
   const BrokerConfig& config_;
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, TopicPtr> by_name_;
+  struct NameHash {  // find() by string_view, without building a string
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, TopicPtr, NameHash, std::equal_to<>> by_name_;
   std::map<protocol::Uuid, TopicPtr> by_id_;
   std::set<std::string, std::less<>> creating_;
   // Every topic's and in-flight create's name with '.' folded to '_' -> the name:

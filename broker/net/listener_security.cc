@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "broker/config/config_schema.h"
 #include "broker/meta/dynamic_config.h"
 #include "broker/logging.h"
 #include "security/tls_context.h"
@@ -13,7 +14,7 @@ namespace rokka::broker {
 namespace {
 
 // The keys naming files a listener reads when it is built.
-constexpr std::string_view kStoreFiles[] = {"ssl.keystore.location", "ssl.truststore.location"};
+constexpr std::string_view kStoreFiles[] = {cfg::kSslKeystoreLocation.name, cfg::kSslTruststoreLocation.name};
 
 // The settings a listener reads: its prefixes resolved, other listeners' keys left out.
 security::ConfigMap own_view(const security::ConfigMap& settings, const std::string& listener_name) {
@@ -34,11 +35,12 @@ storage::Result<std::shared_ptr<const ListenerSecurity>> build_listener_security
   if (listener.security_protocol == "SASL_SSL") {
     // KIP-684: a SASL_SSL listener asks for client certificates only when its own
     // listener.name.<l>.ssl.client.auth says so; the bare key is for SSL listeners.
-    const std::string own = "listener.name." + security::ascii_lower(listener.name) + ".ssl.client.auth";
+    const std::string own =
+        "listener.name." + security::ascii_lower(listener.name) + "." + std::string(cfg::kSslClientAuth.name);
     if (auto v = security::config_value(all, own)) {
-      settings["ssl.client.auth"] = std::string(*v);
+      settings[std::string(cfg::kSslClientAuth.name)] = std::string(*v);
     } else {
-      settings.erase("ssl.client.auth");
+      settings.erase(std::string(cfg::kSslClientAuth.name));
     }
   }
   auto out = std::make_shared<ListenerSecurity>();

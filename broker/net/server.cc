@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "broker/config/config_schema.h"
 #include "broker/meta/dynamic_config.h"
 #include "broker/logging.h"
 #include "broker/metrics.h"
@@ -94,10 +95,6 @@ void Server::start(Services& services) {
   }
 }
 
-int64_t Server::connection_limit(std::string_view name, int64_t static_value) const {
-  return dynamic_.effective_int(name, static_value);
-}
-
 asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listener) {
   ConnectionLimits limits;
   limits.max_request_bytes = config_.socket_request_max_bytes;
@@ -114,7 +111,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listen
       co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
       continue;
     }
-    const int64_t max_connections = connection_limit("max.connections", config_.max_connections);
+    const int64_t max_connections = dynamic_.effective_int(cfg::kMaxConnections, config_);
     if (services_->connections.load(std::memory_order_relaxed) >= max_connections) {
       if (once_a_second(last_refusal_warning_))
         net_log().warn("connection refused: reason=max.connections={} reached", max_connections);
@@ -140,7 +137,7 @@ asio::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, size_t listen
     {
       std::lock_guard lock(mu_);
       int& from_address = per_address_[address];
-      const int64_t per_ip = connection_limit("max.connections.per.ip", config_.max_connections_per_ip);
+      const int64_t per_ip = dynamic_.effective_int(cfg::kMaxConnectionsPerIp, config_);
       if (from_address >= per_ip) {
         if (once_a_second(last_refusal_warning_))
           net_log().warn("connection refused: address={} reason=max.connections.per.ip={} reached", address, per_ip);

@@ -50,8 +50,6 @@ class Server {
   // Accepts on config_.listeners[listener]; each connection takes that listener's
   // current security.
   boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor, size_t listener);
-  // A connection limit from server.properties, or its dynamic broker config when one is set.
-  int64_t connection_limit(std::string_view name, int64_t static_value) const;
 
   const BrokerConfig& config_;
   const DynamicBrokerConfig& dynamic_;

@@ -33,8 +33,8 @@ TEST(MetricsTest, ReadyzSaysRecoveryUntilTheStoreIsOpenThenWaitsForTheListeners)
   EXPECT_EQ(r.body, "not ready: listeners not accepting yet\n");
 
   metrics.request(0, 9, std::chrono::microseconds(300), {{12, 2}});
-  metrics.produced("t", 1000, 10, std::chrono::microseconds(200));
-  metrics.produced("u", 1000, 10, std::chrono::microseconds(200));
+  const std::vector<Metrics::ProducedTopic> produced{{"t", 1000, 10}, {"u", 1000, 10}};  // one Produce, two topics
+  metrics.produced(produced, std::chrono::microseconds(200));
   const auto m = testutil::http_get(port, "/metrics");
   EXPECT_EQ(m.status, 200);
   EXPECT_NE(m.body.find("kafka_network_requestmetrics_requests_total{request=\"Produce\",version=\"9\"} 1"),
@@ -54,7 +54,10 @@ TEST(MetricsTest, TopicsPastTheCapCountOnlyInTheBrokerWideSeries) {
   Metrics metrics(2, dir.path());
   HttpServer http({Listener{"http", "127.0.0.1", 0}}, metrics);
   ASSERT_TRUE(http.start().ok());
-  for (const char* t : {"a", "b", "c", "a"}) metrics.produced(t, 10, 1, std::chrono::microseconds(1));
+  for (const char* t : {"a", "b", "c", "a"}) {
+    const std::vector<Metrics::ProducedTopic> produced{{t, 10, 1}};
+    metrics.produced(produced, std::chrono::microseconds(1));
+  }
   const auto m = testutil::http_get(http.ports().at(0), "/metrics");
   EXPECT_NE(m.body.find("kafka_server_brokertopicmetrics_messagesin_total{topic=\"a\"} 2"), std::string::npos) << m.body;
   EXPECT_NE(m.body.find("kafka_server_brokertopicmetrics_messagesin_total{topic=\"b\"} 1"), std::string::npos);

@@ -238,6 +238,29 @@ TEST_F(ProduceErrors, PartitionNamedTwiceAppendsItsLastBatchOnceAndAnswersOnce) 
   EXPECT_EQ(produce(c_, one_batch("p", two), 9, 5).base_offset, 7);  // the two-record batch, once
 }
 
+// Entries answer in the order of each topic's first mention, a topic named again later in
+// the request (not next to its first entry) folded into that entry.
+TEST_F(ProduceErrors, TopicNamedAgainLaterAnswersInItsFirstEntry) {
+  ASSERT_EQ(metadata_error(c_, "q", 2), 0);
+  auto two = testutil::make_batch({.records = 2});
+  auto three = testutil::make_batch({.records = 3});
+  protocol::ProduceRequest req = one_batch("q", two);
+  req.topic_data.push_back(one_batch("p", three).topic_data[0]);
+  req.topic_data.push_back(one_batch("q", three).topic_data[0]);
+  c_.send(req, 9, 3);
+  auto r = c_.receive<protocol::ProduceResponse>(9, 3);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->responses.size(), 2u);
+  EXPECT_EQ(r->responses[0].name, "q");
+  EXPECT_EQ(r->responses[1].name, "p");
+  ASSERT_EQ(r->responses[0].partition_responses.size(), 1u);
+  ASSERT_EQ(r->responses[1].partition_responses.size(), 1u);
+  EXPECT_EQ(r->responses[0].partition_responses[0].error_code, ErrorCode::kNone);
+  EXPECT_EQ(r->responses[1].partition_responses[0].base_offset, 0);
+  EXPECT_EQ(produce(c_, one_batch("q", two), 9, 4).base_offset, 3);  // q stored its last mention only
+  EXPECT_EQ(produce(c_, one_batch("p", two), 9, 5).base_offset, 3);
+}
+
 TEST_F(ProduceErrors, AcksZeroSendsNothingAndClosesOnError) {
   auto batch = testutil::make_batch({});
   c_.send(one_batch("p", batch, 0), 9, 2);

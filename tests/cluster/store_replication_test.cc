@@ -101,6 +101,8 @@ class StoreLogReplication : public ::testing::Test {
     o.segment_bytes = leader_options.segment_bytes;
     o.in_sync = {kLeaderId, kFollowerId};
     o.max_entry_bytes = leader_log->max_entry_bytes();
+    o.heartbeat = heartbeat;
+    o.idle_timeout = idle_timeout;
     server = ReplicationServer::create(leader_io.executor(), leader_log, o);
     auto bound = server->listen(kLoopback);
     EXPECT_TRUE(bound.ok()) << bound.status().to_string();
@@ -119,6 +121,7 @@ class StoreLogReplication : public ::testing::Test {
     o.max_entry_bytes = follower_log->max_entry_bytes();
     o.backoff_min = 20ms;
     o.backoff_max = 200ms;
+    o.idle_timeout = idle_timeout;
     client = ReplicationClient::create(follower_io.executor(), follower_log, o);
     client->start();
   }
@@ -207,6 +210,7 @@ class StoreLogReplication : public ::testing::Test {
     }
   }
 
+  std::chrono::milliseconds heartbeat{100}, idle_timeout{5000};  // the stream's defaults
   TempDir ldir, fdir;
   StoreOptions leader_options, follower_options;
   std::shared_ptr<Store> leader, follower;
@@ -288,6 +292,38 @@ TEST_F(StoreLogReplication, FollowerStoreEndsIdenticalWhileTheLeaderWorks) {
   auto p = server->follower(kFollowerId);
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->durable_end, leader->log_end());
+}
+
+// The Store tells the server of every append (Store::set_log_listener through the StoreLog): a
+// fresh batch reaches the follower, and becomes readable there, long before a heartbeat. Nothing
+// here calls notify_appended().
+TEST_F(StoreLogReplication, AFreshAppendLeavesAtOnceNotAtTheNextHeartbeat) {
+  heartbeat = 10s;
+  idle_timeout = 60s;  // no session ends for silence in this test
+  const auto pids = storage::test::create(*leader, 1);
+  ASSERT_EQ(pids.size(), 1u);
+  start_server();
+  start_client();
+  const int64_t before = leader->log_end();
+  ASSERT_TRUE(wait_until([&] { return follower->log_end() == before && server->confirmed() == before; }, 30s))
+      << client->last_error();
+  for (int round = 0; round < 3; ++round) {
+    const auto sent = std::chrono::steady_clock::now();
+    auto info = storage::test::append(*leader, pids[0], make_batch({.records = 2, .value_bytes = 100}));
+    ASSERT_TRUE(info.ok()) << info.status().to_string();
+    const int64_t next = info->base_offset + 2;
+    EXPECT_TRUE(wait_until([&] {
+      auto o = follower->offsets(pids[0]);
+      return o.ok() && o->high_watermark == next;
+    }, 5s)) << "round " << round << ": the follower's log ends at " << follower->log_end() << ", the leader's at "
+            << leader->log_end();
+    EXPECT_LT(std::chrono::steady_clock::now() - sent, 5s);
+    ASSERT_TRUE(wait_until([&] { return leader->offsets(pids[0])->high_watermark == next; }, 5s));
+    const auto copy = storage::test::read_one(*follower, pids[0], info->base_offset);
+    EXPECT_FALSE(copy.empty());
+    EXPECT_EQ(copy, storage::test::read_one(*leader, pids[0], info->base_offset));
+  }
+  EXPECT_EQ(client->welcomes(), 1u);
 }
 
 TEST_F(StoreLogReplication, CutConnectionsResumeWithNothingLostOrDuplicated) {

@@ -11,6 +11,9 @@
 #include <mutex>
 #include <random>
 
+#include "storage/checkpoint.h"
+#include "storage/crc32c.h"
+#include "storage/file_system.h"
 #include "storage/store.h"
 #include "tests/storage/store_fixture.h"
 #include "tests/testutil/record_batch.h"
@@ -302,6 +305,60 @@ TEST_F(ReplicationTest, ADivergentTailIsTruncatedThenCaughtUp) {
   expect_same(b, fdir_.path(), *c, cdir.path(), wa.partitions());
 }
 
+// A cut log tail takes its meta writes with it: every key a cut RKM1 entry wrote is back at its
+// value before the cut (k=v1 replicated, then k=v2, a new key, an erased key, a delete_records
+// floor and a new partition in a tail only C received), and the new leader's writes then apply
+// on top as on the leader.
+TEST_F(ReplicationTest, ATruncationUndoesTheMetaWritesOfTheEntriesItCuts) {
+  TempDir cdir;
+  auto c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(set_role(*c, Role::kFollower, 1).ok());
+  Store& a = *leader_;
+  Store& b = *follower_;
+  ASSERT_EQ(create(a, 2).size(), 2u);
+  ASSERT_TRUE(meta_write(a, {{"o/g/k", "v1", false}, {"o/g/old", "x", false}}).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(append(a, 0, make_batch({.value_bytes = 200})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(a, b, rng_));
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  const int64_t agreed = b.log_end();
+  const auto meta_before = b.meta().scan("");
+
+  // A's tail, which only C receives.
+  ASSERT_TRUE(meta_write(a, {{"o/g/k", "v2", false}}).ok());
+  ASSERT_TRUE(meta_write(a, {{"o/g/new", "n", false}, {"o/g/k", "v3", false}}).ok());
+  ASSERT_TRUE(meta_write(a, {{"o/g/old", "", true}}).ok());
+  ASSERT_TRUE(delete_records(a, 0, 2).ok());
+  const auto created = create(a, 1);
+  ASSERT_EQ(created, std::vector<PartitionId>{2});
+  ASSERT_TRUE(append(a, 2, make_batch({.value_bytes = 100})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(a, *c, rng_));
+  ASSERT_EQ(c->meta().scan(""), a.meta().scan(""));
+  ASSERT_EQ(c->offsets(0)->log_start_offset, 2);
+
+  // B leads epoch 2; C is cut back to what B holds.
+  ASSERT_TRUE(set_role(b, Role::kLeader, 2).ok());
+  ASSERT_TRUE(truncate_to(*c, agreed).ok());
+  EXPECT_EQ(c->meta().scan(""), meta_before);
+  EXPECT_EQ(c->meta().scan("o/g/k"), (std::vector<std::pair<std::string, std::string>>{{"o/g/k", "v1"}}));
+  EXPECT_EQ(c->offsets(2).status().code(), StatusCode::kNotFound);
+  confirm(*c, agreed);
+  EXPECT_EQ(c->offsets(0)->log_start_offset, 0);
+  EXPECT_EQ(view(*c, 0).batches.size(), 4u);
+
+  // B's own writes (partition 2 created again, another k) reach C as they are on B.
+  ASSERT_EQ(create(b, 1), std::vector<PartitionId>{2});
+  ASSERT_TRUE(append(b, 2, make_batch({.records = 3, .value_bytes = 50})).ok());
+  ASSERT_TRUE(meta_write(b, {{"o/g/k", "v4", false}}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(b, *c, rng_));
+  expect_same(b, fdir_.path(), *c, cdir.path(), 3);
+  EXPECT_EQ(c->offsets(2)->next_offset, 3);
+  c.reset();  // crash
+  c = open_store(small_options(cdir.path()));
+  ASSERT_TRUE(c);
+  expect_same(b, fdir_.path(), *c, cdir.path(), 3);
+}
+
 TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint) {
   create(*leader_, 1);
   std::vector<int64_t> bases;
@@ -316,6 +373,55 @@ TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint)
   ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // its checkpoint is older than the RKW1
   expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
   EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
+}
+
+// A leader's rewrite commit (RKW1) names every new batch; it may not outgrow the largest batch
+// entry (max_append_bytes, what a follower's DATA frames are sized for). A rewrite into more
+// batches is refused with kTooLarge and changes nothing; one at the limit replicates; a kSingle
+// store, which writes no commit, takes the large one.
+TEST_F(ReplicationTest, ARewriteIntoMoreBatchesThanItsCommitMayNameIsRefusedOnALeader) {
+  const int64_t limit = (small_options(ldir_.path()).max_append_bytes - 20) / 32;  // 1023 at 32 KiB
+  const auto n = static_cast<size_t>(limit + 1);
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<AppendRequest> reqs;
+  for (size_t i = 0; i < n; ++i) batches.push_back(make_batch({.value_bytes = 4}));
+  for (const auto& b : batches) reqs.push_back({0, b, TimestampType::kCreateTime});
+  auto fill = [&](Store& s) {
+    ASSERT_EQ(create(s, 1), std::vector<PartitionId>{0});
+    for (const auto& r : append_all(s, reqs)) { ASSERT_TRUE(r.ok()) << r.status().to_string(); }
+  };
+  auto rewritten = [&](size_t count) {
+    std::vector<std::vector<std::byte>> out;
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(with_base(make_batch({.value_bytes = 2, .fill = 0x33}), static_cast<int64_t>(i)));
+    return out;
+  };
+  ASSERT_NO_FATAL_FAILURE(fill(*leader_));
+  const int64_t end = leader_->log_end();
+  const auto too_many = rewritten(n);
+  const Status refused = rewrite(*leader_, 0, 0, static_cast<int64_t>(n), too_many);
+  EXPECT_EQ(refused.code(), StatusCode::kTooLarge) << refused.to_string();
+  EXPECT_NE(refused.to_string().find(std::to_string(limit)), std::string::npos) << refused.to_string();
+  EXPECT_EQ(leader_->log_end(), end);  // nothing written
+  confirm(*leader_, end);
+  // The original batch is still served (from its magic byte on: the leader stamped its epoch).
+  const auto kept = view(*leader_, 0);
+  ASSERT_EQ(kept.batches.size(), n);
+  EXPECT_TRUE(std::equal(kept.batches[5].begin() + 16, kept.batches[5].end(), batches[5].begin() + 16,
+                         batches[5].end()));
+
+  const auto at_limit = rewritten(static_cast<size_t>(limit));
+  ASSERT_TRUE(rewrite(*leader_, 0, 0, limit, at_limit).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+  EXPECT_EQ(view(*follower_, 0).batches[5], at_limit[5]);
+
+  TempDir sdir;
+  auto single = open_store(small_options(sdir.path()));
+  ASSERT_TRUE(single);
+  ASSERT_NO_FATAL_FAILURE(fill(*single));
+  ASSERT_TRUE(rewrite(*single, 0, 0, static_cast<int64_t>(n), too_many).ok());
+  EXPECT_EQ(view(*single, 0).batches[5], too_many[5]);
 }
 
 TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
@@ -355,6 +461,125 @@ TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
   ASSERT_TRUE(truncate_to(*follower_, info->log_end - static_cast<int64_t>(format::kEntryHeaderSize + make_batch({.records = 3}).size())).ok());
   EXPECT_EQ(follower_->offsets(pid)->next_offset, 0);
   EXPECT_EQ(follower_->offsets(pid)->high_watermark, 0);
+}
+
+// C and the high watermarks are in the checkpoint: after a clean restart, and after a crash
+// whose recovery took the checkpoint the next crash recovers from, they are where they were,
+// not back at the start offset; a cut below C lowers both, and that is what survives.
+TEST_F(ReplicationTest, TheConfirmedPositionAndHighWatermarksSurviveRestarts) {
+  const PartitionId pid = create(*leader_, 1)[0];
+  int64_t confirmed_end = 0, two_batches = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto r = append(*leader_, pid, make_batch({.records = 2, .value_bytes = 300}));
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    confirmed_end = r->log_end;
+    if (i == 1) two_batches = r->log_end;
+  }
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));  // the follower's last group ends at C
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(append(*leader_, pid, make_batch({.records = 2})).ok());  // never confirmed
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  confirm(*leader_, confirmed_end);
+  confirm(*follower_, confirmed_end);
+  ASSERT_EQ(leader_->offsets(pid)->high_watermark, 6);
+  ASSERT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(leader_->confirmed_position(), confirmed_end);
+
+  ASSERT_TRUE(leader_->close().ok());
+  leader_ = open_store(small_options(ldir_.path()));
+  ASSERT_TRUE(leader_);
+  EXPECT_EQ(leader_->confirmed_position(), confirmed_end);  // what a new ReplicationServer starts from
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  EXPECT_EQ(leader_->offsets(pid)->next_offset, 10);
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(view(*leader_, pid, ReadUntil::kHighWatermark).batches.size(), 3u);
+
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // from the checkpoint the last recovery wrote
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 6);
+  EXPECT_EQ(follower_->confirmed_position(), confirmed_end);
+  confirm(*follower_, follower_->log_end());  // and it moves on from there
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 10);
+
+  // A cut below C: C and the high watermark come down with it, and stay down across a restart.
+  ASSERT_TRUE(truncate_to(*follower_, two_batches).ok());
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 4);
+  EXPECT_EQ(follower_->confirmed_position(), two_batches);
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/false));
+  EXPECT_EQ(follower_->offsets(pid)->next_offset, 4);
+  EXPECT_EQ(follower_->offsets(pid)->high_watermark, 4);
+  EXPECT_EQ(follower_->confirmed_position(), two_batches);
+}
+
+// A checkpoint of the previous version (4: no C, no high watermarks) still opens with every
+// batch; a replicated role then starts its high watermarks at the start offset, as before.
+TEST_F(ReplicationTest, AVersion4CheckpointOpensWithoutAConfirmedPosition) {
+  const PartitionId pid = create(*leader_, 1)[0];
+  int64_t end = 0;
+  for (int i = 0; i < 3; ++i) end = append(*leader_, pid, make_batch({.records = 2})).value().log_end;
+  confirm(*leader_, end);
+  ASSERT_TRUE(leader_->close().ok());
+  leader_.reset();
+  // The version 5 file, re-encoded in the version 4 layout (FORMAT.md): no confirmed position
+  // after the segment ages, no high watermark after each partition's digest.
+  const auto path = ldir_.path() / "checkpoint";
+  auto bytes = read_file(FileSystem::real(), path);
+  ASSERT_TRUE(bytes.ok());
+  auto cp = decode_checkpoint(*bytes);
+  ASSERT_TRUE(cp.ok()) << cp.status().to_string();
+  ASSERT_EQ(cp->confirmed, end);
+  format::Encoder body;
+  body.i64(cp->log_end.value);
+  body.u32(cp->next_chunk);
+  body.u32(static_cast<uint32_t>(cp->free_chunks.size()));
+  for (uint32_t c : cp->free_chunks) body.u32(c);
+  body.u32(cp->chunk_units);
+  body.u32(cp->first_chunk_units);
+  body.u32(static_cast<uint32_t>(cp->free_small_chunks.size()));
+  for (uint32_t c : cp->free_small_chunks) body.u32(c);
+  body.u32(static_cast<uint32_t>(cp->segment_ages.size()));
+  for (const auto& [start, ms] : cp->segment_ages) {
+    body.i64(start);
+    body.i64(ms);
+  }
+  body.u32(static_cast<uint32_t>(cp->partitions.size()));
+  for (const auto& p : cp->partitions) {
+    const auto& q = p.queue;
+    body.u32(p.id);
+    for (int64_t v : {q.floor, q.next_offset, q.first_unit, q.unit_end, q.running_max_ts, q.first_base,
+                      q.dir.first_chunk_ordinal})
+      body.i64(v);
+    body.u8(q.dir.small_first ? 1 : 0);
+    body.u32(static_cast<uint32_t>(q.dir.chunks.size()));
+    for (uint32_t c : q.dir.chunks) body.u32(c);
+    body.u8(q.digest ? 1 : 0);
+    body.u64(q.digest.value_or(0));
+    p.producers.encode(body);
+    if (p.txns) {
+      p.txns->encode(body);
+    } else {
+      body.u32(0);
+      body.u32(0);
+    }
+  }
+  std::vector<std::byte> file(format::kCheckpointHeaderSize);
+  format::put_le32(file.data(), format::kCheckpointMagic);
+  format::put_le32(file.data() + 4, 4);
+  format::put_le64(file.data() + 8, body.buffer().size());
+  format::put_le32(file.data() + 16, crc32c(body.buffer()));
+  file.insert(file.end(), body.buffer().begin(), body.buffer().end());
+  ASSERT_TRUE(write_file_atomic(FileSystem::real(), path, file).ok());
+
+  leader_ = open_store(small_options(ldir_.path()));
+  ASSERT_TRUE(leader_);
+  EXPECT_EQ(view(*leader_, pid).batches.size(), 3u);  // kSingle: everything readable
+  EXPECT_EQ(leader_->confirmed_position(), 0);
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 0);
+  confirm(*leader_, leader_->log_end());
+  EXPECT_EQ(leader_->offsets(pid)->high_watermark, 6);
 }
 
 TEST_F(ReplicationTest, ReadLogStopsAtMaxBytesButReturnsAWholeFirstEntry) {
