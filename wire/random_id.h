@@ -58,12 +58,11 @@ inline std::string to_base64url(const Uuid& u) {
 // java.util.UUID.toString(): 8-4-4-4-12 lowercase hex digits, 36 characters.
 inline std::string to_uuid_text(const Uuid& u) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (size_t i = 0; i < u.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[u[i] >> 4]);
-    out.push_back(kHex[u[i] & 15]);
+  std::string out(36, '-');
+  for (size_t i = 0, at = 0; i < u.size(); ++i, at += 2) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) ++at;  // past a dash
+    out[at] = kHex[u[i] >> 4];
+    out[at + 1] = kHex[u[i] & 15];
   }
   return out;
 }
