@@ -117,5 +117,4 @@ void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms) {
   wire::store_be<uint64_t>(batch.data() + wire::batch::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }
 
-
 }  // namespace rokka::protocol

@@ -72,8 +72,8 @@ class RecordBatchView {
 
   // Checks the framing of the batch at the front of `data` (wire::batch::frame: header
   // present, Length within bounds, magic 2), then its codec id, and views its 12 + Length
-  // bytes, which may be fewer than data.size(). `out` is set only on kOk. The record count is the
-  // reader's to check against the records (RecordReader, RecordValidator).
+  // bytes, which may be fewer than data.size(). `out` is set only on kOk. The record
+  // count is the reader's to check against the records (RecordReader, RecordValidator).
   static BatchCheck parse(Bytes data, RecordBatchView* out);
 
   Bytes bytes() const { return data_; }
@@ -132,9 +132,9 @@ BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordB
 // In-place edits of a batch the broker owns. set_base_offset and
 // set_partition_leader_epoch leave the CRC valid; set_log_append_time and
 // set_max_timestamp change covered bytes, so the caller must then seal a new CRC
-// (storage/crc32c.h, seal_batch_crc). set_max_timestamp rewrites MaxTimestamp as Kafka does when the
-// records say otherwise, and like Kafka rebuilds the attributes from the bits it
-// defines (0-6), clearing the others.
+// (storage/crc32c.h, seal_batch_crc). set_max_timestamp rewrites MaxTimestamp as Kafka
+// does when the records say otherwise, and like Kafka rebuilds the attributes from the
+// bits it defines (0-6), clearing the others.
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset);
 void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch);
 void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms);
