@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <future>
-#include <random>
 
 #include "broker/config/config_schema.h"
 #include "broker/handlers/client_regex.h"
@@ -10,6 +9,7 @@
 #include "broker/records/txn_markers.h"
 #include "broker/link/txn_marker_sender.h"
 #include "storage/meta_keys.h"
+#include "wire/random_id.h"
 
 namespace rokka::broker {
 namespace {
@@ -22,15 +22,6 @@ constexpr std::string_view kSharedPrefixes[] = {storage::meta_prefix::kAcls, sto
                                                 storage::meta_prefix::kDynamicConfig,
                                                 storage::meta_prefix::kClientQuotas,
                                                 storage::meta_prefix::kGroupConfigs};
-
-// Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars).
-std::string new_cluster_id() {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::random_device rd;
-  std::string out;
-  for (int i = 0; i < 22; ++i) out.push_back(kAlphabet[rd() % 64]);
-  return out;
-}
 
 // What the group coordinator's consumer groups (KIP-848) see of topics: partition counts,
 // and the topics a regex subscription matches (every whole name but internal topics',
@@ -267,7 +258,7 @@ storage::Status Broker::load_cluster_id() {
   }
   cluster_id_ = local;
   if (!cluster_id_.empty()) return {};
-  cluster_id_ = new_cluster_id();
+  cluster_id_ = wire::random_cluster_id();
   auto s = save_cluster_id();
   if (s.ok()) broker_log().info("new cluster: cluster_id={}", cluster_id_);
   return s;

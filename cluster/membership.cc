@@ -2,9 +2,9 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <random>
 
 #include "cluster/log.h"
+#include "wire/random_id.h"
 
 namespace rokka::cluster {
 
@@ -27,8 +27,7 @@ Membership::Membership(std::shared_ptr<EtcdClient> client, Keys keys, Membership
   if (options_.fence_margin <= 0ms) options_.fence_margin = ttl / 4;
   if (options_.keepalive_interval <= 0ms) options_.keepalive_interval = ttl / 3;
   if (options_.keepalive_timeout <= 0ms) options_.keepalive_timeout = options_.keepalive_interval;
-  std::random_device rd;
-  incarnation_ = std::to_string((static_cast<uint64_t>(rd()) << 32) | rd());
+  incarnation_ = std::to_string(wire::random_u64());
 }
 
 Membership::~Membership() = default;

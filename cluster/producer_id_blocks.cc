@@ -4,10 +4,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <limits>
-#include <random>
 
 #include "cluster/log.h"
 #include "cluster/records.h"
+#include "wire/random_id.h"
 
 namespace rokka::cluster {
 
@@ -15,11 +15,10 @@ namespace asio = boost::asio;
 
 asio::awaitable<Result<ProducerIdBlock>> ProducerIdBlocks::allocate(int max_attempts) {
   const std::string key = keys_.producer_id_block();
-  std::mt19937_64 rng(std::random_device{}());
   Status last = Status::io_error("producer id block: no attempt");
   for (int attempt = 0; attempt < max_attempts; ++attempt) {
     if (attempt > 0) {  // a short random pause, so that competing brokers do not collide again
-      asio::steady_timer pause(client_->executor(), std::chrono::milliseconds(rng() % (5 + 5 * std::min(attempt, 10))));
+      asio::steady_timer pause(client_->executor(), std::chrono::milliseconds(wire::random_u64() % (5 + 5 * std::min(attempt, 10))));
       co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
     }
     RangeRequest read{.key = key};
@@ -37,7 +36,7 @@ asio::awaitable<Result<ProducerIdBlock>> ProducerIdBlocks::allocate(int max_atte
       unchanged = Compare::modified_at(key, current->kvs[0].mod_revision);
     }
     if (next > std::numeric_limits<int64_t>::max() - kBlockSize) co_return Status::out_of_range("producer ids exhausted");
-    const std::string nonce = std::to_string(rng());
+    const std::string nonce = std::to_string(wire::random_u64());
     Txn cas{{unchanged}, {PutRequest{key, encode_producer_id_block({next + kBlockSize, broker_id_, nonce})}}, {}};
     auto r = co_await client_->txn(std::move(cas));
     if (r.ok() && r->succeeded) co_return ProducerIdBlock{next, next + kBlockSize};

@@ -1,5 +1,9 @@
-// ByteReader / ByteWriter: big-endian fixed-width integers and length-prefixed strings,
-// for the coordinator's MetaStore records and the consumer protocol's subscription header.
+// ByteReader / ByteWriter: big-endian fixed-width integers and length-prefixed strings.
+// The one codec of the MetaStore records of coordinator/ (o/, g/, k/, x/) and broker/meta/
+// (t/, a/, q/, gc/), and of the consumer protocol's subscription and assignment; Kafka's
+// request and response messages use protocol/codec.h. Strings are u32 length + bytes
+// (str), or Kafka's classic int16 length + bytes, -1 for null (str16), which the broker's
+// older records (topics, ACL bindings, client quotas) were written with.
 // The reader treats its input as hostile: a read past the end fails, makes every later
 // read return zero/empty, and is reported once by ok() (errors are sticky, as in
 // protocol/codec.h). Lengths are checked against the bytes present before any copy.
@@ -7,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,10 +29,26 @@ class ByteReader {
   bool at_end() const { return ok_ && pos_ == in_.size(); }
 
   uint8_t u8() { return static_cast<uint8_t>(be(1)); }
+  int8_t i8() { return static_cast<int8_t>(be(1)); }
   int16_t i16() { return static_cast<int16_t>(be(2)); }
   int32_t i32() { return static_cast<int32_t>(be(4)); }
   uint32_t u32() { return static_cast<uint32_t>(be(4)); }
   int64_t i64() { return static_cast<int64_t>(be(8)); }
+  double f64() {  // IEEE 754 binary64, big-endian
+    const uint64_t bits = be(8);
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  }
+
+  // A count of items of at least `min_bytes` (> 0) each, as a u32 (an int32 count below
+  // zero reads as more than any input holds). A count the bytes left cannot hold fails
+  // the reader and gives nullopt: nothing is reserved beyond what the input can carry.
+  std::optional<uint32_t> count(size_t min_bytes) {
+    const uint32_t n = u32();
+    if (!ok_ || n > remaining() / min_bytes) return fail(), std::nullopt;
+    return n;
+  }
 
   // The next n bytes (a view into the input), or "" after a failure.
   std::string_view raw(size_t n) {
@@ -40,6 +61,19 @@ class ByteReader {
   std::optional<std::string_view> nullable_str() {
     if (u8() == 0) return std::nullopt;
     return str();
+  }
+  // Kafka's classic string: int16 length, then bytes. -1 is null: nullable_str16 gives
+  // nullopt, str16 fails; any other negative length fails both.
+  std::optional<std::string_view> nullable_str16() {
+    const int16_t n = i16();
+    if (!ok_ || n == -1) return std::nullopt;
+    if (n < 0) return fail(), std::nullopt;
+    return raw(static_cast<size_t>(n));
+  }
+  std::string_view str16() {
+    const int16_t n = i16();
+    if (n < 0) return fail(), std::string_view();
+    return raw(static_cast<size_t>(n));
   }
 
  private:
@@ -62,10 +96,16 @@ class ByteReader {
 class ByteWriter {
  public:
   void u8(uint8_t v) { be(v, 1); }
+  void i8(int8_t v) { be(static_cast<uint8_t>(v), 1); }
   void i16(int16_t v) { be(static_cast<uint16_t>(v), 2); }
   void i32(int32_t v) { be(static_cast<uint32_t>(v), 4); }
   void u32(uint32_t v) { be(v, 4); }
   void i64(int64_t v) { be(static_cast<uint64_t>(v), 8); }
+  void f64(double d) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    be(bits, 8);
+  }
   void raw(std::string_view s) { out_.append(s); }
   void str(std::string_view s) {
     u32(static_cast<uint32_t>(s.size()));
@@ -74,6 +114,15 @@ class ByteWriter {
   void nullable_str(const std::optional<std::string>& s) {
     u8(s ? 1 : 0);
     if (s) str(*s);
+  }
+  // REQUIRES: s.size() <= 32767.
+  void str16(std::string_view s) {
+    i16(static_cast<int16_t>(s.size()));
+    raw(s);
+  }
+  void nullable_str16(std::optional<std::string_view> s) {
+    if (!s) return i16(-1);
+    str16(*s);
   }
 
   std::string take() && { return std::move(out_); }

@@ -8,6 +8,7 @@
 #include "coordinator/log.h"
 #include "coordinator/membership.h"
 #include "coordinator/meta_records.h"
+#include "wire/random_id.h"
 
 namespace rokka::coordinator {
 namespace {
@@ -29,7 +30,7 @@ std::string join(const std::vector<std::string>& names) {
 
 ConsumerMembership::ConsumerMembership(const CoordinatorOptions& options, const Clock& clock, DurableWriter& writer,
                                        TimerQueue& timers)
-    : options_(options), clock_(clock), writer_(writer), timers_(timers), rng_(std::random_device{}()) {}
+    : options_(options), clock_(clock), writer_(writer), timers_(timers) {}
 
 const ConsumerGroup* ConsumerMembership::find(std::string_view group_id) const {
   auto it = groups_.find(std::string(group_id));
@@ -102,7 +103,7 @@ void ConsumerMembership::heartbeat(ConsumerGroupHeartbeatArgs args,
   }
   resolve_regexes(entry, hb.subscribed_regex, args.may_describe);
   ConsumerHeartbeatResult r = entry.group->heartbeat(hb, catalog_.partition_count ? catalog_.partition_count : [](const std::string&) { return 0; },
-                                                     [this] { return make_member_id(rng_, ""); });
+                                                     [] { return wire::random_member_id(""); });
   if (r.error != GroupError::kNone) {
     if (entry.group->members().empty() && entry.stored.empty()) groups_.erase(it);  // a join that never made the group
     return done(heartbeat_error(r.error, std::move(r.message)));
@@ -260,7 +261,7 @@ void ConsumerMembership::classic_join(JoinGroupArgs args, JoinCallback done) {
   Entry& entry = it->second;
   ConsumerGroup& group = *entry.group;
   const bool unknown = args.member_id.empty();
-  const std::string member_id = unknown ? make_member_id(rng_, args.client_id + "-") : args.member_id;
+  const std::string member_id = unknown ? wire::random_member_id(args.client_id + "-") : args.member_id;
   if (args.session_timeout_ms < options_.min_session_timeout_ms ||
       args.session_timeout_ms > options_.max_session_timeout_ms)
     return done(join_error(member_id, GroupError::kInvalidSessionTimeout));

@@ -46,7 +46,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -235,7 +234,6 @@ class ConsumerMembership {
   std::unordered_map<std::string, Entry> groups_;
   uint64_t next_incarnation_ = 1;
   uint64_t records_encoded_ = 0;
-  std::mt19937_64 rng_;
 };
 
 }  // namespace rokka::coordinator

@@ -9,49 +9,33 @@ namespace {
 
 constexpr int16_t kNewestVersion = 3;
 
-// An int16-length string; nullopt for null (-1) or a failed read.
-std::optional<std::string> read_string(ByteReader& in, bool nullable) {
-  const int16_t length = in.i16();
-  if (length == -1 && nullable) return std::nullopt;
-  if (length < 0) {
-    (void)in.raw(in.remaining() + 1);  // poisons the reader: not a valid string
-    return std::nullopt;
-  }
-  return std::string(in.raw(static_cast<size_t>(length)));
-}
-
-// An int32 count the remaining bytes can hold, each element at least `min_bytes` long.
-std::optional<size_t> read_count(ByteReader& in, size_t min_bytes) {
-  const int32_t count = in.i32();
-  if (!in.ok() || count < 0 || static_cast<size_t>(count) > in.remaining() / min_bytes) return std::nullopt;
-  return static_cast<size_t>(count);
-}
-
+// Kafka's ConsumerProtocol: int32 counts (ByteReader::count: a negative one is refused as
+// too many) and int16-length strings (str16).
 bool read_topics(ByteReader& in, std::vector<std::string>& out) {
-  const auto count = read_count(in, 2);
+  const auto count = in.count(2);
   if (!count) return false;
   out.reserve(*count);
   for (size_t i = 0; i < *count; ++i) {
-    auto topic = read_string(in, false);
-    if (!topic) return false;
-    out.push_back(std::move(*topic));
+    const std::string_view topic = in.str16();
+    if (!in.ok()) return false;
+    out.emplace_back(topic);
   }
   return in.ok();
 }
 
 // [topic string, [int32]] ...
 bool read_partitions(ByteReader& in, TopicPartitionsMap& out) {
-  const auto count = read_count(in, 6);
+  const auto count = in.count(6);
   if (!count) return false;
   for (size_t i = 0; i < *count; ++i) {
-    auto topic = read_string(in, false);
-    const auto n = topic ? read_count(in, 4) : std::nullopt;
+    const std::string topic(in.str16());
+    const auto n = in.count(4);  // nullopt too when the topic did not read
     if (!n) return false;
-    std::vector<int32_t>& ps = out[*topic];
+    std::vector<int32_t>& ps = out[topic];
     for (size_t j = 0; j < *n; ++j) ps.push_back(in.i32());
     std::sort(ps.begin(), ps.end());
     ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
-    if (ps.empty()) out.erase(*topic);
+    if (ps.empty()) out.erase(topic);
   }
   return in.ok();
 }
@@ -76,8 +60,9 @@ std::optional<ConsumerSubscription> parse_subscription(std::string_view metadata
   if (v >= 1 && !read_partitions(in, s.owned)) return std::nullopt;
   if (v >= 2) s.generation_id = in.i32();
   if (v >= 3) {
-    s.rack_id = read_string(in, true);
+    const std::optional<std::string_view> rack = in.nullable_str16();
     if (!in.ok()) return std::nullopt;
+    if (rack) s.rack_id = std::string(*rack);
   }
   if (!in.ok() || (s.version <= kNewestVersion && !in.at_end())) return std::nullopt;
   return s;
@@ -113,8 +98,7 @@ std::string encode_assignment(const TopicPartitionsMap& partitions, int16_t vers
   out.i16(std::clamp<int16_t>(version, 0, kNewestVersion));
   out.i32(static_cast<int32_t>(partitions.size()));
   for (const auto& [topic, ps] : partitions) {
-    out.i16(static_cast<int16_t>(topic.size()));
-    out.raw(topic);
+    out.str16(topic);
     out.i32(static_cast<int32_t>(ps.size()));
     for (int32_t p : ps) out.i32(p);
   }

@@ -1,11 +1,10 @@
 #include "coordinator/membership.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <utility>
 
 #include "coordinator/log.h"
+#include "wire/random_id.h"
 
 namespace rokka::coordinator {
 
@@ -24,24 +23,11 @@ Membership::Membership(const CoordinatorOptions& options, const Clock& clock, Du
       clock_(clock),
       writer_(writer),
       timers_(timers),
-      groups_(groups),
-      rng_(std::random_device{}()) {}
-
-std::string make_member_id(std::mt19937_64& rng, std::string_view prefix) {
-  // prefix + UUIDv4.
-  const uint64_t hi = (rng() & ~0xf000ULL) | 0x4000ULL;
-  const uint64_t lo = (rng() & ~(3ULL << 62)) | (2ULL << 62);
-  char uuid[40];
-  std::snprintf(uuid, sizeof(uuid), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, hi >> 32,
-                (hi >> 16) & 0xffff, hi & 0xffff, lo >> 48, lo & uint64_t{0xffffffffffff});
-  std::string id(prefix);
-  id += uuid;
-  return id;
-}
+      groups_(groups) {}
 
 // prefix-UUIDv4, as Kafka forms a classic member's id.
 std::string Membership::new_member_id(std::string_view prefix) {
-  return make_member_id(rng_, std::string(prefix) + "-");
+  return wire::random_member_id(std::string(prefix) + "-");
 }
 
 GroupError Membership::validate_member(const Group& group, const std::string& member_id,

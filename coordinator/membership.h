@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,9 +36,6 @@
 #include "coordinator/timer_queue.h"
 
 namespace rokka::coordinator {
-
-// A fresh member id: `prefix` followed by a random UUIDv4.
-std::string make_member_id(std::mt19937_64& rng, std::string_view prefix);
 
 class Membership {
  public:
@@ -166,7 +162,6 @@ class Membership {
   TimerQueue& timers_;
   GroupMap& groups_;
   std::unordered_map<std::string, Rebalance> rebalances_;
-  std::mt19937_64 rng_;
   uint64_t completed_rebalances_ = 0;
 };
 

@@ -16,13 +16,6 @@ std::optional<std::string> to_optional(std::optional<std::string_view> v) {
   return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
 }
 
-// A count read from disk, refused when the bytes left could not hold that many items of
-// at least `min_bytes` each: nothing is reserved beyond what the record can carry.
-bool read_count(ByteReader& in, size_t min_bytes, uint32_t& count) {
-  count = in.u32();
-  return in.ok() && count <= in.remaining() / min_bytes;
-}
-
 void write_partitions(ByteWriter& out, const TopicPartitionsMap& m) {
   out.u32(static_cast<uint32_t>(m.size()));
   for (const auto& [topic, ps] : m) {
@@ -33,14 +26,14 @@ void write_partitions(ByteWriter& out, const TopicPartitionsMap& m) {
 }
 
 bool read_partitions(ByteReader& in, TopicPartitionsMap& m) {
-  uint32_t topics = 0;
-  if (!read_count(in, 8, topics)) return false;
-  for (uint32_t i = 0; i < topics; ++i) {
+  const std::optional<uint32_t> topics = in.count(8);
+  if (!topics) return false;
+  for (uint32_t i = 0; i < *topics; ++i) {
     std::vector<int32_t>& ps = m[std::string(in.str())];
-    uint32_t n = 0;
-    if (!read_count(in, 4, n)) return false;
-    ps.reserve(n);
-    for (uint32_t j = 0; j < n; ++j) ps.push_back(in.i32());
+    const std::optional<uint32_t> n = in.count(4);
+    if (!n) return false;
+    ps.reserve(*n);
+    for (uint32_t j = 0; j < *n; ++j) ps.push_back(in.i32());
   }
   return in.ok();
 }
@@ -51,10 +44,10 @@ void write_strings(ByteWriter& out, const std::vector<std::string>& v) {
 }
 
 bool read_strings(ByteReader& in, std::vector<std::string>& v) {
-  uint32_t n = 0;
-  if (!read_count(in, 4, n)) return false;
-  v.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) v.emplace_back(in.str());
+  const std::optional<uint32_t> n = in.count(4);
+  if (!n) return false;
+  v.reserve(*n);
+  for (uint32_t i = 0; i < *n; ++i) v.emplace_back(in.str());
   return in.ok();
 }
 
@@ -248,20 +241,22 @@ std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_vie
   out.group_id = std::string(group_id);
   out.group_epoch = in.i32();
   out.assignment_epoch = in.i32();
-  uint32_t n = 0;
-  if (!read_count(in, 8, n)) return std::nullopt;
-  for (uint32_t i = 0; i < n; ++i) {
+  std::optional<uint32_t> n = in.count(8);
+  if (!n) return std::nullopt;
+  for (uint32_t i = 0; i < *n; ++i) {
     std::string topic(in.str());
     out.topics_seen[std::move(topic)] = in.i32();
   }
-  if (!read_count(in, 8, n)) return std::nullopt;
-  for (uint32_t i = 0; i < n; ++i) {
+  n = in.count(8);
+  if (!n) return std::nullopt;
+  for (uint32_t i = 0; i < *n; ++i) {
     std::string regex(in.str());
     if (!read_strings(in, out.regex_topics[std::move(regex)])) return std::nullopt;
   }
-  if (!read_count(in, kMinConsumerMemberBytes, n)) return std::nullopt;
-  out.members.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
+  n = in.count(kMinConsumerMemberBytes);
+  if (!n) return std::nullopt;
+  out.members.reserve(*n);
+  for (uint32_t i = 0; i < *n; ++i) {
     ConsumerMember& m = out.members.emplace_back();
     m.member_id = std::string(in.str());
     m.member_epoch = in.i32();
@@ -279,24 +274,26 @@ std::optional<ConsumerGroupSnapshot> decode_consumer_group_value(std::string_vie
     m.server_assignor = to_optional(in.nullable_str());
     if (!read_partitions(in, m.assigned) || !read_partitions(in, m.revoking)) return std::nullopt;
   }
-  if (!read_count(in, 8, n)) return std::nullopt;
-  for (uint32_t i = 0; i < n; ++i) {
+  n = in.count(8);
+  if (!n) return std::nullopt;
+  for (uint32_t i = 0; i < *n; ++i) {
     std::string member_id(in.str());
     if (!read_partitions(in, out.target[std::move(member_id)])) return std::nullopt;
   }
   if (version == 0) return in.at_end() ? std::optional<ConsumerGroupSnapshot>(std::move(out)) : std::nullopt;
   // Classic members: id, session timeout, protocols (each two strings).
-  if (!read_count(in, 4 + 4 + 4, n)) return std::nullopt;
-  for (uint32_t i = 0; i < n; ++i) {
+  n = in.count(4 + 4 + 4);
+  if (!n) return std::nullopt;
+  for (uint32_t i = 0; i < *n; ++i) {
     const std::string_view member_id = in.str();
     auto m = std::find_if(out.members.begin(), out.members.end(),
                           [&](const ConsumerMember& x) { return x.member_id == member_id; });
     if (m == out.members.end() || m->classic) return std::nullopt;
     ClassicMemberMetadata& classic = m->classic.emplace();
     classic.session_timeout_ms = in.i32();
-    uint32_t protocols = 0;
-    if (!read_count(in, 8, protocols)) return std::nullopt;
-    for (uint32_t j = 0; j < protocols; ++j) {
+    const std::optional<uint32_t> protocols = in.count(8);
+    if (!protocols) return std::nullopt;
+    for (uint32_t j = 0; j < *protocols; ++j) {
       Protocol& p = classic.protocols.emplace_back();
       p.name = std::string(in.str());
       p.metadata = std::string(in.str());

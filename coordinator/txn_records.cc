@@ -15,13 +15,6 @@ constexpr size_t kMinOffsetBytes = 4 + 4 + 4;  // empty topic, partition, empty 
 
 bool stored_state(uint8_t s) { return s <= static_cast<uint8_t>(TxnState::kCompleteAbort); }
 
-// A count of elements of at least `min_bytes` each, or nullopt if they cannot fit.
-std::optional<uint32_t> bounded_count(ByteReader& in, size_t min_bytes) {
-  const uint32_t n = in.u32();
-  if (!in.ok() || n > in.remaining() / min_bytes) return std::nullopt;
-  return n;
-}
-
 void encode_tp(ByteWriter& out, const TopicPartition& tp) {
   out.str(tp.topic);
   out.i32(tp.partition);
@@ -85,14 +78,14 @@ std::optional<TxnMetadata> decode_txn_value(std::string_view transactional_id, s
   t.state = static_cast<TxnState>(state);
   t.start_ms = in.i64();
   t.update_ms = in.i64();
-  auto partitions = bounded_count(in, kMinPartitionBytes);
+  auto partitions = in.count(kMinPartitionBytes);
   if (!partitions) return std::nullopt;
   for (uint32_t i = 0; i < *partitions && in.ok(); ++i) t.partitions.insert(decode_tp(in));
-  auto groups = bounded_count(in, kMinGroupBytes);
+  auto groups = in.count(kMinGroupBytes);
   if (!groups) return std::nullopt;
   for (uint32_t g = 0; g < *groups && in.ok(); ++g) {
     StagedOffsets& staged = t.groups[std::string(in.str())];
-    auto offsets = bounded_count(in, kMinOffsetBytes);
+    auto offsets = in.count(kMinOffsetBytes);
     if (!offsets) return std::nullopt;
     for (uint32_t i = 0; i < *offsets && in.ok(); ++i) {
       TopicPartition tp = decode_tp(in);

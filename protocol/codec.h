@@ -30,11 +30,12 @@
 #include <vector>
 
 #include "protocol/error_code.h"
+#include "wire/uuid.h"
 
 namespace rokka::protocol {
 
 using Bytes = std::span<const std::byte>;
-using Uuid = std::array<uint8_t, 16>;
+using Uuid = wire::Uuid;  // wire/uuid.h
 
 // Kafka 4.4's limits on untrusted counts (checked before anything is allocated):
 // an array of more elements, or a tagged-field section of more fields, is malformed.

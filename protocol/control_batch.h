@@ -4,8 +4,8 @@
 // One RecordBatch v2 with attributes transactional|control, the producer's id and epoch,
 // base sequence -1 and one record: key = {version int16 0, type int16 (0 abort, 1 commit)},
 // value = {version int16 0, coordinator epoch int32}. Base offset 0 (the store assigns it).
-// The CRC field is left 0: protocol/ computes no CRC; the caller stores crc32c of
-// crc_covered_bytes() with set_crc() (protocol/record_batch.h).
+// The CRC field is left 0: protocol/ computes no CRC; the caller seals it
+// (storage/crc32c.h, seal_batch_crc).
 #pragma once
 
 #include <cstddef>

@@ -3,9 +3,6 @@
 #include "wire/endian.h"
 
 namespace rokka::protocol {
-namespace {
-
-}  // namespace
 
 const char* batch_check_name(BatchCheck c) {
   switch (c) {
@@ -53,24 +50,12 @@ ErrorCode kafka_error(BatchCheck c) {
   return ErrorCode::kCorruptMessage;
 }
 
-namespace {
-// A v0 message: CRC, magic, attributes, key and value lengths.
-constexpr int64_t kMinLegacyMessageLength = 14;
-}  // namespace
+using wire::batch::Framing;
 
 BatchCheck RecordBatchView::parse(Bytes data, RecordBatchView* out) {
-  if (data.size() <= wire::batch::kMagic) return BatchCheck::kTruncatedHeader;
-  const int64_t length = static_cast<int32_t>(wire::load_be<uint32_t>(data.data() + wire::batch::kLength));
-  // As Kafka, a Length below the smallest message of any format is corrupt framing
-  // before the magic byte is even looked at.
-  if (length < kMinLegacyMessageLength) return BatchCheck::kLengthBelowHeader;
-  const auto magic = static_cast<int8_t>(data[wire::batch::kMagic]);
-  if (magic == 0 || magic == 1) return BatchCheck::kOldMagic;
-  if (magic != kMagicV2) return BatchCheck::kUnknownMagic;
-  if (length < static_cast<int64_t>(wire::batch::kHeaderSize - wire::batch::kLengthOverhead)) return BatchCheck::kLengthBelowHeader;
-  if (length > static_cast<int64_t>(data.size() - wire::batch::kLengthOverhead)) return BatchCheck::kLengthBeyondData;
-
-  const RecordBatchView view(data.first(wire::batch::kLengthOverhead + static_cast<size_t>(length)));
+  size_t size = 0;
+  if (const Framing f = wire::batch::frame(data, &size); f != Framing::kOk) return static_cast<BatchCheck>(f);
+  const RecordBatchView view(data.first(size));
   if ((view.attributes() & kCompressionMask) > kMaxCompressionId) return BatchCheck::kUnknownCompression;
   *out = view;
   return BatchCheck::kOk;
@@ -80,7 +65,7 @@ BatchCheck RecordBatchView::check_produced() const {
   const int64_t count = records_count();
   if (count < 1 || static_cast<int64_t>(last_offset_delta()) + 1 != count) return BatchCheck::kOffsetCountMismatch;
   if (is_control()) return BatchCheck::kControlBatchFromClient;
-  if (has_producer_id() && base_sequence() < 0) return BatchCheck::kMissingSequence;
+  if (wire::batch::lacks_sequence(data_)) return BatchCheck::kMissingSequence;  // control batches refused above
   if (timestamp_type() == TimestampType::kLogAppendTime) return BatchCheck::kLogAppendTimeFromClient;
   return BatchCheck::kOk;
 }
@@ -131,7 +116,5 @@ void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms) {
   wire::store_be<uint16_t>(batch.data() + wire::batch::kAttributes, attributes);
   wire::store_be<uint64_t>(batch.data() + wire::batch::kMaxTimestamp, static_cast<uint64_t>(timestamp_ms));
 }
-
-void set_crc(std::span<std::byte> batch, uint32_t crc) { wire::store_be<uint32_t>(batch.data() + wire::batch::kCrc, crc); }
 
 }  // namespace rokka::protocol

@@ -3,8 +3,8 @@
 //
 // Layout: wire/record_batch_layout.h.
 //
-// Nothing here computes the CRC (protocol/ depends on nothing of ours): the broker,
-// which links storage/crc32c.h, compares crc32c(crc_covered_bytes()) with stored_crc().
+// Nothing here computes the CRC (protocol/ depends on nothing of ours but wire/): the
+// batch CRC is storage/crc32c.h's (batch_crc_ok, seal_batch_crc).
 // Nothing here decompresses either: see protocol/compression.h, protocol/record.h and,
 // for the records of a produced batch, protocol/record_validator.h.
 #pragma once
@@ -39,11 +39,12 @@ enum class TimestampType : int8_t { kCreateTime = 0, kLogAppendTime = 1 };
 // the code Kafka answers with for each.
 enum class BatchCheck : uint8_t {
   kOk,
-  kTruncatedHeader,          // fewer bytes than the header (or than BaseOffset..Magic)
-  kLengthBelowHeader,        // Length leaves no room for the 61-byte header
-  kLengthBeyondData,         // Length says more bytes than are present
-  kOldMagic,                 // magic 0 or 1: the pre-0.11 message format
-  kUnknownMagic,             // magic other than 0, 1 or 2
+  // A batch's framing: wire::batch::Framing's answers, value for value (parse() passes them on).
+  kTruncatedHeader = static_cast<uint8_t>(wire::batch::Framing::kTruncatedHeader),
+  kLengthBelowHeader = static_cast<uint8_t>(wire::batch::Framing::kLengthBelowHeader),
+  kLengthBeyondData = static_cast<uint8_t>(wire::batch::Framing::kLengthBeyondData),
+  kOldMagic = static_cast<uint8_t>(wire::batch::Framing::kOldMagic),
+  kUnknownMagic = static_cast<uint8_t>(wire::batch::Framing::kUnknownMagic),
   kUnknownCompression,       // codec id 5-7
   kZstdBeforeProduceV7,      // zstd needs Produce v7+
   kNonZeroBaseOffset,        // produced batch whose BaseOffset is not 0
@@ -69,10 +70,10 @@ class RecordBatchView {
  public:
   RecordBatchView() = default;
 
-  // Checks the framing of the batch at the front of `data` (header present, Length
-  // within bounds, magic 2, codec id) and views its 12 + Length bytes, which may be
-  // fewer than data.size(). `out` is set only on kOk. The record count is the
-  // reader's to check against the records (RecordReader, RecordValidator).
+  // Checks the framing of the batch at the front of `data` (wire::batch::frame: header
+  // present, Length within bounds, magic 2), then its codec id, and views its 12 + Length
+  // bytes, which may be fewer than data.size(). `out` is set only on kOk. The record
+  // count is the reader's to check against the records (RecordReader, RecordValidator).
   static BatchCheck parse(Bytes data, RecordBatchView* out);
 
   Bytes bytes() const { return data_; }
@@ -82,7 +83,6 @@ class RecordBatchView {
   int32_t batch_length() const { return i32(wire::batch::kLength); }
   int32_t partition_leader_epoch() const { return i32(wire::batch::kLeaderEpoch); }
   int8_t magic() const { return static_cast<int8_t>(data_[wire::batch::kMagic]); }
-  uint32_t stored_crc() const { return static_cast<uint32_t>(i32(wire::batch::kCrc)); }
   int16_t attributes() const { return i16(wire::batch::kAttributes); }
   int32_t last_offset_delta() const { return i32(wire::batch::kLastOffsetDelta); }
   int64_t base_timestamp() const { return i64(wire::batch::kBaseTimestamp); }
@@ -102,8 +102,6 @@ class RecordBatchView {
   bool has_producer_id() const { return producer_id() >= 0; }
   int64_t last_offset() const { return base_offset() + last_offset_delta(); }
 
-  // The bytes the CRC-32C covers: Attributes to the end of the batch.
-  Bytes crc_covered_bytes() const { return data_.subspan(wire::batch::kAttributes); }
   // The records section (compressed when compression() != kNone).
   Bytes records_section() const { return data_.subspan(wire::batch::kHeaderSize); }
 
@@ -133,14 +131,13 @@ BatchCheck check_produce_records(Bytes records, int16_t produce_version, RecordB
 
 // In-place edits of a batch the broker owns. set_base_offset and
 // set_partition_leader_epoch leave the CRC valid; set_log_append_time and
-// set_max_timestamp change covered bytes, so the caller must then store a recomputed
-// CRC with set_crc. set_max_timestamp rewrites MaxTimestamp as Kafka does when the
-// records say otherwise, and like Kafka rebuilds the attributes from the bits it
-// defines (0-6), clearing the others.
+// set_max_timestamp change covered bytes, so the caller must then seal a new CRC
+// (storage/crc32c.h, seal_batch_crc). set_max_timestamp rewrites MaxTimestamp as Kafka
+// does when the records say otherwise, and like Kafka rebuilds the attributes from the
+// bits it defines (0-6), clearing the others.
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset);
 void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch);
 void set_log_append_time(std::span<std::byte> batch, int64_t timestamp_ms);
 void set_max_timestamp(std::span<std::byte> batch, int64_t timestamp_ms);
-void set_crc(std::span<std::byte> batch, uint32_t crc);
 
 }  // namespace rokka::protocol

@@ -93,7 +93,7 @@ LogPosition CommitLog::scan(LogPosition from, const std::function<bool(const Sca
     const std::span<const std::byte> batch(p + format::kEntryHeaderSize, h.length - format::kEntryHeaderSize);
     if (format::batch::i32(batch, format::batch::kLength) + format::batch::kLengthOverhead !=
             static_cast<int64_t>(batch.size()) ||
-        !format::batch::crc_ok(batch))
+        !batch_crc_ok(batch))
       return pos;
     if (!visit(ScannedEntry{pos, h, batch})) return pos;
     seg->last_append_ms.store(std::max(seg->last_append_ms.load(), h.append_time));

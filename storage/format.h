@@ -36,14 +36,27 @@ using namespace wire::batch;
 inline int64_t i64(std::span<const std::byte> b, int at) { return wire::load_be<int64_t>(b.data() + at); }
 inline int32_t i32(std::span<const std::byte> b, int at) { return wire::load_be<int32_t>(b.data() + at); }
 inline int16_t i16(std::span<const std::byte> b, int at) { return wire::load_be<int16_t>(b.data() + at); }
-// The CRC the batch carries vs. the CRC of its covered bytes.
-inline bool crc_ok(std::span<const std::byte> b) {
-  return wire::load_be<uint32_t>(b.data() + kCrc) == crc32c(b.subspan(kAttributes));
-}
-inline void set_crc(std::span<std::byte> b) { wire::store_be<uint32_t>(b.data() + kCrc, crc32c(b.subspan(kAttributes))); }
 inline uint16_t attributes(std::span<const std::byte> b) { return static_cast<uint16_t>(i16(b, kAttributes)); }
 inline bool is_transactional(std::span<const std::byte> b) { return (attributes(b) & kTransactionalBit) != 0; }
 inline bool is_control(std::span<const std::byte> b) { return (attributes(b) & kControlBit) != 0; }
+// What the store needs of every batch it keeps, whoever hands it over (Store::append from
+// a produce or the transaction markers, Store::rewrite from compaction, a replicated
+// entry): one v2 batch filling `b` exactly (wire::batch::frame: header, Length, magic)
+// and an offset range that does not run backwards. nullptr when it holds, else why not.
+inline const char* defect(std::span<const std::byte> b) {
+  size_t size = 0;
+  switch (frame(b, &size)) {
+    case Framing::kOk: break;
+    case Framing::kTruncatedHeader: return "batch shorter than its header";
+    case Framing::kOldMagic:
+    case Framing::kUnknownMagic: return "batch magic is not 2";
+    case Framing::kLengthBelowHeader:
+    case Framing::kLengthBeyondData: return "batch Length field disagrees with its size";
+  }
+  if (size != b.size()) return "batch Length field disagrees with its size";
+  if (i32(b, kLastOffsetDelta) < 0) return "negative LastOffsetDelta";
+  return nullptr;
+}
 }  // namespace batch
 
 // ---- CommitLog entry ----------------------------------------------------------

@@ -59,10 +59,8 @@ Result<std::vector<Piece>> split(int64_t from, std::span<const std::byte> bytes,
                                               static_cast<size_t>(len - format::kEntryHeaderSize));
         if (batch) {
           if (format::entry_crc(p) != piece.header.crc) return Status::corruption("entry CRC mismatch" + at(pos));
-          if (int64_t{fb::i32(body, fb::kLength)} + fb::kLengthOverhead != static_cast<int64_t>(body.size()) ||
-              std::to_integer<int>(body[fb::kMagic]) != 2 || fb::i32(body, fb::kLastOffsetDelta) < 0)
-            return Status::corruption("batch header inconsistent" + at(pos));
-          if (!fb::crc_ok(body)) return Status::corruption("batch CRC mismatch" + at(pos));
+          if (fb::defect(body) != nullptr) return Status::corruption("batch header inconsistent" + at(pos));
+          if (!batch_crc_ok(body)) return Status::corruption("batch CRC mismatch" + at(pos));
         } else {
           if (format::payload_entry_crc(p, piece.header.length) != piece.header.crc)
             return Status::corruption("entry CRC mismatch" + at(pos));

@@ -10,18 +10,19 @@
 namespace rokka::storage {
 namespace {
 
-// Caller-thread checks of one RecordBatch v2 (CPU work stays off the writer).
+// Caller-thread checks of one RecordBatch v2 (CPU work stays off the writer). The store
+// checks every batch it is given, whoever gives it, because its index units, offsets and
+// producer state are built from these header fields: a client's batch has passed Kafka's
+// rules in the produce handler (protocol::check_produce_records and check_produced, on
+// the same wire::batch checks), but the transaction markers and compaction's rewrites are
+// the broker's own and pass only here. The produce handler computes the CRC only of a
+// batch it refuses or rewrites: this is where an accepted batch's CRC is verified.
 Status check_batch(std::span<const std::byte> b, int64_t max_bytes) {
   namespace fb = format::batch;
   if (static_cast<int64_t>(b.size()) > max_bytes) return Status::too_large("batch larger than max_append_bytes");
-  if (b.size() < static_cast<size_t>(fb::kHeaderSize)) return Status::invalid_argument("batch shorter than its header");
-  if (int64_t{fb::i32(b, fb::kLength)} + fb::kLengthOverhead != static_cast<int64_t>(b.size()))
-    return Status::invalid_argument("batch Length field disagrees with its size");
-  if (std::to_integer<int>(b[fb::kMagic]) != 2) return Status::invalid_argument("batch magic is not 2");
-  if (fb::i32(b, fb::kLastOffsetDelta) < 0) return Status::invalid_argument("negative LastOffsetDelta");
-  if (fb::i64(b, fb::kProducerId) >= 0 && fb::i32(b, fb::kBaseSequence) < 0 && !fb::is_control(b))
-    return Status::invalid_argument("idempotent batch without a sequence");  // markers have none
-  if (!fb::crc_ok(b)) return Status::corruption("batch CRC mismatch");
+  if (const char* why = fb::defect(b)) return Status::invalid_argument(why);
+  if (fb::lacks_sequence(b)) return Status::invalid_argument("idempotent batch without a sequence");
+  if (!batch_crc_ok(b)) return Status::corruption("batch CRC mismatch");
   return {};
 }
 

@@ -276,7 +276,7 @@ Result<AppendInfo> StoreWriter::append_one(const AppendRequest& req, int64_t now
     const auto attrs = static_cast<uint16_t>(fb::i16(stored, fb::kAttributes) | fb::kTimestampTypeBit);
     format::put_be(stored.data() + fb::kAttributes, attrs, 2);
     format::put_be(stored.data() + fb::kMaxTimestamp, static_cast<uint64_t>(now), 8);
-    fb::set_crc(stored);
+    seal_batch_crc(stored);
   }
   const int64_t max_timestamp = fb::i64(stored, fb::kMaxTimestamp);
   format::seal_entry(entry, {.magic = format::kEntryMagic,

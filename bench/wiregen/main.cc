@@ -549,7 +549,7 @@ class ProduceWorker {
     }
     w.patch_length(length);
     out = std::move(w).take();
-    protocol::set_crc(out, storage::crc32c(std::span(out).subspan(wire::batch::kAttributes)));
+    storage::seal_batch_crc(out);
   }
 
   void send(std::vector<SentBatch> batches) {
@@ -892,7 +892,7 @@ class ConsumeWorker {
         stats_.add_error("fetch " + tp + ": offsets not dense, batch at " + std::to_string(b.base_offset()) +
                          " after " + std::to_string(p.next));
       }
-      if (storage::crc32c(b.crc_covered_bytes()) != b.stored_crc()) {
+      if (!storage::batch_crc_ok(b.bytes())) {
         stats_.add_error("fetch " + tp + ": CRC mismatch in the batch at " + std::to_string(b.base_offset()));
       }
       int64_t n = 0;

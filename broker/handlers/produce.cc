@@ -79,7 +79,7 @@ protocol::BatchCheck batch_to_store(const protocol::Records& records, int16_t v,
   if (protocol::RecordBatchView::parse(batch, &view) != protocol::BatchCheck::kOk) {
     return protocol::BatchCheck::kLengthBeyondData;  // cannot happen: we built it
   }
-  protocol::set_crc(batch, storage::crc32c(view.crc_covered_bytes()));
+  storage::seal_batch_crc(batch);
   *out = view;
   return check;
 }
@@ -93,16 +93,12 @@ struct Refusal {
   bool refused() const { return code != ErrorCode::kNone; }
 };
 
-bool crc_matches(const protocol::RecordBatchView& batch) {
-  return storage::crc32c(batch.crc_covered_bytes()) == batch.stored_crc();
-}
-
 // Kafka checks a batch's CRC before its validator looks at the header rules or the
 // records: a batch damaged on the way is CORRUPT_MESSAGE (clients retry it), whatever
 // else then looks wrong. The store checks the CRC of every batch it is given; here
 // it is computed only for a batch about to be refused, or about to be changed.
 Refusal refuse(const protocol::RecordBatchView& batch, ErrorCode code, std::string message) {
-  if (!crc_matches(batch)) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
+  if (!storage::batch_crc_ok(batch.bytes())) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
   return {code, std::move(message), {}};
 }
 
@@ -135,11 +131,11 @@ Refusal validate_batch(const protocol::RecordBatchView& batch, const TopicSettin
   if (check != protocol::RecordCheck::kOk)
     return refuse(batch, protocol::kafka_error(check, {}), validator.describe(check, batch.compression()));
   if (policy.check_timestamps && validator.max_timestamp() != batch.max_timestamp()) {
-    if (!crc_matches(batch)) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
+    if (!storage::batch_crc_ok(batch.bytes())) return {ErrorCode::kCorruptMessage, "batch CRC mismatch", {}};
     const protocol::Bytes bytes = batch.bytes();
     const std::span<std::byte> owned(const_cast<std::byte*>(bytes.data()), bytes.size());
     protocol::set_max_timestamp(owned, validator.max_timestamp());
-    protocol::set_crc(owned, storage::crc32c(batch.crc_covered_bytes()));
+    storage::seal_batch_crc(owned);
   }
   return {};
 }

@@ -10,10 +10,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 #include <future>
-#include <random>
 
 #include "broker/logging.h"
 #include "cluster/placement.h"
+#include "wire/random_id.h"
 
 namespace rokka::broker {
 namespace asio = boost::asio;
@@ -163,12 +163,7 @@ Result<std::unique_ptr<ClusterLink>> ClusterLink::connect(const BrokerConfig& co
 
 Result<std::string> ClusterLink::agree_cluster_id(const std::string& local) {
   auto agree = [this, &local]() -> asio::awaitable<Result<std::string>> {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    std::string mine = local;
-    if (mine.empty()) {
-      std::random_device rd;
-      for (int i = 0; i < 22; ++i) mine.push_back(kAlphabet[rd() % 64]);
-    }
+    const std::string mine = local.empty() ? wire::random_cluster_id() : local;
     const std::string key = keys_.cluster_id();
     cluster::Txn txn{{cluster::Compare::absent(key)},
                      {cluster::PutRequest{key, cluster::encode_cluster_id(mine)}},

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "broker/logging.h"
-#include "protocol/codec.h"
+#include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -39,35 +39,32 @@ std::vector<std::string> parse_super_users(std::string_view text) {
 Authorizer::Authorizer(storage::MetaStore& meta, AuthorizerOptions options)
     : meta_(meta), options_(std::move(options)), denials_(options_.denials) {}
 
-// Key layout after "a/": i8 resource type, string name, i8 pattern type, string
-// principal, string host, i8 operation, i8 permission (Kafka's non-compact encoding).
+// Key layout after "a/" (big-endian, coordinator/byte_codec.h): i8 resource type,
+// str16 name, i8 pattern type, str16 principal, str16 host, i8 operation, i8 permission.
 std::string Authorizer::encode_key(const AclBinding& b) {
-  protocol::Writer w;
-  w.write_int8(static_cast<int8_t>(b.resource_type));
-  w.write_string(b.resource_name, false);
-  w.write_int8(static_cast<int8_t>(b.pattern_type));
-  w.write_string(b.principal, false);
-  w.write_string(b.host, false);
-  w.write_int8(static_cast<int8_t>(b.operation));
-  w.write_int8(static_cast<int8_t>(b.permission));
-  const std::vector<std::byte> bytes = std::move(w).take();
-  std::string key(kPrefix);
-  key.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  return key;
+  coordinator::ByteWriter w;
+  w.raw(kPrefix);
+  w.i8(static_cast<int8_t>(b.resource_type));
+  w.str16(b.resource_name);
+  w.i8(static_cast<int8_t>(b.pattern_type));
+  w.str16(b.principal);
+  w.str16(b.host);
+  w.i8(static_cast<int8_t>(b.operation));
+  w.i8(static_cast<int8_t>(b.permission));
+  return std::move(w).take();
 }
 
 std::optional<AclBinding> Authorizer::decode_key(std::string_view key) {
   if (!key.starts_with(kPrefix)) return std::nullopt;
-  key.remove_prefix(kPrefix.size());
-  protocol::Reader r(protocol::Bytes(reinterpret_cast<const std::byte*>(key.data()), key.size()));
+  coordinator::ByteReader r(key.substr(kPrefix.size()));
   AclBinding b;
-  b.resource_type = to_resource_type(r.read_int8());
-  b.resource_name = std::string(r.read_string(false));
-  b.pattern_type = to_pattern_type(r.read_int8());
-  b.principal = std::string(r.read_string(false));
-  b.host = std::string(r.read_string(false));
-  b.operation = to_acl_operation(r.read_int8());
-  b.permission = to_acl_permission(r.read_int8());
+  b.resource_type = to_resource_type(r.i8());
+  b.resource_name = std::string(r.str16());
+  b.pattern_type = to_pattern_type(r.i8());
+  b.principal = std::string(r.str16());
+  b.host = std::string(r.str16());
+  b.operation = to_acl_operation(r.i8());
+  b.permission = to_acl_permission(r.i8());
   if (!r.at_end() || validate_binding(b)) return std::nullopt;
   return b;
 }

@@ -9,7 +9,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "broker/logging.h"
-#include "protocol/codec.h"
+#include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
 
 namespace rokka::broker {
@@ -149,36 +149,35 @@ bool filter_matches(const QuotaEntity& entity, const std::vector<QuotaFilterComp
 
 ClientQuotas::ClientQuotas(storage::MetaStore& meta) : meta_(meta) {}
 
+// Key layout after "q/" (big-endian, coordinator/byte_codec.h): i8 entity part count,
+// per part (in type order) str16 entity type and nullable_str16 name (null: the default
+// entity), then str16 quota key. Value: f64.
 std::string ClientQuotas::encode_key(const QuotaEntity& entity, std::string_view key) {
-  protocol::Writer w;
-  w.write_int8(static_cast<int8_t>(entity.size()));
+  coordinator::ByteWriter w;
+  w.raw(kPrefix);
+  w.i8(static_cast<int8_t>(entity.size()));
   for (const auto& [type, name] : entity) {
-    w.write_string(type, false);
-    w.write_nullable_string(name ? std::optional<std::string_view>(*name) : std::nullopt, false);
+    w.str16(type);
+    w.nullable_str16(name ? std::optional<std::string_view>(*name) : std::nullopt);
   }
-  w.write_string(key, false);
-  const std::vector<std::byte> bytes = std::move(w).take();
-  std::string out(kPrefix);
-  out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  return out;
+  w.str16(key);
+  return std::move(w).take();
 }
 
 storage::Status ClientQuotas::load(bool skip_bad) {
   std::map<QuotaEntity, QuotaValues> loaded;
   for (auto& [key, value] : meta_.scan(kPrefix)) {
-    std::string_view k(key);
-    k.remove_prefix(kPrefix.size());
-    protocol::Reader r(protocol::Bytes(reinterpret_cast<const std::byte*>(k.data()), k.size()));
+    coordinator::ByteReader r(std::string_view(key).substr(kPrefix.size()));
     QuotaEntity entity;
-    const int8_t parts = r.read_int8();
+    const int8_t parts = r.i8();
     for (int8_t i = 0; i < parts && r.ok(); ++i) {
-      std::string type(r.read_string(false));
-      auto name = r.read_nullable_string(false);
+      std::string type(r.str16());
+      auto name = r.nullable_str16();
       entity[std::move(type)] = name ? std::optional<std::string>(std::string(*name)) : std::nullopt;
     }
-    std::string quota_key(r.read_string(false));
-    protocol::Reader v(protocol::Bytes(reinterpret_cast<const std::byte*>(value.data()), value.size()));
-    const double bound = v.read_float64();
+    std::string quota_key(r.str16());
+    coordinator::ByteReader v(value);
+    const double bound = v.f64();
     if (!r.ok() || !r.at_end() || !v.ok() || !v.at_end() || parts < 1 ||
         !validate_alteration({entity, {{quota_key, bound}}}).ok()) {
       if (!skip_bad) return storage::Status::corruption("bad client quota record in the meta journal");
@@ -223,11 +222,9 @@ void ClientQuotas::alter(std::vector<QuotaAlteration> alterations, std::function
         batch.push_back({encode_key(a.entity, key), "", true});
         continue;
       }
-      protocol::Writer w;
-      w.write_float64(*value);
-      const std::vector<std::byte> bytes = std::move(w).take();
-      batch.push_back({encode_key(a.entity, key), std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                       false});
+      coordinator::ByteWriter w;
+      w.f64(*value);
+      batch.push_back({encode_key(a.entity, key), std::move(w).take(), false});
     }
   }
   if (batch.empty()) {

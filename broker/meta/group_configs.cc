@@ -31,10 +31,10 @@ std::string encode(const std::map<std::string, std::string>& values) {
 std::optional<std::map<std::string, std::string>> decode(std::string_view bytes) {
   coordinator::ByteReader in(bytes);
   if (in.u8() != 0) return std::nullopt;
-  const uint32_t n = in.u32();
-  if (!in.ok() || n > in.remaining() / 8) return std::nullopt;
+  const std::optional<uint32_t> n = in.count(8);
+  if (!n) return std::nullopt;
   std::map<std::string, std::string> out;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < *n; ++i) {
     std::string name(in.str());
     out[std::move(name)] = std::string(in.str());
   }

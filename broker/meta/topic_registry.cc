@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
-#include <random>
 
 #include "broker/config/config_schema.h"
 #include "broker/logging.h"
+#include "coordinator/byte_codec.h"
 #include "storage/meta_keys.h"
+#include "wire/random_id.h"
 
 namespace rokka::broker {
 namespace {
@@ -64,20 +66,6 @@ bool value_fits_type(ConfigType type, const std::string& value) {
       return true;
   }
   return false;
-}
-
-protocol::Uuid random_uuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  protocol::Uuid u{};
-  for (;;) {
-    for (size_t i = 0; i < u.size(); i += 8) {
-      const uint64_t r = rng();
-      for (size_t j = 0; j < 8; ++j) u[i + j] = static_cast<uint8_t>(r >> (8 * j));
-    }
-    u[6] = static_cast<uint8_t>((u[6] & 0x0f) | 0x40);  // version 4
-    u[8] = static_cast<uint8_t>((u[8] & 0x3f) | 0x80);  // variant
-    if (u != protocol::Uuid{}) return u;                 // the zero UUID means "no id" on the wire
-  }
 }
 
 TopicError error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
@@ -199,37 +187,38 @@ std::vector<std::tuple<std::string, std::string, bool>> TopicRegistry::describe_
   return out;
 }
 
-// Value layout (ours): int8 version, uuid, int8 internal, array of int32 partition
-// ids, array of (string key, string value) configs.
+// Value layout (big-endian, coordinator/byte_codec.h): i8 version, 16-byte topic id,
+// i8 internal, i32 count + i32 store partition ids, i32 count + (str16 key, str16 value)
+// configs.
 std::string TopicRegistry::encode(const Topic& t) const {
-  protocol::Writer w;
-  w.write_int8(kRecordVersion);
-  w.write_uuid(t.id);
-  w.write_int8(t.internal ? 1 : 0);
-  w.write_array_count(static_cast<int64_t>(t.partitions.size()), false);
-  for (auto p : t.partitions) w.write_int32(static_cast<int32_t>(p));
-  w.write_array_count(static_cast<int64_t>(t.configs.size()), false);
+  coordinator::ByteWriter w;
+  w.i8(kRecordVersion);
+  w.raw({reinterpret_cast<const char*>(t.id.data()), t.id.size()});
+  w.i8(t.internal ? 1 : 0);
+  w.i32(static_cast<int32_t>(t.partitions.size()));
+  for (auto p : t.partitions) w.i32(static_cast<int32_t>(p));
+  w.i32(static_cast<int32_t>(t.configs.size()));
   for (const auto& [k, v] : t.configs) {
-    w.write_string(k, false);
-    w.write_string(v, false);
+    w.str16(k);
+    w.str16(v);
   }
-  auto bytes = std::move(w).take();
-  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return std::move(w).take();
 }
 
 std::optional<Topic> TopicRegistry::decode(std::string_view name, std::string_view value) const {
-  protocol::Reader r(protocol::as_bytes(value));
+  coordinator::ByteReader r(value);
   Topic t;
   t.name = std::string(name);
-  if (r.read_int8() != kRecordVersion) return std::nullopt;
-  t.id = r.read_uuid();
-  t.internal = r.read_int8() != 0;
-  const int32_t n = r.read_array_count(false);
-  for (int32_t i = 0; i < n && r.ok(); ++i) t.partitions.push_back(static_cast<storage::PartitionId>(r.read_int32()));
-  const int32_t c = r.read_array_count(false);
-  for (int32_t i = 0; i < c && r.ok(); ++i) {
-    std::string k(r.read_string(false));
-    std::string v(r.read_string(false));
+  if (r.i8() != kRecordVersion) return std::nullopt;
+  const std::string_view id = r.raw(t.id.size());
+  if (id.size() == t.id.size()) std::memcpy(t.id.data(), id.data(), id.size());
+  t.internal = r.i8() != 0;
+  const std::optional<uint32_t> n = r.count(4);
+  for (uint32_t i = 0; i < n.value_or(0); ++i) t.partitions.push_back(static_cast<storage::PartitionId>(r.i32()));
+  const std::optional<uint32_t> c = r.count(4);  // two empty strings
+  for (uint32_t i = 0; i < c.value_or(0); ++i) {
+    std::string k(r.str16());
+    std::string v(r.str16());
     t.configs.emplace(std::move(k), std::move(v));
   }
   if (!r.at_end()) return std::nullopt;
@@ -352,7 +341,7 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
                                 finish({}, std::move(t));
                               });
   }
-  create_local(std::move(name), random_uuid(), partitions, std::move(configs), settings, {},
+  create_local(std::move(name), new_topic_id(), partitions, std::move(configs), settings, {},
                [this, finish](TopicError e, std::optional<Topic> t) {
                  if (!t) return finish(std::move(e), nullptr);
                  finish({}, find(t->name));
@@ -476,7 +465,7 @@ void TopicRegistry::apply_update(std::string_view name, std::map<std::string, st
   });
 }
 
-protocol::Uuid TopicRegistry::new_topic_id() { return random_uuid(); }
+protocol::Uuid TopicRegistry::new_topic_id() { return wire::random_uuid(); }
 
 void TopicRegistry::alter_configs(std::string_view name, std::map<std::string, std::optional<std::string>> changes,
                                   bool incremental, bool validate_only, DoneCallback done) {

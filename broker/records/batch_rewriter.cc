@@ -88,7 +88,7 @@ RewriteOutcome rewrite_batch(const protocol::RecordBatchView& batch,
   }
   wire::store_be<uint32_t>(out.data() + field::kLength, static_cast<uint32_t>(out.size() - field::kLengthOverhead));
   wire::store_be<uint32_t>(out.data() + field::kRecordsCount, static_cast<uint32_t>(kept));
-  protocol::set_crc(out, storage::crc32c(std::span<const std::byte>(out).subspan(field::kAttributes)));
+  storage::seal_batch_crc(out);
   return RewriteOutcome::kRewritten;
 }
 

@@ -21,7 +21,7 @@ void write_txn_markers(storage::Store& store, const TopicRegistry& topics, const
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
   std::vector<std::byte> bytes = protocol::build_txn_marker(marker);
-  protocol::set_crc(bytes, storage::crc32c(std::span<const std::byte>(bytes).subspan(wire::batch::kAttributes)));
+  storage::seal_batch_crc(bytes);
   // The store copies each batch; one buffer serves every partition until the callback.
   auto batch = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
 

@@ -164,7 +164,7 @@ TEST_F(ProduceErrors, OldMagicAndControlBatchesAreInvalidRecord) {
   EXPECT_EQ(produce(c_, one_batch("p", magic1), 9, 2).error, protocol::to_int(ErrorCode::kInvalidRecord));
   auto control = testutil::make_batch({});
   storage::format::put_be(control.data() + fb::kAttributes, 0x20, 2);
-  fb::set_crc(control);
+  storage::seal_batch_crc(control);
   EXPECT_EQ(produce(c_, one_batch("p", control), 9, 3).error, protocol::to_int(ErrorCode::kInvalidRecord));
 }
 
@@ -175,7 +175,7 @@ TEST_F(ProduceErrors, ZstdBeforeVersion7IsUnsupportedCompressionType) {
   // The zstd attribute on records that are not zstd: the records are walked, and refused.
   auto not_zstd = testutil::make_batch({});
   storage::format::put_be(not_zstd.data() + fb::kAttributes, 4, 2);
-  fb::set_crc(not_zstd);
+  storage::seal_batch_crc(not_zstd);
   EXPECT_EQ(produce(c_, one_batch("p", not_zstd), 7, 4).error, protocol::to_int(ErrorCode::kInvalidRecord));
 }
 

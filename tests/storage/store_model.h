@@ -111,7 +111,7 @@ class StoreModel {
       if (!r.ok() || r->batches.empty()) return out;
       for (const LogSlice& s : r->batches) {
         EXPECT_EQ(fb::i64(s.bytes, fb::kBaseOffset), next) << "offsets not dense";
-        EXPECT_TRUE(fb::crc_ok(s.bytes)) << "corrupt batch served at offset " << next;
+        EXPECT_TRUE(batch_crc_ok(s.bytes)) << "corrupt batch served at offset " << next;
         if (fb::i64(s.bytes, fb::kBaseOffset) != next) return out;
         out.emplace_back(s.bytes.begin(), s.bytes.end());
         next += int64_t{fb::i32(s.bytes, fb::kLastOffsetDelta)} + 1;

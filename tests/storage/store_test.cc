@@ -37,7 +37,7 @@ TEST(StoreTest, AppendAssignsDenseOffsetsAndReadsBackIdenticalBytes) {
   for (size_t i = 0; i < sent.size(); ++i) {
     const auto want = with_base(sent[i], base);
     EXPECT_EQ(std::vector<std::byte>(all->batches[i].bytes.begin(), all->batches[i].bytes.end()), want) << i;
-    EXPECT_TRUE(format::batch::crc_ok(all->batches[i].bytes));
+    EXPECT_TRUE(batch_crc_ok(all->batches[i].bytes));
     base += format::batch::i32(sent[i], format::batch::kLastOffsetDelta) + 1;
   }
 }
@@ -119,7 +119,7 @@ TEST(StoreTest, LogAppendTimeStampsBrokerClockAndKeepsCrcValid) {
   const auto b = read_one(*store, pid, 0);
   EXPECT_EQ(format::batch::i64(b, format::batch::kMaxTimestamp), 1'700'000'000'000);
   EXPECT_NE(format::batch::i16(b, format::batch::kAttributes) & format::batch::kTimestampTypeBit, 0);
-  EXPECT_TRUE(format::batch::crc_ok(b));
+  EXPECT_TRUE(batch_crc_ok(b));
   EXPECT_EQ(store->max_timestamp(pid)->timestamp, 1'700'000'000'000);
 }
 
@@ -135,14 +135,21 @@ TEST(StoreTest, RejectsBadBatchesOnTheCallerThread) {
   bad_magic[format::batch::kMagic] = std::byte{1};
   const std::vector<std::byte> short_one(20);
   const auto too_big = make_batch({.value_bytes = 40000});
+  const auto no_sequence = make_batch({.producer_id = 7, .producer_epoch = 0, .base_sequence = -1});
+  auto backwards = make_batch({});
+  format::put_be(backwards.data() + format::batch::kLastOffsetDelta, 0xffffffff, 4);
+  seal_batch_crc(backwards);
   EXPECT_EQ(append(*store, pid, bad_crc).status().code(), StatusCode::kCorruption);
   EXPECT_EQ(append(*store, pid, bad_len).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, bad_magic).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, short_one).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, pid, too_big).status().code(), StatusCode::kTooLarge);
+  EXPECT_EQ(append(*store, pid, no_sequence).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(append(*store, pid, backwards).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(append(*store, 77, make_batch({})).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->offsets(pid)->next_offset, 0);  // nothing stored
   EXPECT_EQ(append(*store, pid, make_batch({}))->base_offset, 0);
+  EXPECT_TRUE(append(*store, pid, testutil::make_control_batch(7, 0, true)).ok());  // a marker has no sequence
 }
 
 TEST(StoreTest, OffsetsDenseAndNeverReusedAcrossCleanReopenAndCrash) {
@@ -271,7 +278,7 @@ TEST(StoreTest, ConcurrentReadersSeeOnlyPublishedWholeBatches) {
           continue;
         }
         for (auto& b : r->batches)
-          if (!format::batch::crc_ok(b.bytes)) ++bad;
+          if (!batch_crc_ok(b.bytes)) ++bad;
       }
     }
   });

@@ -60,7 +60,7 @@ inline std::vector<std::byte> make_batch(const BatchSpec& spec) {
   put(fb::kProducerEpoch, static_cast<uint16_t>(spec.producer_epoch), 2);
   put(fb::kBaseSequence, static_cast<uint32_t>(spec.base_sequence), 4);
   put(fb::kRecordsCount, static_cast<uint32_t>(spec.records), 4);
-  fb::set_crc(b);
+  storage::seal_batch_crc(b);
   return b;
 }
 
@@ -94,7 +94,7 @@ inline std::vector<std::byte> make_control_batch(int64_t producer_id, int16_t ep
   put(fb::kProducerEpoch, static_cast<uint16_t>(epoch), 2);
   put(fb::kBaseSequence, 0xffffffffu, 4);
   put(fb::kRecordsCount, 1, 4);
-  fb::set_crc(b);
+  storage::seal_batch_crc(b);
   return b;
 }
 

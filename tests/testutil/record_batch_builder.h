@@ -138,8 +138,7 @@ class RecordBatchBuilder {
     w.write_raw(section);
     w.patch_length(length);
     std::vector<std::byte> batch = std::move(w).take();
-    const auto covered = std::span(batch).subspan(wire::batch::kAttributes);
-    protocol::set_crc(batch, storage::crc32c(covered));
+    storage::seal_batch_crc(batch);
     return batch;
   }
 
