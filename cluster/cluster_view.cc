@@ -19,6 +19,11 @@ const TopicInfo* ClusterSnapshot::topic(std::string_view name) const {
   return it == topics.end() ? nullptr : &it->second;
 }
 
+const GroupInfo* ClusterSnapshot::group(std::string_view name) const {
+  auto it = groups.find(name);
+  return it == groups.end() ? nullptr : &it->second;
+}
+
 std::vector<const KeyValue*> ClusterSnapshot::with_prefix(std::string_view prefix) const {
   std::vector<const KeyValue*> out;
   for (auto it = raw.lower_bound(prefix); it != raw.end() && it->first.starts_with(prefix); ++it) {
@@ -32,6 +37,7 @@ std::shared_ptr<const ClusterSnapshot> build_snapshot(const Keys& keys, KeyMap k
   s->revision = revision;
   const std::string cluster_id_key = keys.cluster_id();
   const std::string controller_key = keys.controller();
+  const std::string epoch_counter_key = keys.epoch_counter();
   const std::string meta_prefix = keys.meta_prefix();
   for (const auto& [key, kv] : kvs) {
     bool ok = true;
@@ -53,6 +59,26 @@ std::shared_ptr<const ClusterSnapshot> build_snapshot(const Keys& keys, KeyMap k
       if (ok) {
         std::string n(*name);
         s->topics.emplace(n, TopicInfo{n, std::move(*topic), kv.create_revision, kv.mod_revision});
+      }
+    } else if (key == epoch_counter_key) {
+      auto counter = decode_epoch_counter(kv.value);
+      ok = counter.ok();
+      if (ok) s->epoch_counter = *counter;
+      s->epoch_counter_mod_revision = kv.mod_revision;
+    } else if (auto g = keys.group_of(key)) {
+      auto [it, fresh] = s->groups.try_emplace(std::string(g->group));
+      GroupInfo& info = it->second;
+      if (fresh) info.name = it->first;
+      if (g->part == Keys::GroupKey::Part::kSpec) {
+        auto spec = decode_group_spec(kv.value);
+        ok = spec.ok();
+        if (ok) info.spec = std::move(*spec);
+        info.spec_mod_revision = kv.mod_revision;
+      } else {
+        auto state = decode_group_state(kv.value);
+        ok = state.ok();
+        if (ok) info.state = std::move(*state);
+        info.state_mod_revision = kv.mod_revision;
       }
     } else if (key.starts_with(meta_prefix)) {
       ok = decode_meta_value(kv.value).ok();  // listed here; its readers skip it

@@ -48,6 +48,16 @@ struct TopicInfo {
   int64_t mod_revision = 0;
 };
 
+// One replication group's two keys. A key whose value does not decode counts as present (its
+// mod_revision is kept, so a guarded write can replace it) with no value (and is in `malformed`).
+struct GroupInfo {
+  std::string name;
+  std::optional<GroupSpec> spec;
+  int64_t spec_mod_revision = 0;   // 0: no spec key
+  std::optional<GroupState> state;
+  int64_t state_mod_revision = 0;  // 0: no state key (a bootstrap compares it absent)
+};
+
 using KeyMap = std::map<std::string, KeyValue, std::less<>>;
 
 struct ClusterSnapshot {
@@ -56,11 +66,15 @@ struct ClusterSnapshot {
   std::map<int32_t, BrokerInfo> brokers;  // registered (= live) brokers
   std::optional<ControllerInfo> controller;
   std::map<std::string, TopicInfo, std::less<>> topics;
+  std::map<std::string, GroupInfo, std::less<>> groups;  // every group with a spec or a state key
+  std::optional<int32_t> epoch_counter;   // <root>/epoch; nullopt when absent or malformed
+  int64_t epoch_counter_mod_revision = 0; // 0: no counter key
   KeyMap raw;                          // every key under the root, as stored (the shared broker state, ...)
   std::vector<std::string> malformed;  // keys whose value did not decode: left out of the maps above
 
   const BrokerInfo* broker(int32_t id) const;
   const TopicInfo* topic(std::string_view name) const;
+  const GroupInfo* group(std::string_view name) const;
   // The raw entries under `prefix` (e.g. Keys::meta_prefix()), in key order.
   std::vector<const KeyValue*> with_prefix(std::string_view prefix) const;
 };

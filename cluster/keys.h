@@ -1,6 +1,7 @@
 // The key layout in etcd: every key Rokka reads or writes is built here, and nowhere else.
 // Root configurable (rokka.cluster.root), default "/rokka". Values are JSON
-// (cluster/records.h); the ones marked "later" belong to the replication issue.
+// (cluster/records.h); the ones marked "later" belong to the replication issue (docs/cluster.md
+// has the table with each key's writer).
 //
 //   <root>/cluster_id                  "<22-char id>" (a JSON string); created once, create_revision == 0 guard
 //   <root>/brokers/<id>                BrokerRegistration, under the broker's lease. Its create_revision
@@ -8,9 +9,11 @@
 //   <root>/controller                  {"broker":<id>}, under the controller's lease, created with
 //                                      create_revision == 0. Its create_revision is the controller epoch;
 //                                      every controller write compares it (controller_guard)
-//   <root>/epoch                       "42": cluster-wide leader epoch counter (later)
-//   <root>/groups/<g>/spec             {"members":[1,2,3]} (later)
-//   <root>/groups/<g>/state            {"leader":1,"epoch":42,"sss":[...],"sss_version":7} (later)
+//   <root>/epoch                       42 (a JSON number): the cluster-wide leader-epoch counter, the
+//                                      highest group epoch handed out; every election txn compares it
+//   <root>/groups/<g>/spec             GroupSpec: the group's members, in order
+//   <root>/groups/<g>/state            GroupState: leader, its broker epoch, group epoch, SSS, sss_version
+//                                      (elections: the controller; SSS changes: the group's leader)
 //   <root>/topics/<name>               TopicRecord: id, partitions, placement, configs
 //   <root>/moving/<topic>/<partition>  a partition move in flight (later)
 //   <root>/deleting/<topic-id>[/<g>]   topic deletion across brokers (later)
@@ -32,12 +35,24 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace rokka::cluster {
+
+// A replication group's name: [a-z0-9_-]{1,32}. It is one key segment here and one directory
+// name under log.dirs/groups/ (issue 24's plan, rokka.replication.groups).
+inline constexpr size_t kMaxGroupNameBytes = 32;
+inline bool valid_group_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxGroupNameBytes) return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
 
 class Keys {
  public:
@@ -55,10 +70,14 @@ class Keys {
   std::string brokers_prefix() const { return root_ + "/brokers/"; }
   std::string broker(int32_t id) const { return brokers_prefix() + std::to_string(id); }
   std::string controller() const { return root_ + "/controller"; }
-  std::string epoch() const { return root_ + "/epoch"; }
+  std::string epoch_counter() const { return root_ + "/epoch"; }
   std::string groups_prefix() const { return root_ + "/groups/"; }
-  std::string group_spec(std::string_view group) const { return groups_prefix() + std::string(group) + "/spec"; }
-  std::string group_state(std::string_view group) const { return groups_prefix() + std::string(group) + "/state"; }
+  std::string group_spec(std::string_view group) const {
+    return groups_prefix() + std::string(group) + std::string(kSpecLeaf);
+  }
+  std::string group_state(std::string_view group) const {
+    return groups_prefix() + std::string(group) + std::string(kStateLeaf);
+  }
   std::string topics_prefix() const { return root_ + "/topics/"; }
   std::string topic(std::string_view name) const { return topics_prefix() + std::string(name); }
   std::string moving_prefix() const { return root_ + "/moving/"; }
@@ -81,6 +100,29 @@ class Keys {
     }
     return id;
   }
+  // What a <root>/groups/<g>/spec or /state key names (g a valid group name), else nullopt.
+  struct GroupKey {
+    enum class Part { kSpec, kState };
+    std::string_view group;  // into the key given
+    Part part;
+  };
+  std::optional<GroupKey> group_of(std::string_view key) const {
+    const std::string p = groups_prefix();
+    if (!key.starts_with(p)) return std::nullopt;
+    std::string_view rest = key.substr(p.size());
+    GroupKey::Part part = GroupKey::Part::kSpec;
+    if (rest.ends_with(kSpecLeaf)) {
+      part = GroupKey::Part::kSpec;
+      rest.remove_suffix(kSpecLeaf.size());
+    } else if (rest.ends_with(kStateLeaf)) {
+      part = GroupKey::Part::kState;
+      rest.remove_suffix(kStateLeaf.size());
+    } else {
+      return std::nullopt;
+    }
+    if (!valid_group_name(rest)) return std::nullopt;
+    return GroupKey{rest, part};
+  }
   // The topic name of a <root>/topics/<name> key (one segment), else nullopt.
   std::optional<std::string_view> topic_of(std::string_view key) const {
     const std::string p = topics_prefix();
@@ -91,6 +133,9 @@ class Keys {
   }
 
  private:
+  static constexpr std::string_view kSpecLeaf = "/spec";
+  static constexpr std::string_view kStateLeaf = "/state";
+
   std::string root_;
 };
 

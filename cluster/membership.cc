@@ -131,7 +131,10 @@ asio::awaitable<void> Membership::run() {
 
 asio::awaitable<int64_t> Membership::register_key(int64_t lease) {
   const std::string key = keys_.broker(options_.broker_id);
-  const std::string value = encode_broker_registration({options_.listeners, options_.rack, incarnation_});
+  BrokerRegistration reg{options_.listeners, options_.rack, incarnation_};
+  reg.replication = options_.replication;
+  if (options_.group_hints) reg.groups = options_.group_hints();
+  const std::string value = encode_broker_registration(reg);
   while (!stopped_ && !lease_gone_) {
     Txn txn{{Compare::absent(key)}, {PutRequest{key, value, lease}}, {RangeRequest{.key = key}}};
     auto r = co_await client_->txn(std::move(txn));

@@ -41,6 +41,11 @@ struct MembershipOptions {
   int32_t broker_id = 0;
   std::vector<Listener> listeners;
   std::optional<std::string> rack;
+  std::optional<ReplicationEndpoint> replication;  // a replication group member's stream listener
+  // What each of the broker's group stores holds, asked each time the registration is written
+  // (at start and after a lost lease): on the client's executor, so it must not block. Empty:
+  // no hints (the broker is no group's member).
+  std::function<std::map<std::string, GroupHint, std::less<>>()> group_hints;
   std::chrono::seconds lease_ttl{6};           // rokka.cluster.session.timeout.ms / 1000; etcd's minimum is 2 s
   std::chrono::milliseconds fence_margin{0};   // 0: TTL / 4
   std::chrono::milliseconds keepalive_interval{0};  // 0: TTL / 3

@@ -1,8 +1,10 @@
 #include "cluster/records.h"
 
+#include <algorithm>
 
 #include "cluster/base64.h"
 #include "cluster/json_util.h"
+#include "cluster/keys.h"
 
 namespace rokka::cluster {
 namespace {
@@ -24,6 +26,40 @@ bool get_string(const rj::Value& obj, const char* name, std::string& out) {
   if (v == nullptr || !v->IsString()) return false;
   out.assign(v->GetString(), v->GetStringLength());
   return true;
+}
+
+// An absent or null member reads as absent.
+const rj::Value* optional_member(const rj::Value& obj, const char* name) {
+  const rj::Value* v = member(obj, name);
+  return v == nullptr || v->IsNull() ? nullptr : v;
+}
+
+bool int32_at_least(const rj::Value* v, int32_t min) { return v != nullptr && v->IsInt() && v->GetInt() >= min; }
+bool int64_at_least(const rj::Value* v, int64_t min) { return v != nullptr && v->IsInt64() && v->GetInt64() >= min; }
+
+// A list of broker ids: an array of at most kMaxGroupMembers ints >= 0, none twice. The count is
+// checked before anything is copied.
+bool read_ids(const rj::Value* v, std::vector<int32_t>& out) {
+  if (v == nullptr || !v->IsArray() || v->Size() > kMaxGroupMembers) return false;
+  out.reserve(v->Size());
+  for (const auto& id : v->GetArray()) {
+    if (!id.IsInt() || id.GetInt() < 0 || std::find(out.begin(), out.end(), id.GetInt()) != out.end()) return false;
+    out.push_back(id.GetInt());
+  }
+  return true;
+}
+
+void write_ids(Writer& w, const std::vector<int32_t>& ids) {
+  w.StartArray();
+  for (const int32_t id : ids) w.Int(id);
+  w.EndArray();
+}
+
+// A one-value JSON text that is not an object (a bare string or number); an operator's deep
+// array still parses without recursion.
+bool parse_bare_value(std::string_view text, rj::Document& d) {
+  d.Parse<rj::kParseIterativeFlag | rj::kParseValidateEncodingFlag>(text.data(), text.size());
+  return !d.HasParseError();
 }
 
 // True if `text` is one JSON value (the placement is written verbatim into the record).
@@ -57,6 +93,29 @@ std::string encode_broker_registration(const BrokerRegistration& reg) {
     else w.Null();
     w.Key("incarnation");
     write_string(w, reg.incarnation);
+    if (reg.replication) {
+      w.Key("replication");
+      w.StartObject();
+      w.Key("host");
+      write_string(w, reg.replication->host);
+      w.Key("port");
+      w.Int(reg.replication->port);
+      w.EndObject();
+    }
+    if (!reg.groups.empty()) {
+      w.Key("groups");
+      w.StartObject();
+      for (const auto& [name, hint] : reg.groups) {
+        w.Key(name.data(), static_cast<rj::SizeType>(name.size()));
+        w.StartObject();
+        w.Key("last_epoch");
+        w.Int(hint.last_epoch);
+        w.Key("log_end");
+        w.Int64(hint.log_end);
+        w.EndObject();
+      }
+      w.EndObject();
+    }
     w.EndObject();
   });
 }
@@ -85,6 +144,30 @@ Result<BrokerRegistration> decode_broker_registration(std::string_view text) {
     reg.rack.emplace(rack->GetString(), rack->GetStringLength());
   }
   if (!get_string(*doc, "incarnation", reg.incarnation)) return bad("broker registration: incarnation");
+  if (const rj::Value* repl = optional_member(*doc, "replication")) {
+    ReplicationEndpoint ep;
+    const rj::Value* port = repl->IsObject() ? member(*repl, "port") : nullptr;
+    if (!repl->IsObject() || !get_string(*repl, "host", ep.host) || ep.host.empty() || !int32_at_least(port, 1) ||
+        port->GetInt() > 65535) {
+      return bad("broker registration: replication");
+    }
+    ep.port = port->GetInt();
+    reg.replication = std::move(ep);
+  }
+  if (const rj::Value* groups = optional_member(*doc, "groups")) {
+    if (!groups->IsObject() || groups->MemberCount() > kMaxGroupHints) return bad("broker registration: groups");
+    for (const auto& g : groups->GetObject()) {
+      const std::string_view name(g.name.GetString(), g.name.GetStringLength());
+      const rj::Value* last_epoch = g.value.IsObject() ? member(g.value, "last_epoch") : nullptr;
+      const rj::Value* log_end = g.value.IsObject() ? member(g.value, "log_end") : nullptr;
+      if (!valid_group_name(name) || !int32_at_least(last_epoch, -1) || !int64_at_least(log_end, 0)) {
+        return bad("broker registration: group hint");
+      }
+      if (!reg.groups.emplace(std::string(name), GroupHint{last_epoch->GetInt(), log_end->GetInt64()}).second) {
+        return bad("broker registration: group named twice");
+      }
+    }
+  }
   return reg;
 }
 
@@ -187,6 +270,75 @@ Result<ProducerIdBlockRecord> decode_producer_id_block(std::string_view text) {
   r.next = next->GetInt64();
   r.broker = broker->GetInt();
   return r;
+}
+
+std::string encode_group_spec(const GroupSpec& spec) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("members");
+    write_ids(w, spec.members);
+    w.EndObject();
+  });
+}
+
+Result<GroupSpec> decode_group_spec(std::string_view text) {
+  auto doc = parse_json_object(text, "group spec");
+  if (!doc.ok()) return doc.status();
+  GroupSpec spec;
+  if (!read_ids(member(*doc, "members"), spec.members) || spec.members.empty()) return bad("group spec: members");
+  return spec;
+}
+
+std::string encode_group_state(const GroupState& state) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    w.Key("leader");
+    w.Int(state.leader);
+    w.Key("leader_broker_epoch");
+    w.Int64(state.leader_broker_epoch);
+    w.Key("epoch");
+    w.Int(state.epoch);
+    w.Key("sss");
+    write_ids(w, state.sss);
+    w.Key("sss_version");
+    w.Int64(state.sss_version);
+    w.EndObject();
+  });
+}
+
+Result<GroupState> decode_group_state(std::string_view text) {
+  auto doc = parse_json_object(text, "group state");
+  if (!doc.ok()) return doc.status();
+  GroupState st;
+  const rj::Value* leader = member(*doc, "leader");
+  const rj::Value* epoch = member(*doc, "epoch");
+  if (!int32_at_least(leader, kNoLeader)) return bad("group state: leader");
+  if (!int32_at_least(epoch, 0)) return bad("group state: epoch");
+  if (!read_ids(member(*doc, "sss"), st.sss)) return bad("group state: sss");
+  st.leader = leader->GetInt();
+  st.epoch = epoch->GetInt();
+  if (const rj::Value* be = optional_member(*doc, "leader_broker_epoch")) {
+    if (!int64_at_least(be, 0)) return bad("group state: leader_broker_epoch");
+    st.leader_broker_epoch = be->GetInt64();
+  }
+  if (const rj::Value* version = optional_member(*doc, "sss_version")) {
+    if (!int64_at_least(version, 0)) return bad("group state: sss_version");
+    st.sss_version = version->GetInt64();
+  }
+  if (st.leader != kNoLeader && std::find(st.sss.begin(), st.sss.end(), st.leader) == st.sss.end()) {
+    return bad("group state: the leader is not in the sss");
+  }
+  return st;
+}
+
+std::string encode_epoch_counter(int32_t epoch) {
+  return write_json([&](Writer& w) { w.Int(epoch); });
+}
+
+Result<int32_t> decode_epoch_counter(std::string_view text) {
+  rj::Document d;
+  if (!parse_bare_value(text, d) || !d.IsInt() || d.GetInt() < 0) return bad("epoch counter");
+  return d.GetInt();
 }
 
 std::string encode_meta_value(std::string_view bytes) {

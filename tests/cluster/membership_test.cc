@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
 
 #include "tests/cluster/cluster_fixture.h"
@@ -133,6 +135,45 @@ TEST_F(MembershipTest, AGracefulStopDeletesTheKeyAndARestartGetsANewEpoch) {
   ASSERT_TRUE(testutil::wait_until([&] { return !again->fenced(); }));
   EXPECT_GT(again->epoch(), first);
   EXPECT_EQ(registration(1)->create_revision, again->epoch());
+}
+
+// A group member publishes its replication listener, and hints asked for at each
+// registration: a restarted broker's registration carries what its stores hold then.
+TEST_F(MembershipTest, TheRegistrationCarriesTheReplicationEndpointAndFreshGroupHints) {
+  std::atomic<int> asked{0};
+  auto start_member = [&] {
+    auto m = io_.call([&] {
+      auto o = broker_options(1);
+      o.replication = ReplicationEndpoint{"127.0.0.1", 9301};
+      o.group_hints = [&asked] {
+        const int n = ++asked;
+        return std::map<std::string, GroupHint, std::less<>>{{"g1", {n, 1000 * n}}};
+      };
+      auto m = Membership::create(client_, keys_, o);
+      m->start();
+      return m;
+    });
+    members_.push_back(m);
+    return m;
+  };
+  auto a = start_member();
+  ASSERT_TRUE(testutil::wait_until([&] { return !a->fenced(); }));
+  auto reg = decode_broker_registration(registration(1)->value);
+  ASSERT_TRUE(reg.ok()) << reg.status().to_string();
+  EXPECT_EQ(reg->replication, (ReplicationEndpoint{"127.0.0.1", 9301}));
+  EXPECT_EQ(reg->groups.at("g1"), (GroupHint{1, 1000}));
+
+  io_.run(a->stop(true));
+  auto again = start_member();
+  ASSERT_TRUE(testutil::wait_until([&] { return !again->fenced(); }));
+  reg = decode_broker_registration(registration(1)->value);
+  ASSERT_TRUE(reg.ok()) << reg.status().to_string();
+  EXPECT_EQ(reg->groups.at("g1"), (GroupHint{2, 2000}));
+  // A broker of no group writes neither field.
+  auto plain = start(2);
+  ASSERT_TRUE(testutil::wait_until([&] { return !plain->fenced(); }));
+  EXPECT_EQ(registration(2)->value.find("groups"), std::string::npos);
+  EXPECT_EQ(registration(2)->value.find("replication"), std::string::npos);
 }
 
 TEST_F(MembershipTest, ARestartBeforeTheOldLeaseEndsWaitsForItThenGetsANewEpoch) {
