@@ -573,8 +573,14 @@ void StoreWriter::handle(SetRoleOp& op) {
   } else if (op.role != Role::kLeader) {
     change_role(op.role);
     epoch_ = op.epoch;
+    if (op.role != Role::kFenced) led_epoch_ = -1;
   } else if (role_ == Role::kLeader && epoch_ == op.epoch) {
     // already leading this epoch
+  } else if (role_ == Role::kFenced && epoch_ == op.epoch && led_epoch_ == op.epoch && op.epoch == last_epoch()) {
+    // A fenced leader resuming its own epoch: its start is written already, and nothing was
+    // written or cut since (a fenced store refuses writes; a cut forgets led_epoch_).
+    change_role(Role::kLeader);
+    log_info("store leads epoch {} again", op.epoch);
   } else if (op.epoch < 0 || op.epoch <= last_epoch()) {
     s = Status::conflict("leader epoch " + std::to_string(op.epoch) + " not above the last one");
   } else {
@@ -588,6 +594,7 @@ void StoreWriter::handle(SetRoleOp& op) {
       change_role(old_role);
       epoch_ = old_epoch;
     } else {
+      led_epoch_ = op.epoch;
       log_info("store leads epoch {} from log position {}", op.epoch, start);
     }
   }
@@ -787,6 +794,7 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   }
   const LogPosition cut{position};
   if (!log_.entry_boundary(cut)) return Status::invalid_argument("truncate_to " + std::to_string(position) + " is not an entry boundary");
+  led_epoch_ = -1;  // its log is no longer what it led: it may lead only a new epoch
   // High watermarks: never above the cut's next offsets; the groups cut are replaced
   // by one ending at the cut (the partitions' entries below it still wait for it).
   while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();

@@ -180,6 +180,62 @@ TEST_F(ReplicationTest, AFollowerRefusesWritesWithNotLeader) {
   EXPECT_EQ(follower_->offsets(0)->next_offset, 0);
 }
 
+// A leader fenced at its epoch (its lease lapsed, then was confirmed still its own) leads that
+// epoch again: writes resume stamped with it and nothing new is logged for it. Only that store,
+// only that epoch, only while it is the last one and the log was not cut since.
+TEST_F(ReplicationTest, AFencedLeaderResumesItsOwnEpochOnly) {
+  create(*leader_, 1);
+  ASSERT_TRUE(append(*leader_, 0, make_batch({.records = 2})).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 1).ok());
+  const auto batch = make_batch({.records = 3});
+  EXPECT_EQ(append(*leader_, 0, batch).status().code(), StatusCode::kNotLeader);
+  const int64_t fenced_end = leader_->log_end();
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 0).code(), StatusCode::kConflict);  // an older epoch
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kOk);
+  EXPECT_EQ(leader_->log_end(), fenced_end);  // no epoch record: epoch 1 began earlier
+  ASSERT_EQ(leader_->epochs().size(), 1u);
+  EXPECT_EQ(leader_->epochs()[0], (EpochStart{1, 0}));
+  auto resumed = append(*leader_, 0, batch);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().to_string();
+  EXPECT_EQ(resumed->base_offset, 2);
+  confirm(*leader_, leader_->log_end());  // readable up to the high watermark
+  {
+    const auto v = view(*leader_, 0);
+    ASSERT_EQ(v.batches.size(), 2u);
+    EXPECT_EQ(fb::i32(v.batches[1], fb::kLeaderEpoch), 1);
+  }
+  // The follower takes the resumed epoch's entries like any others.
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+
+  // A follower at epoch 1 never led it: not directly, not through the fenced role.
+  EXPECT_EQ(set_role(*follower_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  ASSERT_TRUE(set_role(*follower_, Role::kFenced, 1).ok());
+  EXPECT_EQ(set_role(*follower_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  EXPECT_EQ(append(*follower_, 0, batch).status().code(), StatusCode::kNotLeader);
+
+  // Once it led a later epoch, the earlier one is refused even fenced at it.
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 1).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  // Fenced at 2, it resumes 2.
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 2).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 2).code(), StatusCode::kOk);
+  ASSERT_TRUE(append(*leader_, 0, batch).ok());
+  // A follower in between, or a cut while fenced, and the epoch is no longer its own.
+  ASSERT_TRUE(set_role(*leader_, Role::kFollower, 2).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 2).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 2).code(), StatusCode::kConflict);
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 3).ok());
+  const int64_t before_last = leader_->log_end();
+  ASSERT_TRUE(append(*leader_, 0, batch).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 3).ok());
+  ASSERT_TRUE(truncate_to(*leader_, before_last).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 3).code(), StatusCode::kConflict);
+  EXPECT_EQ(append(*leader_, 0, batch).status().code(), StatusCode::kNotLeader);
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 4).code(), StatusCode::kOk);
+}
+
 TEST_F(ReplicationTest, SingleRoleStoresNoEpochAndLogsNoMetaEntry) {
   TempDir dir;
   auto single = open_store(small_options(dir.path()));
