@@ -146,8 +146,11 @@ class Store {
   // flusher thread. Until then a crash serves the original batches. kConflict when
   // the range no longer matches stored batches (retention, delete_records, another
   // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches,
-  // kTooLarge on a leader for more batches than its rewrite commit (RKW1, FORMAT.md) may
-  // name: (max_append_bytes - 20) / 32. The caller keeps the batch bytes alive until `done`.
+  // On a leader the rewrite's commit (RKW1, FORMAT.md) names at most (max_append_bytes -
+  // 20) / 32 batches; more go out as several commits, the range cut at stored batches' base
+  // offsets no new batch straddles (as new batches that keep their original base offsets
+  // allow), and kTooLarge when no such cut exists. The caller keeps the batch bytes alive
+  // until `done`.
   struct RewriteRequest {
     PartitionId partition = 0;
     int64_t from = 0, to = 0;
