@@ -369,10 +369,12 @@ void ReplicationServer::recompute_confirm() {
   std::vector<MemberAck> acks;
   {
     std::lock_guard lock(progress_mu_);
-    for (const auto& [id, p] : progress_) acks.push_back(MemberAck{id, p.durable_end});
+    for (const auto& [id, p] : progress_)
+      acks.push_back(MemberAck{id, options_.confirm_written ? p.written_end : p.durable_end});
   }
   const int64_t before = waiters_.confirmed();
-  const int64_t c = confirm_position(options_.leader_id, log_->durable_end(), in_sync_, acks, before);
+  const int64_t own = options_.confirm_written ? log_->log_end() : log_->durable_end();
+  const int64_t c = confirm_position(options_.leader_id, own, in_sync_, acks, before);
   if (c > before) {
     log_->set_confirmed(c);
     waiters_.confirm(c);

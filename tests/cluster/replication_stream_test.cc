@@ -187,6 +187,49 @@ TEST_F(ReplicationStream, ConfirmMovesOnlyWithTheInSyncFollowersDurableAcks) {
   EXPECT_TRUE(wait_until([&] { return server->confirmed() == leader->log_end(); }));
 }
 
+// confirm_written (store.flush.mode=async): C counts written ends, the leader's log_end and each
+// in-sync follower's acked written_end, so it moves while no member has synced anything (the test
+// above is the default, durable ends, where it does not). Every in-sync member must still have
+// written it.
+TEST_F(ReplicationStream, ConfirmWrittenMovesCWhileNoMemberSyncs) {
+  leader->begin_epoch(1);
+  leader->hold_durable(true);
+  follower->hold_durable(true);
+  auto options = server_options(1, {1, 2});
+  options.confirm_written = true;
+  server = ReplicationServer::create(leader_io.executor(), leader, options);
+  auto bound = server->listen(kLoopback);
+  ASSERT_TRUE(bound.ok());
+  start_client(*bound);
+  append_entries(1, 50);
+  const int64_t end = leader->log_end();
+  std::atomic<int> answered{0};
+  std::atomic<bool> answer_ok{false};
+  server->waiters().add(end, std::chrono::steady_clock::now() + 60s, [&](ConfirmOutcome o) {
+    answer_ok = o.ok();
+    ++answered;
+  });
+  ASSERT_TRUE(wait_until([&] { return server->confirmed() == end; })) << client->last_error();
+  EXPECT_TRUE(wait_until([&] { return answered.load() == 1; }));
+  EXPECT_TRUE(answer_ok.load());
+  EXPECT_EQ(leader->confirmed(), end);
+  EXPECT_TRUE(wait_until([&] { return follower->confirmed() == end; }));
+  EXPECT_EQ(leader->durable_end(), 0);  // nothing synced anywhere
+  EXPECT_EQ(follower->durable_end(), 0);
+  EXPECT_EQ(server->follower(2)->durable_end, 0);
+
+  // Member 3 joins the in-sync set and never connects: C stays where 2 alone cannot take it.
+  server->set_in_sync({1, 2, 3});
+  append_entries(1, 20);
+  const int64_t end2 = leader->log_end();
+  ASSERT_TRUE(wait_until([&] { return server->follower(2)->written_end == end2; }));
+  const auto ack = server->follower(2)->last_ack;
+  ASSERT_TRUE(wait_until([&] { return server->follower(2)->last_ack > ack + 300ms; }));
+  EXPECT_EQ(server->confirmed(), end);
+  server->set_in_sync({1, 2});
+  EXPECT_TRUE(wait_until([&] { return server->confirmed() == end2; }));
+}
+
 TEST_F(ReplicationStream, StoppingTheServerFailsTheWaitersWithTheReason) {
   leader->begin_epoch(1);
   start_server(1, {1, 2});  // follower 2 never connects: nothing is confirmed
