@@ -67,6 +67,12 @@ struct FollowerProgress {
   int64_t durable_end = 0;
   uint64_t sessions = 0;     // sessions that got a WELCOME
   std::chrono::steady_clock::time_point last_ack{};
+  // When the follower last had everything: the arrival of its last ACK whose written_end reached
+  // the leader's log_end at the time the acknowledged DATA frame was sent (every DATA, heartbeats
+  // included, is acked, in order). A follower that acks but lags, or stops acking, keeps an older
+  // time; time_point{} until it first catches up. Kept across its sessions. (Kafka's
+  // lastCaughtUpTime, for the SSS shrink: replica.lag.time.max.ms.)
+  std::chrono::steady_clock::time_point caught_up_at{};
 };
 
 class ReplicationServer : public std::enable_shared_from_this<ReplicationServer> {
