@@ -24,14 +24,14 @@ const char* confirm_outcome_name(ConfirmOutcome::Kind kind) {
   return "?";
 }
 
-int64_t confirm_position(int32_t leader, int64_t leader_durable_end, std::span<const int32_t> in_sync,
+int64_t confirm_position(int32_t leader, int64_t leader_end, std::span<const int32_t> in_sync,
                          std::span<const MemberAck> acks, int64_t floor) {
-  int64_t c = leader_durable_end;
+  int64_t c = leader_end;
   for (int32_t member : in_sync) {
     if (member == leader) continue;
     auto it = std::find_if(acks.begin(), acks.end(), [&](const MemberAck& a) { return a.member == member; });
     if (it == acks.end()) return floor;
-    c = std::min(c, it->durable_end);
+    c = std::min(c, it->end);
   }
   return std::max(c, floor);
 }

@@ -1,11 +1,13 @@
 // ConfirmWaiters: acks=all produce requests waiting for the confirm position C (SCALE-OUT §3.8),
 // and the computation of C itself (§3.7).
 //
-// C is the smallest durable end acknowledged by every member of the in-sync set (SSS), the
-// leader counting its own durable end. A waiter registered for log position P succeeds once C
-// >= P; it fails when its deadline passes (kTimedOut: REQUEST_TIMED_OUT), when the group's
-// store is demoted or fenced (kNotLeader: NOT_LEADER_OR_FOLLOWER), when the in-sync set shrank
-// below the minimum (kNotEnoughReplicas: NOT_ENOUGH_REPLICAS_AFTER_APPEND), or at shutdown.
+// C is the smallest end acknowledged by every member of the in-sync set (SSS), the leader
+// counting its own: durable ends, or written ones when the leader runs with
+// ReplicationServerOptions::confirm_written (async flush: "in every member's page cache").
+// A waiter registered for log position P succeeds once C >= P; it fails when its deadline
+// passes (kTimedOut: REQUEST_TIMED_OUT), when the group's store is demoted or fenced
+// (kNotLeader: NOT_LEADER_OR_FOLLOWER), when the in-sync set shrank below the minimum
+// (kNotEnoughReplicas: NOT_ENOUGH_REPLICAS_AFTER_APPEND), or at shutdown.
 //
 // Threading: every method may be called from any thread (one mutex). Callbacks run outside the
 // lock, on the thread that resolved them (confirm(), fail_all(), expire(), add() itself when
@@ -33,17 +35,18 @@ struct ConfirmOutcome {
 };
 const char* confirm_outcome_name(ConfirmOutcome::Kind kind);
 
-// One member's acknowledged ends, as its last ACK said.
+// One member's acknowledged end that counts for C (its durable end, or its written end under
+// confirm_written), as its last ACK said.
 struct MemberAck {
   int32_t member = 0;
-  int64_t durable_end = 0;
+  int64_t end = 0;
 };
 
-// C over the in-sync set: min(leader_durable_end, the durable end acked by each other member of
-// in_sync). A member of in_sync with no ack in `acks` has acknowledged nothing: C is then
-// `floor` (the caller keeps C monotonic). `leader` may be listed in in_sync; it counts once,
-// with leader_durable_end.
-int64_t confirm_position(int32_t leader, int64_t leader_durable_end, std::span<const int32_t> in_sync,
+// C over the in-sync set: min(leader_end, the end acked by each other member of in_sync), all
+// ends of one kind (durable, or written). A member of in_sync with no ack in `acks` has
+// acknowledged nothing: C is then `floor` (the caller keeps C monotonic). `leader` may be listed
+// in in_sync; it counts once, with leader_end.
+int64_t confirm_position(int32_t leader, int64_t leader_end, std::span<const int32_t> in_sync,
                          std::span<const MemberAck> acks, int64_t floor);
 
 class ConfirmWaiters {

@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <deque>
 
 #include "cluster/log.h"
 #include "cluster/replication_io.h"
@@ -23,6 +24,18 @@ using Clock = std::chrono::steady_clock;
 namespace {
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kNoData = 0;  // the leader reads HELLO and ACKs: a DATA it receives has no room
+// Distinct ends remembered per session for caught_up_at. Past it a new frame joins the newest run,
+// which then asks for the newer end: caught_up_at may come later than due, never earlier.
+constexpr size_t kMaxUnackedRuns = 4096;
+
+void note_sent(std::deque<std::pair<int64_t, uint64_t>>& unacked, int64_t end) {
+  if (!unacked.empty() && (unacked.back().first == end || unacked.size() >= kMaxUnackedRuns)) {
+    unacked.back().first = std::max(unacked.back().first, end);
+    ++unacked.back().second;
+  } else {
+    unacked.emplace_back(end, 1);
+  }
+}
 }
 
 struct ReplicationServer::Session {
@@ -32,6 +45,10 @@ struct ReplicationServer::Session {
   int32_t follower_id = -1;
   int64_t cursor = 0;  // the next position to send; everything below was sent (or is being sent)
   int64_t last_sent_confirm = -1;
+  // The leader's log_end when each DATA frame not yet acked was sent, oldest first, equal ends
+  // run-length merged: {end, frames}. The follower acks every DATA in order, so an ACK answers
+  // the front frame.
+  std::deque<std::pair<int64_t, uint64_t>> unacked;
   bool ended = false;
   std::string peer;
 };
@@ -288,6 +305,7 @@ asio::awaitable<Status> ReplicationServer::send_loop(std::shared_ptr<Session> s)
         // Advanced before the write: the follower may ack these bytes before this coroutine resumes.
         s->cursor += static_cast<int64_t>(bytes.size());
         s->last_sent_confirm = confirm;
+        note_sent(s->unacked, end);
         {
           std::lock_guard lock(progress_mu_);
           progress_[s->follower_id].sent_end = s->cursor;
@@ -300,6 +318,7 @@ asio::awaitable<Status> ReplicationServer::send_loop(std::shared_ptr<Session> s)
     if (confirm != s->last_sent_confirm || Clock::now() >= last_send + options_.heartbeat) {
       const repl::DataHeader h{.epoch = options_.epoch, .from_pos = s->cursor, .confirm_pos = confirm, .leader_end = end};
       s->last_sent_confirm = confirm;
+      note_sent(s->unacked, end);
       if (Status st = co_await repl::write_data(s->conn, h, {}); !st.ok()) co_return st;
       last_send = Clock::now();
     }
@@ -333,13 +352,21 @@ asio::awaitable<void> ReplicationServer::ack_loop(std::shared_ptr<Session> s) {
                                        std::to_string(s->cursor) + ")"));
       co_return;
     }
-    s->conn.set_deadline(Clock::now() + options_.idle_timeout);
+    if (s->unacked.empty()) {
+      end_session(s, Status::malformed("an ACK with no DATA frame to acknowledge"));
+      co_return;
+    }
+    const int64_t end_when_sent = s->unacked.front().first;
+    if (--s->unacked.front().second == 0) s->unacked.pop_front();
+    const auto now = Clock::now();
+    s->conn.set_deadline(now + options_.idle_timeout);
     {
       std::lock_guard lock(progress_mu_);
       auto& p = progress_[s->follower_id];
       p.written_end = ack->written_end;
       p.durable_end = ack->durable_end;
-      p.last_ack = Clock::now();
+      p.last_ack = now;
+      if (ack->written_end >= end_when_sent) p.caught_up_at = now;
     }
     recompute_confirm();
   }
@@ -369,10 +396,12 @@ void ReplicationServer::recompute_confirm() {
   std::vector<MemberAck> acks;
   {
     std::lock_guard lock(progress_mu_);
-    for (const auto& [id, p] : progress_) acks.push_back(MemberAck{id, p.durable_end});
+    for (const auto& [id, p] : progress_)
+      acks.push_back(MemberAck{id, options_.confirm_written ? p.written_end : p.durable_end});
   }
   const int64_t before = waiters_.confirmed();
-  const int64_t c = confirm_position(options_.leader_id, log_->durable_end(), in_sync_, acks, before);
+  const int64_t own = options_.confirm_written ? log_->log_end() : log_->durable_end();
+  const int64_t c = confirm_position(options_.leader_id, own, in_sync_, acks, before);
   if (c > before) {
     log_->set_confirmed(c);
     waiters_.confirm(c);

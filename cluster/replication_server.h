@@ -7,8 +7,8 @@
 // follower's position on (never across one of the leader's epoch boundaries), an empty DATA as
 // a heartbeat every `heartbeat` (and at once when C moved), each carrying C; it reads the
 // follower's ACKs. C = confirm_position over the in-sync set given by set_in_sync (the leader
-// counting its own durable end); when C moves the server calls log->set_confirmed(C) and answers
-// the ConfirmWaiters.
+// counting its own end): over durable ends, or written ends with `confirm_written`; when C moves
+// the server calls log->set_confirmed(C) and answers the ConfirmWaiters.
 //
 // Threading: create, listen on any thread before the executor runs it or on it; everything else
 // may be called from any thread (it is posted to the executor), except followers(), which reads
@@ -41,6 +41,12 @@ struct ReplicationServerOptions {
   int64_t segment_bytes = 0;  // a follower's must be the same (segments roll at the same positions)
   std::vector<int32_t> in_sync;  // the in-sync set at start (set_in_sync changes it)
   int64_t confirmed = 0;         // C at start (the store's persisted confirmed end); it never goes below
+  // What C counts. false: durable ends (the leader's durable_end and each follower's acked
+  // durable_end): acks=all means "fsynced on every member" (store.flush.mode=sync). true: written
+  // ends (the leader's log_end and each follower's acked written_end): "in every member's page
+  // cache", SCALE-OUT §3.8's meaning with store.flush.mode=async, where a member syncs only every
+  // flush interval.
+  bool confirm_written = false;
   std::chrono::milliseconds heartbeat{100};
   // A follower that sends nothing (no HELLO, no ACK) for this long is disconnected. It acks every
   // DATA, heartbeats included, so this is many heartbeats.
@@ -61,6 +67,12 @@ struct FollowerProgress {
   int64_t durable_end = 0;
   uint64_t sessions = 0;     // sessions that got a WELCOME
   std::chrono::steady_clock::time_point last_ack{};
+  // When the follower last had everything: the arrival of its last ACK whose written_end reached
+  // the leader's log_end at the time the acknowledged DATA frame was sent (every DATA, heartbeats
+  // included, is acked, in order). A follower that acks but lags, or stops acking, keeps an older
+  // time; time_point{} until it first catches up. Kept across its sessions. (Kafka's
+  // lastCaughtUpTime, for the SSS shrink: replica.lag.time.max.ms.)
+  std::chrono::steady_clock::time_point caught_up_at{};
 };
 
 class ReplicationServer : public std::enable_shared_from_this<ReplicationServer> {

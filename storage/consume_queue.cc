@@ -206,6 +206,13 @@ std::optional<ConsumeQueue::BatchRange> ConsumeQueue::batch_range(const IndexFil
   return BatchRange{first, last, first == w_first_unit_ && last == w_unit_end_};
 }
 
+std::vector<int64_t> ConsumeQueue::base_offsets(const IndexFiles& ix, const BatchRange& r) const {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(r.last - r.first));
+  for (int64_t i = r.first; i < r.last; ++i) out.push_back(writer_unit(ix, i).base_offset);
+  return out;
+}
+
 std::optional<LogPosition> ConsumeQueue::oldest_entry(const IndexFiles& ix) const {
   std::optional<LogPosition> oldest;
   for (int64_t i = w_first_unit_; i < w_unit_end_; ++i) {

@@ -101,6 +101,8 @@ class ConsumeQueue {
     bool whole = false;
   };
   std::optional<BatchRange> batch_range(const IndexFiles& ix, int64_t from, int64_t to) const;
+  // The base offsets of the stored batches of `r` (writer side), ascending.
+  std::vector<int64_t> base_offsets(const IndexFiles& ix, const BatchRange& r) const;
   // Replaces units [a, b) (ordinals, w_first <= a <= b <= w_end) with `fresh`, whose
   // base offsets the caller checked to lie strictly increasing within the replaced
   // range, and publishes the result: the whole array is written into new chunks and

@@ -58,8 +58,8 @@ struct RewriteCommit {
   std::vector<format::QueueUnit> units;
 };
 inline constexpr int64_t kRewriteCommitFixedBytes = 20;  // from, to, count
-// The most units an RKW1 body of at most `max_body_bytes` holds: a leader refuses a
-// rewrite into more batches than max_rewrite_units(max_append_bytes) (kTooLarge), so no
+// The most units an RKW1 body of at most `max_body_bytes` holds: a leader writes a rewrite
+// into more batches than max_rewrite_units(max_append_bytes) as several commits, so no
 // rewrite commit is larger than the largest batch entry.
 inline int64_t max_rewrite_units(int64_t max_body_bytes) {
   return std::max<int64_t>(0, (max_body_bytes - kRewriteCommitFixedBytes) / format::kUnitSize);

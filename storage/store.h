@@ -146,8 +146,11 @@ class Store {
   // flusher thread. Until then a crash serves the original batches. kConflict when
   // the range no longer matches stored batches (retention, delete_records, another
   // rewrite), kNotFound for a deleted partition, kInvalidArgument for bad batches,
-  // kTooLarge on a leader for more batches than its rewrite commit (RKW1, FORMAT.md) may
-  // name: (max_append_bytes - 20) / 32. The caller keeps the batch bytes alive until `done`.
+  // On a leader the rewrite's commit (RKW1, FORMAT.md) names at most (max_append_bytes -
+  // 20) / 32 batches; more go out as several commits, the range cut at stored batches' base
+  // offsets no new batch straddles (as new batches that keep their original base offsets
+  // allow), and kTooLarge when no such cut exists. The caller keeps the batch bytes alive
+  // until `done`.
   struct RewriteRequest {
     PartitionId partition = 0;
     int64_t from = 0, to = 0;
@@ -221,7 +224,11 @@ class Store {
   // Queued on the writer in order with the writes. kLeader: `epoch` must be above
   // every epoch in epochs() (else kConflict), unless already leading it; its (epoch,
   // log end) is persisted (an RKM1 entry and the journal, synced) before `done`, and
-  // writes queued after this op are stamped with it. kFollower / kFenced: the write
+  // writes queued after this op are stamped with it. One exception to "above": a leader
+  // fenced at its epoch (set_role(kFenced, E) after leading E) may lead E again while E
+  // is still the last epoch and its log was not cut since (no truncate_to, no follower
+  // role in between; not across a reopen): nothing new is written, writes resume
+  // stamped with E. The caller must know the group still names it leader of E. kFollower / kFenced: the write
   // calls are refused with kNotLeader from the next op on. kSingle (the default at
   // every open): today's single-broker behaviour.
   virtual void set_role(Role /*role*/, int32_t /*epoch*/, StatusCallback done) {

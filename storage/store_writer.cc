@@ -13,6 +13,48 @@
 
 namespace rokka::storage {
 
+namespace {
+
+// A leader's rewrite goes out as RKW1 rewrite commits of at most `max_units` new batches
+// each (so none outgrows the largest batch entry): [from, to) is cut at base offsets of
+// the stored batches (`stored_bases`, ascending) that no new batch straddles, so each
+// commit's range still matches the stored batches when a follower (or recovery) applies
+// the commits in order. Each piece: the index one past its last new batch, and its end
+// offset (`to` for the last). nullopt when no such cut keeps a piece within max_units.
+struct RewritePiece {
+  size_t end_batch = 0;
+  int64_t to = 0;
+};
+std::optional<std::vector<RewritePiece>> split_rewrite(std::span<const std::span<const std::byte>> batches,
+                                                       std::span<const int64_t> stored_bases, int64_t to,
+                                                       size_t max_units) {
+  namespace fb = format::batch;
+  auto next_offset = [&](size_t i) {
+    return fb::i64(batches[i], fb::kBaseOffset) + fb::i32(batches[i], fb::kLastOffsetDelta) + 1;
+  };
+  std::vector<RewritePiece> pieces;
+  size_t a = 0;
+  while (batches.size() - a > max_units) {
+    size_t j = a + max_units;  // the next piece's first batch, as far on as allowed
+    int64_t cut = -1;
+    for (; j > a; --j) {
+      const int64_t prev_end = next_offset(j - 1);
+      auto it = std::lower_bound(stored_bases.begin(), stored_bases.end(), prev_end);
+      if (it != stored_bases.end() && *it <= fb::i64(batches[j], fb::kBaseOffset)) {
+        cut = *it;
+        break;
+      }
+    }
+    if (j == a) return std::nullopt;
+    pieces.push_back({j, cut});
+    a = j;
+  }
+  pieces.push_back({batches.size(), to});
+  return pieces;
+}
+
+}  // namespace
+
 bool OpQueue::push(WriterOp&& op) {
   {
     std::lock_guard lock(mu_);
@@ -466,19 +508,6 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
   if (!p) return Status::not_found("partition " + std::to_string(rq.partition));
   for (const auto& st : staged_rewrites_)
     if (st.partition == rq.partition) return Status::conflict("another rewrite of the partition is in progress");
-  if (role_ == Role::kLeader) {
-    // Its RKW1 entry names every new batch (FORMAT.md): no larger than the largest batch
-    // entry, which is what a follower's DATA frames are bounded by.
-    const int64_t commit_body =
-        replication::kRewriteCommitFixedBytes + format::kUnitSize * static_cast<int64_t>(rq.batches.size());
-    if (commit_body > options_.max_append_bytes) {
-      return Status::too_large("a rewrite into " + std::to_string(rq.batches.size()) + " batches needs a " +
-                               std::to_string(commit_body) + "-byte rewrite commit, over max_append_bytes (" +
-                               std::to_string(options_.max_append_bytes) + "): rewrite at most " +
-                               std::to_string(replication::max_rewrite_units(options_.max_append_bytes)) +
-                               " batches at once");
-    }
-  }
   const auto range = p->queue.batch_range(index_, rq.from, rq.to);
   if (!range) return Status::conflict("rewrite range no longer matches the stored batches");
   if (rq.batches.empty() && range->whole) return Status::invalid_argument("a rewrite must leave batches in the partition");
@@ -491,6 +520,24 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
       return Status::too_large("batch larger than a segment");
     expected = end;
   }
+  // A leader's RKW1 entries name every new batch (FORMAT.md), each no larger than the
+  // largest batch entry, which is what a follower's DATA frames are bounded by: more
+  // batches than one may name go out as several, cut between stored batches.
+  std::vector<RewritePiece> pieces{{rq.batches.size(), rq.to}};
+  if (role_ == Role::kLeader) {
+    const int64_t max_units = replication::max_rewrite_units(options_.max_append_bytes);
+    if (static_cast<int64_t>(rq.batches.size()) > max_units) {
+      const auto bases = p->queue.base_offsets(index_, *range);
+      auto split = split_rewrite(rq.batches, bases, rq.to, static_cast<size_t>(max_units));
+      if (!split) {
+        return Status::too_large("a rewrite into " + std::to_string(rq.batches.size()) +
+                                 " batches cannot be cut, between stored batches, into rewrite commits of at most " +
+                                 std::to_string(max_units) + " batches (max_append_bytes " +
+                                 std::to_string(options_.max_append_bytes) + ")");
+      }
+      pieces = std::move(*split);
+    }
+  }
   StagedRewrite staged{rq.partition, range->first, range->last, {}, {}};
   const int64_t now = options_.clock_ms();
   for (const auto& b : rq.batches) {
@@ -498,9 +545,17 @@ Status StoreWriter::stage_rewrite(RewriteOp& op) {
     if (!unit.ok()) return unit.status();  // entries staged so far are never indexed
     staged.units.push_back(*unit);
   }
-  if (role_ == Role::kLeader) {  // followers swap the same units in at this entry (RKW1)
-    const auto body = replication::encode_rewrite_commit({rq.from, rq.to, staged.units});
-    if (Status s = append_payload_entry(format::kRewriteCommitMagic, rq.partition, 0, body); !s.ok()) return s;
+  if (role_ == Role::kLeader) {  // followers swap the same units in at these entries (RKW1), in order
+    size_t a = 0;
+    int64_t from = rq.from;
+    for (const auto& piece : pieces) {
+      const auto first = staged.units.begin() + static_cast<std::ptrdiff_t>(a);
+      const auto last = staged.units.begin() + static_cast<std::ptrdiff_t>(piece.end_batch);
+      const auto body = replication::encode_rewrite_commit({from, piece.to, std::vector<format::QueueUnit>(first, last)});
+      if (Status s = append_payload_entry(format::kRewriteCommitMagic, rq.partition, 0, body); !s.ok()) return s;
+      a = piece.end_batch;
+      from = piece.to;
+    }
   }
   staged.done = std::move(op.done);
   staged_rewrites_.push_back(std::move(staged));
@@ -573,8 +628,14 @@ void StoreWriter::handle(SetRoleOp& op) {
   } else if (op.role != Role::kLeader) {
     change_role(op.role);
     epoch_ = op.epoch;
+    if (op.role != Role::kFenced) led_epoch_ = -1;
   } else if (role_ == Role::kLeader && epoch_ == op.epoch) {
     // already leading this epoch
+  } else if (role_ == Role::kFenced && epoch_ == op.epoch && led_epoch_ == op.epoch && op.epoch == last_epoch()) {
+    // A fenced leader resuming its own epoch: its start is written already, and nothing was
+    // written or cut since (a fenced store refuses writes; a cut forgets led_epoch_).
+    change_role(Role::kLeader);
+    log_info("store leads epoch {} again", op.epoch);
   } else if (op.epoch < 0 || op.epoch <= last_epoch()) {
     s = Status::conflict("leader epoch " + std::to_string(op.epoch) + " not above the last one");
   } else {
@@ -588,6 +649,7 @@ void StoreWriter::handle(SetRoleOp& op) {
       change_role(old_role);
       epoch_ = old_epoch;
     } else {
+      led_epoch_ = op.epoch;
       log_info("store leads epoch {} from log position {}", op.epoch, start);
     }
   }
@@ -787,6 +849,7 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   }
   const LogPosition cut{position};
   if (!log_.entry_boundary(cut)) return Status::invalid_argument("truncate_to " + std::to_string(position) + " is not an entry boundary");
+  led_epoch_ = -1;  // its log is no longer what it led: it may lead only a new epoch
   // High watermarks: never above the cut's next offsets; the groups cut are replaced
   // by one ending at the cut (the partitions' entries below it still wait for it).
   while (!unconfirmed_.empty() && unconfirmed_.back().end > position) unconfirmed_.pop_back();

@@ -248,6 +248,9 @@ class StoreWriter {
   bool read_only_ = false;  // after a storage failure: every later write fails
   Role role_ = Role::kSingle;
   int32_t epoch_ = -1;      // the epoch led (kLeader) or last set
+  // The epoch this store wrote the start of (set_role(kLeader, E)) and has led since, fenced
+  // perhaps but never a follower nor cut: the one epoch a kFenced store may lead again. -1: none.
+  int32_t led_epoch_ = -1;
   // Replicated roles: the groups not confirmed yet, oldest first (their log end and the
   // next offsets of the partitions they grew), the confirmed position, and the partitions
   // whose high watermark moved in the current process() round.

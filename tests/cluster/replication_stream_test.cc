@@ -3,7 +3,8 @@
 // while the leader appends, C moves only with the in-sync followers' durable acks, a connection
 // cut in the middle of a frame resumes without gap or duplicate (the follower's log refuses an
 // append that is not at its end), a divergent tail is cut by the epoch rule, a follower refuses a
-// leader of a lower epoch, and a frame with a bad CRC ends the session.
+// leader of a lower epoch, and a frame with a bad CRC ends the session; with confirm_written C
+// counts written ends; caught_up_at freezes for a follower that lags.
 #include <gtest/gtest.h>
 #include <poll.h>
 
@@ -185,6 +186,49 @@ TEST_F(ReplicationStream, ConfirmMovesOnlyWithTheInSyncFollowersDurableAcks) {
   leader->hold_durable(false);
   server->notify_appended();
   EXPECT_TRUE(wait_until([&] { return server->confirmed() == leader->log_end(); }));
+}
+
+// confirm_written (store.flush.mode=async): C counts written ends, the leader's log_end and each
+// in-sync follower's acked written_end, so it moves while no member has synced anything (the test
+// above is the default, durable ends, where it does not). Every in-sync member must still have
+// written it.
+TEST_F(ReplicationStream, ConfirmWrittenMovesCWhileNoMemberSyncs) {
+  leader->begin_epoch(1);
+  leader->hold_durable(true);
+  follower->hold_durable(true);
+  auto options = server_options(1, {1, 2});
+  options.confirm_written = true;
+  server = ReplicationServer::create(leader_io.executor(), leader, options);
+  auto bound = server->listen(kLoopback);
+  ASSERT_TRUE(bound.ok());
+  start_client(*bound);
+  append_entries(1, 50);
+  const int64_t end = leader->log_end();
+  std::atomic<int> answered{0};
+  std::atomic<bool> answer_ok{false};
+  server->waiters().add(end, std::chrono::steady_clock::now() + 60s, [&](ConfirmOutcome o) {
+    answer_ok = o.ok();
+    ++answered;
+  });
+  ASSERT_TRUE(wait_until([&] { return server->confirmed() == end; })) << client->last_error();
+  EXPECT_TRUE(wait_until([&] { return answered.load() == 1; }));
+  EXPECT_TRUE(answer_ok.load());
+  EXPECT_EQ(leader->confirmed(), end);
+  EXPECT_TRUE(wait_until([&] { return follower->confirmed() == end; }));
+  EXPECT_EQ(leader->durable_end(), 0);  // nothing synced anywhere
+  EXPECT_EQ(follower->durable_end(), 0);
+  EXPECT_EQ(server->follower(2)->durable_end, 0);
+
+  // Member 3 joins the in-sync set and never connects: C stays where 2 alone cannot take it.
+  server->set_in_sync({1, 2, 3});
+  append_entries(1, 20);
+  const int64_t end2 = leader->log_end();
+  ASSERT_TRUE(wait_until([&] { return server->follower(2)->written_end == end2; }));
+  const auto ack = server->follower(2)->last_ack;
+  ASSERT_TRUE(wait_until([&] { return server->follower(2)->last_ack > ack + 300ms; }));
+  EXPECT_EQ(server->confirmed(), end);
+  server->set_in_sync({1, 2});
+  EXPECT_TRUE(wait_until([&] { return server->confirmed() == end2; }));
 }
 
 TEST_F(ReplicationStream, StoppingTheServerFailsTheWaitersWithTheReason) {
@@ -562,6 +606,101 @@ TEST_F(ReplicationStream, FrameWithABadCrcClosesTheSession) {
   // The server is still serving after all that: a real follower catches up.
   start_client(at);
   EXPECT_TRUE(wait_until([&] { return same_log(*leader, *follower); }, 60s)) << client->last_error();
+}
+
+// caught_up_at: the arrival of the last ACK that reached the leader's log end of the moment the
+// acknowledged frame left. A follower that keeps up (every heartbeat finds it at the end) sees it
+// advance; one that acks every frame but holds no more than it had (follower 9, by hand) keeps the
+// time it last had everything, however many ACKs it sends, until it acks the end again.
+TEST_F(ReplicationStream, CaughtUpAtAdvancesWhileAFollowerKeepsUpAndFreezesWhileItLags) {
+  using Clock = std::chrono::steady_clock;
+  leader->begin_epoch(1);
+  append_entries(1, 20, 1000);
+  const auto at = start_server(1, {1});
+  start_client(at);
+  ASSERT_TRUE(wait_until([&] { return same_log(*leader, *follower); }, 60s)) << client->last_error();
+  ASSERT_TRUE(wait_until([&] {
+    auto p = server->follower(2);
+    return p && p->caught_up_at != Clock::time_point{};
+  }));
+  const auto first = server->follower(2)->caught_up_at;
+  EXPECT_TRUE(wait_until([&] { return server->follower(2)->caught_up_at > first + 300ms; }));
+
+  asio::io_context io;
+  tcp::socket s(io);
+  s.connect(at);
+  asio::write(s, asio::buffer(repl::encode(raw_hello())));
+  struct Sent {
+    int64_t from_pos = 0;
+    int64_t bytes = 0;  // of entries: 0 for a heartbeat
+  };
+  auto next_data = [&]() -> std::optional<Sent> {
+    auto f = read_raw_frame(s);
+    if (!f) return std::nullopt;
+    auto d = repl::decode_frame(*f);
+    if (!d.ok() || !std::holds_alternative<repl::Data>(*d)) return std::nullopt;
+    const auto& data = std::get<repl::Data>(*d);
+    return Sent{data.header.from_pos, static_cast<int64_t>(data.bytes.size())};
+  };
+  // The ACK's durable_end (never above its written_end) marks which ACK the leader has taken in.
+  auto ack = [&](int64_t written, int64_t durable) {
+    asio::write(s, asio::buffer(repl::encode(repl::Ack{.written_end = written, .durable_end = durable})));
+  };
+  auto progress9 = [&] { return server->follower(9).value_or(FollowerProgress{}); };
+  ASSERT_TRUE(read_raw_frame(s).has_value());  // WELCOME
+  auto d = next_data();
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->from_pos, 0);
+  const int64_t held = d->bytes;
+  ASSERT_EQ(held, leader->log_end());  // 20 small entries: one frame
+  ack(held, held);
+  ASSERT_TRUE(wait_until([&] { return progress9().caught_up_at != Clock::time_point{}; }));
+
+  // The leader appends; 9 acks every frame with the end it had.
+  for (int i = 0; i < 5; ++i) leader->append(1, random_blob(rng, 1000));
+  server->notify_appended();
+  const int64_t end = leader->log_end();
+  for (int64_t sent = held; sent < end;) {
+    d = next_data();
+    ASSERT_TRUE(d.has_value());
+    if (d->bytes > 0) {
+      ASSERT_EQ(d->from_pos, sent);
+      sent += d->bytes;
+    }
+    ack(held, sent == end ? held - 1 : held);  // every frame after this one left with the log at `end`
+  }
+  ASSERT_TRUE(wait_until([&] { return progress9().durable_end == held - 1; }));
+  const auto frozen = progress9().caught_up_at;
+  for (int i = 0; i < 8; ++i) {  // heartbeats, 100 ms apart
+    d = next_data();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->bytes, 0);
+    ack(held, i == 7 ? held - 2 : held - 1);
+  }
+  ASSERT_TRUE(wait_until([&] { return progress9().durable_end == held - 2; }));
+  const auto lagging = progress9();
+  EXPECT_EQ(lagging.caught_up_at, frozen);
+  EXPECT_GT(lagging.last_ack, frozen + 300ms);
+  EXPECT_EQ(lagging.written_end, held);
+  EXPECT_TRUE(lagging.connected);
+  // Follower 2 kept up meanwhile.
+  EXPECT_GT(server->follower(2)->caught_up_at, frozen + 300ms);
+
+  // 9 acks the end: caught up again.
+  d = next_data();
+  ASSERT_TRUE(d.has_value());
+  ack(end, end);
+  EXPECT_TRUE(wait_until([&] { return progress9().caught_up_at > lagging.last_ack; }));
+
+  // More ACKs than DATA frames sent: nothing to acknowledge, the session ends.
+  const auto extra = repl::encode(repl::Ack{.written_end = end, .durable_end = end});
+  for (int i = 0; i < 50; ++i) {
+    boost::system::error_code ec;
+    asio::write(s, asio::buffer(extra), ec);
+    if (ec) break;  // closed already
+  }
+  EXPECT_TRUE(closed_by_peer(s));
+  EXPECT_TRUE(wait_until([&] { return !progress9().connected; }));
 }
 
 // Silence ends a session on both sides: a follower that never acks is dropped by the leader after

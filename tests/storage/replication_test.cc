@@ -14,6 +14,8 @@
 #include "storage/checkpoint.h"
 #include "storage/crc32c.h"
 #include "storage/file_system.h"
+#include "storage/format.h"
+#include "storage/replication.h"
 #include "storage/store.h"
 #include "tests/storage/store_fixture.h"
 #include "tests/testutil/record_batch.h"
@@ -178,6 +180,62 @@ TEST_F(ReplicationTest, AFollowerRefusesWritesWithNotLeader) {
   ASSERT_TRUE(set_role(*follower_, Role::kFollower, 1).ok());
   EXPECT_EQ(follower_->log_end(), leader_->log_end());  // nothing was written by the refusals
   EXPECT_EQ(follower_->offsets(0)->next_offset, 0);
+}
+
+// A leader fenced at its epoch (its lease lapsed, then was confirmed still its own) leads that
+// epoch again: writes resume stamped with it and nothing new is logged for it. Only that store,
+// only that epoch, only while it is the last one and the log was not cut since.
+TEST_F(ReplicationTest, AFencedLeaderResumesItsOwnEpochOnly) {
+  create(*leader_, 1);
+  ASSERT_TRUE(append(*leader_, 0, make_batch({.records = 2})).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 1).ok());
+  const auto batch = make_batch({.records = 3});
+  EXPECT_EQ(append(*leader_, 0, batch).status().code(), StatusCode::kNotLeader);
+  const int64_t fenced_end = leader_->log_end();
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 0).code(), StatusCode::kConflict);  // an older epoch
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kOk);
+  EXPECT_EQ(leader_->log_end(), fenced_end);  // no epoch record: epoch 1 began earlier
+  ASSERT_EQ(leader_->epochs().size(), 1u);
+  EXPECT_EQ(leader_->epochs()[0], (EpochStart{1, 0}));
+  auto resumed = append(*leader_, 0, batch);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().to_string();
+  EXPECT_EQ(resumed->base_offset, 2);
+  confirm(*leader_, leader_->log_end());  // readable up to the high watermark
+  {
+    const auto v = view(*leader_, 0);
+    ASSERT_EQ(v.batches.size(), 2u);
+    EXPECT_EQ(fb::i32(v.batches[1], fb::kLeaderEpoch), 1);
+  }
+  // The follower takes the resumed epoch's entries like any others.
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
+
+  // A follower at epoch 1 never led it: not directly, not through the fenced role.
+  EXPECT_EQ(set_role(*follower_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  ASSERT_TRUE(set_role(*follower_, Role::kFenced, 1).ok());
+  EXPECT_EQ(set_role(*follower_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  EXPECT_EQ(append(*follower_, 0, batch).status().code(), StatusCode::kNotLeader);
+
+  // Once it led a later epoch, the earlier one is refused even fenced at it.
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 2).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 1).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 1).code(), StatusCode::kConflict);
+  // Fenced at 2, it resumes 2.
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 2).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 2).code(), StatusCode::kOk);
+  ASSERT_TRUE(append(*leader_, 0, batch).ok());
+  // A follower in between, or a cut while fenced, and the epoch is no longer its own.
+  ASSERT_TRUE(set_role(*leader_, Role::kFollower, 2).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 2).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 2).code(), StatusCode::kConflict);
+  ASSERT_TRUE(set_role(*leader_, Role::kLeader, 3).ok());
+  const int64_t before_last = leader_->log_end();
+  ASSERT_TRUE(append(*leader_, 0, batch).ok());
+  ASSERT_TRUE(set_role(*leader_, Role::kFenced, 3).ok());
+  ASSERT_TRUE(truncate_to(*leader_, before_last).ok());
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 3).code(), StatusCode::kConflict);
+  EXPECT_EQ(append(*leader_, 0, batch).status().code(), StatusCode::kNotLeader);
+  EXPECT_EQ(set_role(*leader_, Role::kLeader, 4).code(), StatusCode::kOk);
 }
 
 TEST_F(ReplicationTest, SingleRoleStoresNoEpochAndLogsNoMetaEntry) {
@@ -375,13 +433,38 @@ TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint)
   EXPECT_EQ(view(*follower_, 0).batches.size(), 3u);
 }
 
-// A leader's rewrite commit (RKW1) names every new batch; it may not outgrow the largest batch
-// entry (max_append_bytes, what a follower's DATA frames are sized for). A rewrite into more
-// batches is refused with kTooLarge and changes nothing; one at the limit replicates; a kSingle
-// store, which writes no commit, takes the large one.
-TEST_F(ReplicationTest, ARewriteIntoMoreBatchesThanItsCommitMayNameIsRefusedOnALeader) {
+// The RKW1 rewrite commits in the log from `from` on, in order.
+std::vector<replication::RewriteCommit> rewrite_commits(Store& s, int64_t from) {
+  std::vector<replication::RewriteCommit> out;
+  while (from < s.log_end()) {
+    auto slice = s.read_log(from, 1 << 20);
+    EXPECT_TRUE(slice.ok() && !slice->bytes.empty());
+    if (!slice.ok() || slice->bytes.empty()) break;
+    for (size_t at = 0; at + format::kEntryHeaderSize <= slice->bytes.size();) {
+      const auto h = format::decode_entry_header(slice->bytes.data() + at);
+      if (h.magic == format::kBlankMagic) break;  // the segment's tail
+      if (h.magic == format::kRewriteCommitMagic) {
+        auto c = replication::decode_rewrite_commit(slice->bytes.subspan(at + format::kEntryHeaderSize,
+                                                                         h.length - format::kEntryHeaderSize));
+        EXPECT_TRUE(c.has_value());
+        if (c) out.push_back(std::move(*c));
+      }
+      at += h.length;
+    }
+    from += static_cast<int64_t>(slice->bytes.size());
+  }
+  return out;
+}
+
+// A leader's rewrite commit (RKW1) names new batches; it may not outgrow the largest batch entry
+// (max_append_bytes, what a follower's DATA frames are sized for). A rewrite into more batches
+// than one may name goes out as several, cut between stored batches and chained, and a follower
+// ends identical, also after a crash that makes it re-apply them. A rewrite that cannot be cut so
+// (new batches straddling every stored batch boundary it would need) is refused with kTooLarge
+// and changes nothing; a kSingle store, which writes no commit, takes it.
+TEST_F(ReplicationTest, ARewriteIntoMoreBatchesThanOneCommitMayNameGoesOutAsSeveral) {
   const int64_t limit = (small_options(ldir_.path()).max_append_bytes - 20) / 32;  // 1023 at 32 KiB
-  const auto n = static_cast<size_t>(limit + 1);
+  const auto n = static_cast<size_t>(3 * limit);
   std::vector<std::vector<std::byte>> batches;
   std::vector<AppendRequest> reqs;
   for (size_t i = 0; i < n; ++i) batches.push_back(make_batch({.value_bytes = 4}));
@@ -390,38 +473,72 @@ TEST_F(ReplicationTest, ARewriteIntoMoreBatchesThanItsCommitMayNameIsRefusedOnAL
     ASSERT_EQ(create(s, 1), std::vector<PartitionId>{0});
     for (const auto& r : append_all(s, reqs)) { ASSERT_TRUE(r.ok()) << r.status().to_string(); }
   };
-  auto rewritten = [&](size_t count) {
-    std::vector<std::vector<std::byte>> out;
-    for (size_t i = 0; i < count; ++i)
-      out.push_back(with_base(make_batch({.value_bytes = 2, .fill = 0x33}), static_cast<int64_t>(i)));
-    return out;
-  };
   ASSERT_NO_FATAL_FAILURE(fill(*leader_));
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
   const int64_t end = leader_->log_end();
-  const auto too_many = rewritten(n);
-  const Status refused = rewrite(*leader_, 0, 0, static_cast<int64_t>(n), too_many);
-  EXPECT_EQ(refused.code(), StatusCode::kTooLarge) << refused.to_string();
-  EXPECT_NE(refused.to_string().find(std::to_string(limit)), std::string::npos) << refused.to_string();
-  EXPECT_EQ(leader_->log_end(), end);  // nothing written
-  confirm(*leader_, end);
-  // The original batch is still served (from its magic byte on: the leader stamped its epoch).
-  const auto kept = view(*leader_, 0);
-  ASSERT_EQ(kept.batches.size(), n);
-  EXPECT_TRUE(std::equal(kept.batches[5].begin() + 16, kept.batches[5].end(), batches[5].begin() + 16,
-                         batches[5].end()));
 
-  const auto at_limit = rewritten(static_cast<size_t>(limit));
-  ASSERT_TRUE(rewrite(*leader_, 0, 0, limit, at_limit).ok());
+  // A rewrite no cut fits: one stored batch of limit + 1 records rewritten into limit + 1
+  // one-record batches, with no stored batch boundary between them.
+  {
+    TempDir dir;
+    auto a = open_store(small_options(dir.path()));
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(set_role(*a, Role::kLeader, 1).ok());
+    ASSERT_EQ(create(*a, 1), std::vector<PartitionId>{0});
+    const auto big = make_batch({.records = static_cast<int>(limit + 1), .value_bytes = 1});
+    ASSERT_TRUE(append(*a, 0, big).ok());
+    ASSERT_TRUE(append(*a, 0, make_batch({.value_bytes = 4})).ok());
+    std::vector<std::vector<std::byte>> straddling;
+    for (int64_t i = 0; i <= limit; ++i) straddling.push_back(with_base(make_batch({.value_bytes = 2}), i));
+    const int64_t a_end = a->log_end();
+    const Status refused = rewrite(*a, 0, 0, limit + 1, straddling);
+    EXPECT_EQ(refused.code(), StatusCode::kTooLarge) << refused.to_string();
+    EXPECT_NE(refused.to_string().find(std::to_string(limit)), std::string::npos) << refused.to_string();
+    EXPECT_EQ(a->log_end(), a_end);  // nothing written
+    confirm(*a, a_end);
+    const auto kept = view(*a, 0);
+    ASSERT_EQ(kept.batches.size(), 2u);
+    EXPECT_TRUE(std::equal(kept.batches[0].begin() + 16, kept.batches[0].end(), big.begin() + 16, big.end()));
+  }
+
+  // Every stored batch rewritten, one in 50 dropped: three commits' worth.
+  std::vector<std::vector<std::byte>> out;
+  for (size_t i = 0; i < n; ++i)
+    if (i % 50 != 7) out.push_back(with_base(make_batch({.value_bytes = 2, .fill = 0x33}), static_cast<int64_t>(i)));
+  ASSERT_GT(out.size(), static_cast<size_t>(2 * limit));
+  const Status rewritten = rewrite(*leader_, 0, 0, static_cast<int64_t>(n), out);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.to_string();
+  const auto commits = rewrite_commits(*leader_, end);
+  ASSERT_EQ(commits.size(), 3u);
+  EXPECT_EQ(commits.front().from, 0);
+  EXPECT_EQ(commits.back().to, static_cast<int64_t>(n));
+  size_t named = 0;
+  for (size_t i = 0; i < commits.size(); ++i) {
+    EXPECT_LE(static_cast<int64_t>(commits[i].units.size()), limit);
+    if (i > 0) { EXPECT_EQ(commits[i].from, commits[i - 1].to); }
+    named += commits[i].units.size();
+  }
+  EXPECT_EQ(named, out.size());
+
+  confirm(*leader_, leader_->log_end());
+  {
+    const auto v = view(*leader_, 0);
+    ASSERT_EQ(v.batches.size(), out.size());
+    EXPECT_EQ(v.batches[1000], out[1000]);
+  }
   ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
   expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
-  EXPECT_EQ(view(*follower_, 0).batches[5], at_limit[5]);
+  EXPECT_EQ(view(*follower_, 0).batches.back(), out.back());
+  ASSERT_NO_FATAL_FAILURE(reopen_follower(/*crash=*/true));  // its checkpoint may be older than the commits
+  expect_same(*leader_, ldir_.path(), *follower_, fdir_.path(), 1);
 
+  // A kSingle store writes no commit: the same rewrite, in one piece.
   TempDir sdir;
   auto single = open_store(small_options(sdir.path()));
   ASSERT_TRUE(single);
   ASSERT_NO_FATAL_FAILURE(fill(*single));
-  ASSERT_TRUE(rewrite(*single, 0, 0, static_cast<int64_t>(n), too_many).ok());
-  EXPECT_EQ(view(*single, 0).batches[5], too_many[5]);
+  ASSERT_TRUE(rewrite(*single, 0, 0, static_cast<int64_t>(n), out).ok());
+  EXPECT_EQ(view(*single, 0).batches[5], out[5]);
 }
 
 TEST_F(ReplicationTest, HighWatermarksMoveWithConfirmationsNotAppends) {
