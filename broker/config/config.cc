@@ -236,6 +236,9 @@ std::string cfg::apply(const Row& row, BrokerConfig& c, std::string_view v) {
         return "Rokka's built-in authorizer stands in for one of: " + choice_list(row.choices) + " (or empty: none)";
       c.*member<std::string>(row) = std::string(v);
       return {};
+    case Read::kSecurity:
+      c.security_settings[std::string(row.name)] = std::string(v);
+      return {};
   }
   return {};
 }
@@ -253,6 +256,10 @@ std::string cfg::value(const Row& row, const BrokerConfig& c) {
     case Read::kOptionalText:
     case Read::kAuthorizer:
       return c.*member<std::string>(row);
+    case Read::kSecurity: {
+      auto it = c.security_settings.find(row.name);
+      return std::string(it != c.security_settings.end() ? std::string_view(it->second) : row.default_value);
+    }
     case Read::kListeners:
       return join(c.*member<std::vector<Listener>>(row));
     case Read::kHttpListeners: {
@@ -369,7 +376,9 @@ Result<BrokerConfig> load_config(std::string_view properties,
   for (const Row& row : rokka_rows()) {
     auto it = given.find(std::string(row.name));
     const bool set = it != given.end();
-    if (!set && row.default_value.empty()) continue;  // an optional override key
+    // An optional key; or a security key: the listeners read its default themselves, and only
+    // given values go into security_settings.
+    if (!set && (row.default_value.empty() || row.read == cfg::Read::kSecurity)) continue;
     const std::string value = set ? it->second : std::string(row.default_value);
     if (std::string err = cfg::apply(row, config, value); !err.empty())
       return Status::invalid_argument("config " + std::string(row.name) + "=" + value + ": " + err);

@@ -99,7 +99,9 @@ struct BrokerConfig {
   // The TLS and SASL settings as given (ssl.*, sasl.*, <mechanism>.sasl.jaas.config,
   // connections.max.reauth.ms and their listener.name.<l>. forms): read per
   // listener by broker/net/listener_security.cc with security/'s parsers, never
-  // logged (they hold passwords and keys); DescribeConfigs masks the secrets.
+  // logged (they hold passwords and keys); DescribeConfigs masks the secrets. The keys
+  // of the table's Read::kSecurity rows are here too, when given (their defaults are the
+  // table's).
   std::map<std::string, std::string, std::less<>> security_settings;
 
   // Cluster mode (docs/cluster.md): empty endpoints = a single broker, as without these keys.

@@ -53,9 +53,13 @@ enum class Read : uint8_t {
   kHttpListeners,  // host:port[,...] (rokka.http.listeners), or empty
   kRetention,      // an integer >= -1 (-1: unlimited) in units of unit_ms, into log_retention_ms
   kAuthorizer,     // empty, or one of `choices` (Kafka's authorizer classes)
+  // A TLS or SASL key the listeners read from BrokerConfig::security_settings, where it is
+  // kept as given, beside its listener.name.<l>. and <mechanism>. forms; checked when a
+  // listener that uses it is built (broker/net/listener_security.cc), else the default.
+  kSecurity,
 };
 
-// The BrokerConfig member a key is read into (none for kNone and kHttpListeners).
+// The BrokerConfig member a key is read into (none for kNone, kHttpListeners and kSecurity).
 using Field = std::variant<std::monostate, int16_t BrokerConfig::*, int32_t BrokerConfig::*, int64_t BrokerConfig::*,
                            bool BrokerConfig::*, std::string BrokerConfig::*, std::vector<Listener> BrokerConfig::*>;
 
@@ -124,6 +128,10 @@ constexpr Row listeners(std::string_view name, uint8_t scope, std::vector<Listen
                         std::string_view def, std::string_view doc) {
   return {.name = name, .scope = scope, .type = ConfigType::kList, .default_value = def, .doc = doc,
           .read = Read::kListeners, .field = member};
+}
+// A TLS or SASL key read per listener (Read::kSecurity): its default is the listeners'.
+constexpr Row security(std::string_view name, ConfigType type, std::string_view def, std::string_view doc) {
+  return {.name = name, .scope = kStatic, .type = type, .default_value = def, .doc = doc, .read = Read::kSecurity};
 }
 // Retention in hours, minutes or ms; the finest unit given wins (as in Kafka): the rows are
 // applied in table order (hours, minutes, ms), so a later one overrides.
@@ -314,6 +322,17 @@ inline constexpr Row kRows[] = {
             "With an authorizer: allow a request on a resource that no ACL covers."),
     optional_text("super.users", kStatic, &BrokerConfig::super_users,
                   "With an authorizer: principals allowed everything, separated by ';' (User:admin;User:ops)."),
+    security("ssl.principal.mapping.rules", ConfigType::kString, "DEFAULT",
+             "SSL listeners: how a client certificate's subject becomes the principal's name, Kafka's "
+             "RULE:pattern/replacement/[LU] rules separated by commas, DEFAULT the whole subject "
+             "(docs/security.md). Also as listener.name.<name>.ssl.principal.mapping.rules."),
+    security("sasl.server.max.receive.size", ConfigType::kInt, "524288",
+             "SASL listeners: the largest request frame before the client has authenticated; a larger size "
+             "prefix closes the connection before allocating. Also as listener.name.<name>.<key>."),
+    security("connections.max.reauth.ms", ConfigType::kLong, "0",
+             "SASL listeners: a session's lifetime (KIP-368): a client must re-authenticate within it or its "
+             "connection is closed (0: sessions do not expire). Also as <mechanism>.connections.max.reauth.ms "
+             "and with a listener.name.<name>. prefix."),
     text("listener.security.protocol.map", kDynamicBroker, &BrokerConfig::listener_security_protocol_map,
          "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
          "Each listener name's security protocol, NAME:PROTOCOL pairs. The TLS and SASL keys (ssl.*, "
@@ -496,6 +515,8 @@ inline constexpr const Row& kSaslMechanismInterBrokerProtocol = schema::find("sa
 inline constexpr const Row& kSslClientAuth = schema::find("ssl.client.auth", 0);
 inline constexpr const Row& kSslKeystoreLocation = schema::find("ssl.keystore.location", 0);
 inline constexpr const Row& kSslTruststoreLocation = schema::find("ssl.truststore.location", 0);
+inline constexpr const Row& kSslPrincipalMappingRules = schema::find("ssl.principal.mapping.rules", 0);
+inline constexpr const Row& kSaslServerMaxReceiveSize = schema::find("sasl.server.max.receive.size", 0);
 inline constexpr const Row& kCleanupPolicy = schema::find("cleanup.policy", kTopic);
 inline constexpr const Row& kDeleteRetentionMs = schema::find("delete.retention.ms", kTopic);
 inline constexpr const Row& kMaxCompactionLagMs = schema::find("max.compaction.lag.ms", kTopic);

@@ -151,6 +151,26 @@ TEST_F(BrokerConfigsApiTest, ValidateOnlyStoresNothing) {
   EXPECT_EQ(alter({{kBroker, "1", {{"log.dirs", "/elsewhere"}}}}, true).at(0).first, 42);
 }
 
+// The TLS and SASL keys with rows in the config table are described given or not, with
+// Kafka's defaults; a change needs a restart, as in Kafka (their listener.name.<l>. forms are
+// custom keys to AlterConfigs, as before).
+TEST_F(BrokerConfigsApiTest, SecurityKeysAreDescribedWithTheirDefaultsAndAreStatic) {
+  auto [err, configs] = describe(kBroker, "1");
+  ASSERT_EQ(err, 0);
+  for (const auto& [name, value] : std::map<std::string, std::string>{{"ssl.principal.mapping.rules", "DEFAULT"},
+                                                                      {"sasl.server.max.receive.size", "524288"},
+                                                                      {"connections.max.reauth.ms", "0"}}) {
+    ASSERT_TRUE(configs.contains(name)) << name;
+    EXPECT_EQ(configs[name].value, value) << name;
+    EXPECT_EQ(configs[name].config_source, kDefault) << name;
+    EXPECT_TRUE(configs[name].read_only) << name;
+    auto refused = alter({{kBroker, "1", {{name, value}}}});
+    EXPECT_EQ(refused.at(0).first, 42) << name;
+    EXPECT_EQ(refused.at(0).second, "Cannot update these configs dynamically: Set(" + name + ")");
+  }
+  EXPECT_EQ(alter({{kBroker, "1", {{"listener.name.sasl_ssl.connections.max.reauth.ms", "60000"}}}}).at(0).first, 0);
+}
+
 TEST_F(BrokerConfigsApiTest, AnotherBrokersIdIsAnInvalidRequest) {
   EXPECT_EQ(alter({{kBroker, "7", {{"log.cleaner.threads", "2"}}}}).at(0).first, 42);
   EXPECT_EQ(describe(kBroker, "7").first, 42);

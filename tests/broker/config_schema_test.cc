@@ -114,5 +114,20 @@ TEST(ConfigSchemaTest, LookupsFindEachKindOnly) {
   EXPECT_NE(find_broker_key("compression.type"), find_topic_key("compression.type"));
 }
 
+// The security keys with rows are read per listener: no BrokerConfig field, a default, and
+// static as in Kafka (a change needs a restart).
+TEST(ConfigSchemaTest, SecurityRowsAreStaticWithADefault) {
+  int rows = 0;
+  for (const Row& row : kSchema) {
+    if (row.read != Read::kSecurity) continue;
+    ++rows;
+    EXPECT_EQ(row.scope, kStatic) << row.name;
+    EXPECT_FALSE(row.default_value.empty()) << row.name;
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(row.field)) << row.name;
+    EXPECT_TRUE(is_security_key(row.name)) << row.name << " would not reach the listeners";
+  }
+  EXPECT_EQ(rows, 3);
+}
+
 }  // namespace
 }  // namespace rokka::broker::cfg

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
 
 namespace rokka::broker {
 namespace {
@@ -80,8 +82,34 @@ TEST(ConfigTest, CommandLineTakesOneFileAndOverrides) {
 TEST(ConfigTest, HelpListsEveryKey) {
   const std::string help = config_help();
   for (const char* key : {"listeners", "log.dirs", "store.flush.mode", "log.retention.hours",
-                          "group.initial.rebalance.delay.ms", "socket.request.max.bytes"})
-    EXPECT_NE(help.find(key), std::string::npos) << key;
+                          "group.initial.rebalance.delay.ms", "socket.request.max.bytes", "ssl.principal.mapping.rules",
+                          "sasl.server.max.receive.size", "connections.max.reauth.ms"})
+    EXPECT_NE(help.find(std::string("  ") + key + " ["), std::string::npos) << key;
+}
+
+// ssl.principal.mapping.rules, sasl.server.max.receive.size and connections.max.reauth.ms have
+// rows (--help, DescribeConfigs with their defaults), and the listeners still read them, as
+// given, from the security settings beside their listener.name.<l>. forms.
+TEST(ConfigTest, SecurityKeysWithRowsStayInTheSecuritySettings) {
+  auto d = load_config("", {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->security_settings.empty());
+  const std::string described = describe_config(*d);
+  for (const char* line : {"\nssl.principal.mapping.rules=DEFAULT\n", "\nsasl.server.max.receive.size=524288\n",
+                           "\nconnections.max.reauth.ms=0\n"})
+    EXPECT_NE(described.find(line), std::string::npos) << line;
+
+  auto c = load_config(
+      "sasl.server.max.receive.size=4096\nlistener.name.ssl.ssl.principal.mapping.rules=RULE:^CN=(.*)$/$1/\n",
+      {{"connections.max.reauth.ms", "60000"}});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->security_settings,
+            (std::map<std::string, std::string, std::less<>>{
+                {"connections.max.reauth.ms", "60000"},
+                {"listener.name.ssl.ssl.principal.mapping.rules", "RULE:^CN=(.*)$/$1/"},
+                {"sasl.server.max.receive.size", "4096"}}));
+  EXPECT_TRUE(c->unknown_keys.empty());
+  EXPECT_NE(describe_config(*c).find("\nconnections.max.reauth.ms=60000\n"), std::string::npos);
 }
 
 }  // namespace
