@@ -112,6 +112,10 @@ TEST(ConfigSchemaTest, LookupsFindEachKindOnly) {
   ASSERT_NE(find_broker_key("compression.type"), nullptr);
   ASSERT_NE(find_topic_key("compression.type"), nullptr);
   EXPECT_NE(find_broker_key("compression.type"), find_topic_key("compression.type"));
+  // min.insync.replicas: the broker's value is the topic key's default.
+  EXPECT_EQ(find_topic_key("min.insync.replicas"), &kMinInsyncReplicas);
+  ASSERT_NE(find_broker_key("min.insync.replicas"), nullptr);
+  EXPECT_EQ(&synonym_of(kMinInsyncReplicas), find_broker_key("min.insync.replicas"));
 }
 
 // The security keys with rows are read per listener: no BrokerConfig field, a default, and
