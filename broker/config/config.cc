@@ -83,20 +83,34 @@ std::string join(const std::vector<Listener>& listeners) {
 std::string apply_http_listeners(BrokerConfig& c, std::string_view v) {
   c.http_listeners.clear();
   for (std::string_view item : list_items(v)) {
-    if (item.find("://") != std::string_view::npos) return "expected host:port, without a scheme";
-    const size_t colon = item.rfind(':');
-    if (colon == std::string_view::npos) return "'" + std::string(item) + "' has no port";
-    std::string_view host = item.substr(0, colon);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    auto port = parse_int(item.substr(colon + 1));
-    if (!port || *port < 0 || *port > 65535) return "'" + std::string(item) + "' has a bad port";
+    auto hp = parse_host_port(item);
+    if (!hp.ok()) return hp.status().message();
     Listener l;
     l.name = "http";
-    l.host = std::string(host);
-    l.port = static_cast<uint16_t>(*port);
+    l.host = std::move(hp->host);
+    l.port = hp->port;
     c.http_listeners.push_back(std::move(l));
   }
   return {};
+}
+
+// A group name of rokka.replication.groups: [a-z0-9_-]{1,32}.
+bool is_group_name(std::string_view name) {
+  if (name.empty() || name.size() > 32) return false;
+  return std::all_of(name.begin(), name.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+  });
+}
+
+// Every piece of `s` between `sep`s, trimmed (empty pieces kept).
+std::vector<std::string_view> split_trimmed(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0;;) {
+    const size_t end = std::min(s.find(sep, start), s.size());
+    out.push_back(trim(s.substr(start, end - start)));
+    if (end == s.size()) return out;
+    start = end + 1;
+  }
 }
 
 // The rows of Rokka's keys, in table order.
@@ -172,6 +186,65 @@ Status resolve_security_protocols(BrokerConfig& config) {
 
 }  // namespace
 
+std::string HostPort::to_string() const {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+Result<HostPort> parse_host_port(std::string_view text) {
+  text = trim(text);
+  const std::string quoted = "'" + std::string(text) + "'";
+  if (text.find("://") != std::string_view::npos)
+    return Status::invalid_argument("expected host:port, without a scheme");
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return Status::invalid_argument(quoted + " has no port");
+  std::string_view host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  auto port = parse_int(text.substr(colon + 1));
+  if (!port || *port < 0 || *port > 65535) return Status::invalid_argument(quoted + " has a bad port");
+  return HostPort{std::string(host), static_cast<uint16_t>(*port)};
+}
+
+Result<std::vector<ReplicationGroup>> parse_replication_groups(std::string_view text) {
+  std::vector<ReplicationGroup> out;
+  if (trim(text).empty()) return out;
+  std::vector<std::string_view> items = split_trimmed(text, ';');
+  if (items.size() > 1 && items.back().empty()) items.pop_back();  // a trailing ';'
+  for (std::string_view item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      return Status::invalid_argument("'" + std::string(item) + "' is not name=id,id,...");
+    ReplicationGroup g;
+    g.name = std::string(trim(item.substr(0, eq)));
+    const std::string where = "group '" + g.name + "': ";
+    if (!is_group_name(g.name))
+      return Status::invalid_argument(where + "a group name is 1 to 32 of a-z, 0-9, '_' and '-'");
+    for (const ReplicationGroup& other : out)
+      if (other.name == g.name) return Status::invalid_argument(where + "named twice");
+    const std::string_view members = trim(item.substr(eq + 1));
+    if (members.empty()) return Status::invalid_argument(where + "has no member");
+    for (std::string_view id : split_trimmed(members, ',')) {
+      const std::optional<int64_t> n = parse_integer(id);
+      if (!n || *n < 0 || *n > INT32_MAX)
+        return Status::invalid_argument(where + "member '" + std::string(id) + "' is not a broker id");
+      const auto member = static_cast<int32_t>(*n);
+      if (std::find(g.members.begin(), g.members.end(), member) != g.members.end())
+        return Status::invalid_argument(where + "broker " + std::to_string(member) + " is a member twice");
+      g.members.push_back(member);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string format_replication_groups(const std::vector<ReplicationGroup>& groups) {
+  std::string out;
+  for (const ReplicationGroup& g : groups) {
+    out += (out.empty() ? "" : ";") + g.name + "=";
+    for (size_t i = 0; i < g.members.size(); ++i) out += (i ? "," : "") + std::to_string(g.members[i]);
+  }
+  return out;
+}
+
 int64_t cfg::integer_value(const Row& row, const BrokerConfig& c) {
   if (auto* m = std::get_if<int16_t BrokerConfig::*>(&row.field)) return c.*(*m);
   if (auto* m32 = std::get_if<int32_t BrokerConfig::*>(&row.field)) return c.*(*m32);
@@ -236,6 +309,31 @@ std::string cfg::apply(const Row& row, BrokerConfig& c, std::string_view v) {
         return "Rokka's built-in authorizer stands in for one of: " + choice_list(row.choices) + " (or empty: none)";
       c.*member<std::string>(row) = std::string(v);
       return {};
+    case Read::kOptionalChoice:
+      v = trim(v);
+      if (!v.empty() && !is_choice(row.choices, v)) return "expected empty or one of: " + choice_list(row.choices);
+      c.*member<std::string>(row) = std::string(v);
+      return {};
+    case Read::kHostPort: {
+      auto& out = c.*member<std::optional<HostPort>>(row);
+      if (trim(v).empty()) {
+        out.reset();
+        return {};
+      }
+      auto parsed = parse_host_port(v);
+      if (!parsed.ok()) return parsed.status().message();
+      out = std::move(parsed).value();
+      return {};
+    }
+    case Read::kReplicationGroups: {
+      auto parsed = parse_replication_groups(v);
+      if (!parsed.ok()) return parsed.status().message();
+      c.*member<std::vector<ReplicationGroup>>(row) = std::move(parsed).value();
+      return {};
+    }
+    case Read::kSecurity:
+      c.security_settings[std::string(row.name)] = std::string(v);
+      return {};
   }
   return {};
 }
@@ -252,14 +350,23 @@ std::string cfg::value(const Row& row, const BrokerConfig& c) {
     case Read::kText:
     case Read::kOptionalText:
     case Read::kAuthorizer:
+    case Read::kOptionalChoice:
       return c.*member<std::string>(row);
+    case Read::kHostPort: {
+      const auto& hp = c.*member<std::optional<HostPort>>(row);
+      return hp ? hp->to_string() : std::string();
+    }
+    case Read::kReplicationGroups:
+      return format_replication_groups(c.*member<std::vector<ReplicationGroup>>(row));
+    case Read::kSecurity: {
+      auto it = c.security_settings.find(row.name);
+      return std::string(it != c.security_settings.end() ? std::string_view(it->second) : row.default_value);
+    }
     case Read::kListeners:
       return join(c.*member<std::vector<Listener>>(row));
     case Read::kHttpListeners: {
       std::string out;
-      for (const auto& l : c.http_listeners)
-        out += (out.empty() ? "" : ",") + (l.host.find(':') != std::string::npos ? "[" + l.host + "]" : l.host) +
-               ":" + std::to_string(l.port);
+      for (const auto& l : c.http_listeners) out += (out.empty() ? "" : ",") + HostPort{l.host, l.port}.to_string();
       return out;
     }
     case Read::kRetention: {
@@ -320,6 +427,21 @@ std::vector<Listener> BrokerConfig::effective_advertised_listeners() const {
   return out;
 }
 
+std::vector<const ReplicationGroup*> BrokerConfig::replication_groups_of(int32_t broker) const {
+  std::vector<const ReplicationGroup*> out;
+  for (const ReplicationGroup& g : replication_groups)
+    if (std::find(g.members.begin(), g.members.end(), broker) != g.members.end()) out.push_back(&g);
+  return out;
+}
+
+std::optional<HostPort> BrokerConfig::effective_replication_advertised_listener() const {
+  if (replication_advertised_listener) return replication_advertised_listener;
+  if (!replication_listener) return std::nullopt;
+  const std::vector<Listener> advertised = effective_advertised_listeners();
+  if (advertised.empty()) return std::nullopt;
+  return HostPort{advertised.front().host, replication_listener->port};
+}
+
 std::vector<std::string> consumer_assignor_names(const BrokerConfig& config) {
   std::vector<std::string> out;
   for (const std::string& item : security::config_list(config.group_consumer_assignors)) {
@@ -358,6 +480,31 @@ Status check_consumer_group_configs(const BrokerConfig& c) {
   return Status();
 }
 
+namespace {
+
+// The replication keys together (each is checked alone by its row).
+Status check_replication_configs(const BrokerConfig& c) {
+  if (!c.replication_groups.empty() && c.cluster_etcd_endpoints.empty())
+    return Status::invalid_argument("config rokka.replication.groups needs rokka.cluster.etcd.endpoints: "
+                                    "replication groups exist in cluster mode only");
+  if (const auto groups = c.replication_groups_of(c.broker_id); !groups.empty() && !c.replication_listener)
+    return Status::invalid_argument("config rokka.replication.listener must be set: broker " +
+                                    std::to_string(c.broker_id) + " is a member of replication group " +
+                                    groups.front()->name);
+  if (c.replication_advertised_listener) {
+    const std::string& host = c.replication_advertised_listener->host;
+    if (host.empty() || host == "0.0.0.0" || host == "::")
+      return Status::invalid_argument("config rokka.replication.advertised.listener needs a host the other "
+                                      "brokers can reach, not every interface");
+  }
+  if (c.replication_idle_timeout_ms <= c.replication_heartbeat_ms)
+    return Status::invalid_argument("config rokka.replication.idle.timeout.ms must be more than "
+                                    "rokka.replication.heartbeat.ms");
+  return Status();
+}
+
+}  // namespace
+
 Result<BrokerConfig> load_config(std::string_view properties,
                                  const std::vector<std::pair<std::string, std::string>>& overrides) {
   // Later settings of a key win: file first, then overrides in order.
@@ -369,7 +516,9 @@ Result<BrokerConfig> load_config(std::string_view properties,
   for (const Row& row : rokka_rows()) {
     auto it = given.find(std::string(row.name));
     const bool set = it != given.end();
-    if (!set && row.default_value.empty()) continue;  // an optional override key
+    // An optional key; or a security key: the listeners read its default themselves, and only
+    // given values go into security_settings.
+    if (!set && (row.default_value.empty() || row.read == cfg::Read::kSecurity)) continue;
     const std::string value = set ? it->second : std::string(row.default_value);
     if (std::string err = cfg::apply(row, config, value); !err.empty())
       return Status::invalid_argument("config " + std::string(row.name) + "=" + value + ": " + err);
@@ -384,6 +533,7 @@ Result<BrokerConfig> load_config(std::string_view properties,
   if (config.group_min_session_timeout_ms > config.group_max_session_timeout_ms)
     return Status::invalid_argument("config group.min.session.timeout.ms exceeds group.max.session.timeout.ms");
   if (auto s = check_consumer_group_configs(config); !s.ok()) return s;
+  if (auto s = check_replication_configs(config); !s.ok()) return s;
   if (config.num_partitions > config.max_partitions_per_topic)
     return Status::invalid_argument("config num.partitions exceeds rokka.max.partitions.per.topic");
   if (config.message_max_bytes > config.log_segment_bytes / 2)

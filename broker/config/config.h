@@ -25,6 +25,22 @@ struct Listener {
   std::string to_string() const;
 };
 
+// A TCP address, host:port (rokka.replication.listener); an empty host = every interface.
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+  std::string to_string() const;  // host:port, an IPv6 host in brackets
+  bool operator==(const HostPort&) const = default;
+};
+
+// One replication group of rokka.replication.groups (`name=id,id,...`): the brokers that will
+// hold a copy of its partitions (issue 24; read, not applied yet).
+struct ReplicationGroup {
+  std::string name;              // [a-z0-9_-]{1,32}
+  std::vector<int32_t> members;  // broker ids (broker.id), unique, at least one, in the order given
+  bool operator==(const ReplicationGroup&) const = default;
+};
+
 // Kafka's security protocols, in listener.security.protocol.map's values.
 inline constexpr std::string_view kSecurityProtocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
 
@@ -99,7 +115,9 @@ struct BrokerConfig {
   // The TLS and SASL settings as given (ssl.*, sasl.*, <mechanism>.sasl.jaas.config,
   // connections.max.reauth.ms and their listener.name.<l>. forms): read per
   // listener by broker/net/listener_security.cc with security/'s parsers, never
-  // logged (they hold passwords and keys); DescribeConfigs masks the secrets.
+  // logged (they hold passwords and keys); DescribeConfigs masks the secrets. The keys
+  // of the table's Read::kSecurity rows are here too, when given (their defaults are the
+  // table's).
   std::map<std::string, std::string, std::less<>> security_settings;
 
   // Cluster mode (docs/cluster.md): empty endpoints = a single broker, as without these keys.
@@ -109,6 +127,18 @@ struct BrokerConfig {
   std::string broker_rack;             // broker.rack: reported in Metadata (empty = none)
   std::string inter_broker_listener_name;      // inter.broker.listener.name (empty: see below)
   std::string security_inter_broker_protocol;  // security.inter.broker.protocol: names it when the above is empty
+
+  // Replication (issue 24): read and checked, not applied yet; each key's doc in the
+  // table names the stage that applies it.
+  int32_t min_insync_replicas = 1;               // min.insync.replicas: topic default
+  int64_t replica_lag_time_max_ms = 0;           // replica.lag.time.max.ms
+  bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
+  std::string replica_selector_class;            // replica.selector.class: empty or Kafka's rack-aware selector
+  std::vector<ReplicationGroup> replication_groups;     // rokka.replication.groups; empty = none
+  std::optional<HostPort> replication_listener;         // rokka.replication.listener
+  std::optional<HostPort> replication_advertised_listener;  // rokka.replication.advertised.listener
+  int64_t replication_heartbeat_ms = 0;          // rokka.replication.heartbeat.ms
+  int64_t replication_idle_timeout_ms = 0;       // rokka.replication.idle.timeout.ms
 
   std::string log_level;  // rokka.log.level
   std::vector<Listener> http_listeners;  // rokka.http.listeners (name "http"); empty = none
@@ -123,6 +153,12 @@ struct BrokerConfig {
   // The listeners clients are told about (advertised, else listeners with a
   // wildcard host replaced by this machine's name).
   std::vector<Listener> effective_advertised_listeners() const;
+  // The replication groups `broker` is a member of, in the order of rokka.replication.groups.
+  std::vector<const ReplicationGroup*> replication_groups_of(int32_t broker) const;
+  // Where the other members reach this broker's replication listener:
+  // rokka.replication.advertised.listener, else the listener's port on the first
+  // advertised listener's host. nullopt without a replication listener.
+  std::optional<HostPort> effective_replication_advertised_listener() const;
 };
 
 // Parses `rokka [CONFIG_FILE] [--override key=value]...`. With no config file the
@@ -180,5 +216,15 @@ bool is_security_key(std::string_view key);
 // Each listener's security_protocol is its name's, when the name is a protocol;
 // load_config resolves the others through listener.security.protocol.map.
 storage::Result<std::vector<Listener>> parse_listeners(std::string_view text);
+
+// Parses "host:port" (an IPv6 host in brackets; an empty host = every interface).
+storage::Result<HostPort> parse_host_port(std::string_view text);
+
+// Parses rokka.replication.groups: "g1=1,2,3;g2=4,5,6" (blanks around items allowed, a
+// trailing ';' too); empty = no group. Names are [a-z0-9_-]{1,32} and unique; members are
+// broker ids, unique within their group, at least one. An error message names the group.
+storage::Result<std::vector<ReplicationGroup>> parse_replication_groups(std::string_view text);
+// The groups in that syntax (no blanks), as DescribeConfigs and --help show them.
+std::string format_replication_groups(const std::vector<ReplicationGroup>& groups);
 
 }  // namespace rokka::broker

@@ -53,11 +53,19 @@ enum class Read : uint8_t {
   kHttpListeners,  // host:port[,...] (rokka.http.listeners), or empty
   kRetention,      // an integer >= -1 (-1: unlimited) in units of unit_ms, into log_retention_ms
   kAuthorizer,     // empty, or one of `choices` (Kafka's authorizer classes)
+  kOptionalChoice,  // empty, or one of `choices`
+  kHostPort,        // host:port, or empty (unset)
+  kReplicationGroups,  // rokka.replication.groups (parse_replication_groups)
+  // A TLS or SASL key the listeners read from BrokerConfig::security_settings, where it is
+  // kept as given, beside its listener.name.<l>. and <mechanism>. forms; checked when a
+  // listener that uses it is built (broker/net/listener_security.cc), else the default.
+  kSecurity,
 };
 
-// The BrokerConfig member a key is read into (none for kNone and kHttpListeners).
+// The BrokerConfig member a key is read into (none for kNone, kHttpListeners and kSecurity).
 using Field = std::variant<std::monostate, int16_t BrokerConfig::*, int32_t BrokerConfig::*, int64_t BrokerConfig::*,
-                           bool BrokerConfig::*, std::string BrokerConfig::*, std::vector<Listener> BrokerConfig::*>;
+                           bool BrokerConfig::*, std::string BrokerConfig::*, std::vector<Listener> BrokerConfig::*,
+                           std::optional<HostPort> BrokerConfig::*, std::vector<ReplicationGroup> BrokerConfig::*>;
 
 struct Row {
   std::string_view name;
@@ -71,7 +79,7 @@ struct Row {
   Field field = {};
   int64_t min = 0, max = 0;  // kInteger
   int64_t unit_ms = 1;       // kRetention
-  std::string_view choices;  // kChoice, kAuthorizer: the values allowed, separated by ','
+  std::string_view choices;  // kChoice, kAuthorizer, kOptionalChoice: the values allowed, separated by ','
   // A topic or group key: the broker key whose value is its default (Kafka's synonym). A broker
   // key: the key it is another unit of, shown as that one (log.retention.hours -> log.retention.ms).
   std::string_view synonym;
@@ -124,6 +132,19 @@ constexpr Row listeners(std::string_view name, uint8_t scope, std::vector<Listen
                         std::string_view def, std::string_view doc) {
   return {.name = name, .scope = scope, .type = ConfigType::kList, .default_value = def, .doc = doc,
           .read = Read::kListeners, .field = member};
+}
+constexpr Row optional_choice(std::string_view name, uint8_t scope, std::string BrokerConfig::*member,
+                              std::string_view choices, std::string_view doc) {
+  return {.name = name, .scope = scope, .type = ConfigType::kString, .doc = doc, .read = Read::kOptionalChoice,
+          .field = member, .choices = choices};
+}
+constexpr Row host_port(std::string_view name, std::optional<HostPort> BrokerConfig::*member, std::string_view doc) {
+  return {.name = name, .scope = kStatic, .type = ConfigType::kString, .doc = doc, .read = Read::kHostPort,
+          .field = member};
+}
+// A TLS or SASL key read per listener (Read::kSecurity): its default is the listeners'.
+constexpr Row security(std::string_view name, ConfigType type, std::string_view def, std::string_view doc) {
+  return {.name = name, .scope = kStatic, .type = type, .default_value = def, .doc = doc, .read = Read::kSecurity};
 }
 // Retention in hours, minutes or ms; the finest unit given wins (as in Kafka): the rows are
 // applied in table order (hours, minutes, ms), so a later one overrides.
@@ -192,8 +213,10 @@ inline constexpr Row kRows[] = {
             "INVALID_PARTITIONS. The default is librdkafka's limit (it refuses metadata of a topic with more "
             "than 100000 partitions, so its clients could not use one); spread more partitions over more "
             "topics, or raise it for clients without that limit (at most 1000000)."),
-    integer("default.replication.factor", kStatic, &BrokerConfig::default_replication_factor, 1, 1, "1",
-            "Replication factor of automatically created topics (a single broker: 1)."),
+    integer("default.replication.factor", kStatic, &BrokerConfig::default_replication_factor, 1, 32767, "1",
+            "Replication factor of a topic created with -1 (CreateTopics without one). Every topic has one "
+            "copy today: CreateTopics with a factor other than 1 answers INVALID_REPLICATION_FACTOR (issue 24, "
+            "stage S6, will accept a replication group's size). Automatically created topics have one copy."),
     boolean("auto.create.topics.enable", kStatic, &BrokerConfig::auto_create_topics_enable, "true",
             "Create a topic when a client asks for metadata or produces to one that does not exist."),
     boolean("delete.topic.enable", kStatic, &BrokerConfig::delete_topic_enable, "true",
@@ -314,6 +337,17 @@ inline constexpr Row kRows[] = {
             "With an authorizer: allow a request on a resource that no ACL covers."),
     optional_text("super.users", kStatic, &BrokerConfig::super_users,
                   "With an authorizer: principals allowed everything, separated by ';' (User:admin;User:ops)."),
+    security("ssl.principal.mapping.rules", ConfigType::kString, "DEFAULT",
+             "SSL listeners: how a client certificate's subject becomes the principal's name, Kafka's "
+             "RULE:pattern/replacement/[LU] rules separated by commas, DEFAULT the whole subject "
+             "(docs/security.md). Also as listener.name.<name>.ssl.principal.mapping.rules."),
+    security("sasl.server.max.receive.size", ConfigType::kInt, "524288",
+             "SASL listeners: the largest request frame before the client has authenticated; a larger size "
+             "prefix closes the connection before allocating. Also as listener.name.<name>.<key>."),
+    security("connections.max.reauth.ms", ConfigType::kLong, "0",
+             "SASL listeners: a session's lifetime (KIP-368): a client must re-authenticate within it or its "
+             "connection is closed (0: sessions do not expire). Also as <mechanism>.connections.max.reauth.ms "
+             "and with a listener.name.<name>. prefix."),
     text("listener.security.protocol.map", kDynamicBroker, &BrokerConfig::listener_security_protocol_map,
          "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
          "Each listener name's security protocol, NAME:PROTOCOL pairs. The TLS and SASL keys (ssl.*, "
@@ -341,6 +375,43 @@ inline constexpr Row kRows[] = {
            "PLAINTEXT,SSL,SASL_PLAINTEXT,SASL_SSL", "PLAINTEXT",
            "Cluster mode, when inter.broker.listener.name is empty: the security protocol of the listener the "
            "brokers reach each other on."),
+    // Replication (issue 24): these keys are read and checked at start-up; nothing replicates yet, and
+    // each doc names the stage of the plan that applies the key.
+    integer("min.insync.replicas", kDynamicCluster, &BrokerConfig::min_insync_replicas, 1, 32767, "1",
+            "Topic default for min.insync.replicas: with acks=all, the fewest in-sync copies a produce needs "
+            "(else NOT_ENOUGH_REPLICAS). Not applied yet (issue 24, stage S7): every topic has one copy."),
+    integer("replica.lag.time.max.ms", kStatic, &BrokerConfig::replica_lag_time_max_ms, 1, kI64, "30000",
+            "A replication group's follower that has not caught up with its leader for this long leaves the "
+            "in-sync set. Not applied yet (issue 24, stage S8)."),
+    boolean("unclean.leader.election.enable", kDynamicCluster, &BrokerConfig::unclean_leader_election_enable,
+            "false",
+            "Whether a replication group may elect a leader outside its in-sync set when no member of it is "
+            "alive, losing the records only the in-sync set held (set per group: the topic key is accepted "
+            "only). Not applied yet (issue 24, stage S10)."),
+    optional_choice("replica.selector.class", kStatic, &BrokerConfig::replica_selector_class,
+                    "org.apache.kafka.common.replica.RackAwareReplicaSelector",
+                    "Empty, or org.apache.kafka.common.replica.RackAwareReplicaSelector: consumers with a "
+                    "client.rack read from an in-sync copy in their rack (broker.rack; KIP-392). Not applied "
+                    "yet (issue 24, stage S11)."),
+    {.name = "rokka.replication.groups", .scope = kStatic, .type = ConfigType::kString,
+     .doc = "Cluster mode: the replication groups, name=broker.id,broker.id,... separated by ';' (g1=1,2,3;"
+            "g2=4,5,6); names are [a-z0-9_-]{1,32}, each member once per group. A group's members hold a copy "
+            "of each of its partitions. Needs rokka.cluster.etcd.endpoints; a member needs "
+            "rokka.replication.listener. Empty: none. Not applied yet (issue 24, stages S2 and S5).",
+     .read = Read::kReplicationGroups, .field = &BrokerConfig::replication_groups},
+    host_port("rokka.replication.listener", &BrokerConfig::replication_listener,
+              "Cluster mode: host:port where this broker's replication groups copy their logs to their "
+              "followers; needed on a member of any group. Not applied yet (issue 24, stage S5)."),
+    host_port("rokka.replication.advertised.listener", &BrokerConfig::replication_advertised_listener,
+              "host:port the other members reach rokka.replication.listener on. Empty: its port on the host of "
+              "the first advertised listener. Not applied yet (issue 24, stage S5)."),
+    integer("rokka.replication.heartbeat.ms", kStatic, &BrokerConfig::replication_heartbeat_ms, 10, 60000, "100",
+            "A group's leader sends each follower a heartbeat (carrying the confirmed position) at least this "
+            "often. Not applied yet (issue 24, stage S5)."),
+    integer("rokka.replication.idle.timeout.ms", kStatic, &BrokerConfig::replication_idle_timeout_ms, 100, 3600000,
+            "5000",
+            "A replication stream silent for this long is closed and reconnected; more than "
+            "rokka.replication.heartbeat.ms. Not applied yet (issue 24, stage S5)."),
     // Operations
     choice("rokka.log.level", kStatic, &BrokerConfig::log_level, "trace,debug,info,warn,error", "info",
            "Log level; debug logs one line per request."),
@@ -362,7 +433,6 @@ inline constexpr Row kRows[] = {
     kafka("log.cleaner.max.compaction.lag.ms", kDynamicCluster), kafka("log.segment.delete.delay.ms", kDynamicCluster),
     kafka("log.cleaner.min.cleanable.ratio", kDynamicCluster),
     kafka("log.cleanup.policy", kDynamicCluster, ConfigType::kList),
-    kafka("unclean.leader.election.enable", kDynamicCluster), kafka("min.insync.replicas", kDynamicCluster),
     kafka("compression.type", kDynamicCluster), kafka("log.message.timestamp.difference.max.ms", kDynamicCluster),
     kafka("log.message.downconversion.enable", kDynamicCluster), kafka("log.cleaner.threads", kDynamicCluster),
     kafka("log.cleaner.dedupe.buffer.size", kDynamicCluster), kafka("log.cleaner.io.buffer.load.factor", kDynamicCluster),
@@ -408,7 +478,7 @@ inline constexpr Row kRows[] = {
     kafka("transaction.state.log.replication.factor", kStatic), kafka("transaction.state.log.num.partitions", kStatic),
     kafka("transaction.state.log.min.isr", kStatic), kafka("num.replica.alter.log.dirs.threads", kStatic),
     kafka("request.timeout.ms", kStatic), kafka("queued.max.requests", kStatic), kafka("socket.send.buffer.bytes", kStatic),
-    kafka("socket.receive.buffer.bytes", kStatic), kafka("replica.lag.time.max.ms", kStatic),
+    kafka("socket.receive.buffer.bytes", kStatic),
 
     // ---- Kafka's topic keys. Applied ones change behaviour; accepted ones are stored and described so
     // tools that set them keep working, but have no effect here. The doc says which.
@@ -439,7 +509,8 @@ inline constexpr Row kRows[] = {
                "CreateTime or LogAppendTime"),
     topic("min.cleanable.dirty.ratio", ConfigType::kDouble, kApplied, "0.5", "dirty share that makes a partition due"),
     topic("min.compaction.lag.ms", ConfigType::kLong, kApplied, "0", "records younger than this stay uncleaned"),
-    topic("min.insync.replicas", ConfigType::kInt, kAcceptedOnly, "1", "single broker"),
+    topic_from("min.insync.replicas", ConfigType::kInt, kApplied, "min.insync.replicas",
+               "1 to 32767: acks=all needs this many in-sync copies (enforced with replication, issue 24 S7)"),
     topic_from("preallocate", ConfigType::kBoolean, kAcceptedOnly, "log.preallocate",
                "the shared CommitLog follows log.preallocate"),
     // Not log.retention.bytes: Rokka's bounds the whole CommitLog, this one each partition.
@@ -450,7 +521,8 @@ inline constexpr Row kRows[] = {
     topic("segment.index.bytes", ConfigType::kInt, kAcceptedOnly, "10485760", "indexes are shared"),
     topic("segment.jitter.ms", ConfigType::kLong, kAcceptedOnly, "0", "segments are shared"),
     topic("segment.ms", ConfigType::kLong, kAcceptedOnly, "604800000", "segments are shared"),
-    topic("unclean.leader.election.enable", ConfigType::kBoolean, kAcceptedOnly, "false", "single broker"),
+    topic_from("unclean.leader.election.enable", ConfigType::kBoolean, kAcceptedOnly, "unclean.leader.election.enable",
+               "group level: the broker key applies to every topic of a replication group"),
 
     // ---- Kafka's group keys (GROUP resources), each a consumer group's own value of a broker key.
     group("consumer.session.timeout.ms", "group.consumer.session.timeout.ms",
@@ -496,6 +568,8 @@ inline constexpr const Row& kSaslMechanismInterBrokerProtocol = schema::find("sa
 inline constexpr const Row& kSslClientAuth = schema::find("ssl.client.auth", 0);
 inline constexpr const Row& kSslKeystoreLocation = schema::find("ssl.keystore.location", 0);
 inline constexpr const Row& kSslTruststoreLocation = schema::find("ssl.truststore.location", 0);
+inline constexpr const Row& kSslPrincipalMappingRules = schema::find("ssl.principal.mapping.rules", 0);
+inline constexpr const Row& kSaslServerMaxReceiveSize = schema::find("sasl.server.max.receive.size", 0);
 inline constexpr const Row& kCleanupPolicy = schema::find("cleanup.policy", kTopic);
 inline constexpr const Row& kDeleteRetentionMs = schema::find("delete.retention.ms", kTopic);
 inline constexpr const Row& kMaxCompactionLagMs = schema::find("max.compaction.lag.ms", kTopic);
@@ -507,6 +581,7 @@ inline constexpr const Row& kMessageTimestampDifferenceMaxMs =
 inline constexpr const Row& kMessageTimestampType = schema::find("message.timestamp.type", kTopic);
 inline constexpr const Row& kMinCleanableDirtyRatio = schema::find("min.cleanable.dirty.ratio", kTopic);
 inline constexpr const Row& kMinCompactionLagMs = schema::find("min.compaction.lag.ms", kTopic);
+inline constexpr const Row& kMinInsyncReplicas = schema::find("min.insync.replicas", kTopic);
 inline constexpr const Row& kRetentionBytes = schema::find("retention.bytes", kTopic);
 inline constexpr const Row& kRetentionMs = schema::find("retention.ms", kTopic);
 inline constexpr const Row& kConsumerSessionTimeoutMs = schema::find("consumer.session.timeout.ms", kGroup);

@@ -156,16 +156,12 @@ void describe_broker(const Services& svc, const protocol::DescribeConfigsRequest
       shown.insert(cv.name);
       out.configs.push_back(broker_entry(req, v, cv.name, std::move(chain), cv.doc));
     }
-    // The TLS and SASL settings given (secrets with a null value, as Kafka shows its
-    // PASSWORD configs), and connections.max.reauth.ms, which clients read (KIP-368).
-    std::map<std::string, std::string> security(svc.config.security_settings.begin(),
-                                                svc.config.security_settings.end());
-    security.emplace("connections.max.reauth.ms", "0");  // Kafka's default, when not given
-    for (const auto& [name, value] : security) {
-      if (!wanted(res.configuration_keys, name)) continue;
-      const bool given = svc.config.security_settings.contains(name);
+    // The other TLS and SASL settings given (secrets with a null value, as Kafka shows its
+    // PASSWORD configs); the table's security keys are among the configs above, given or not.
+    for (const auto& [name, value] : svc.config.security_settings) {
+      if (shown.contains(name) || !wanted(res.configuration_keys, name)) continue;
       std::vector<Synonym> chain = dynamic_chain(name);
-      chain.push_back({name, value, given ? kStaticBrokerConfig : kDefaultConfig});
+      chain.push_back({name, value, kStaticBrokerConfig});
       shown.insert(name);
       out.configs.push_back(broker_entry(req, v, name, std::move(chain), {}));
     }

@@ -106,6 +106,7 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
                                                                            : storage::TimestampType::kCreateTime;
   s.timestamp_before_max_ms = config_.log_message_timestamp_before_max_ms;
   s.timestamp_after_max_ms = config_.log_message_timestamp_after_max_ms;
+  s.min_insync_replicas = config_.min_insync_replicas;
   std::optional<int64_t> difference_max_ms;
   for (const auto& [key, value] : configs) {
     const cfg::Row* k = cfg::find_topic_key(key);
@@ -147,6 +148,10 @@ TopicError TopicRegistry::validate_configs(const std::map<std::string, std::stri
       } else {
         (k == &cfg::kMessageTimestampBeforeMaxMs ? s.timestamp_before_max_ms : s.timestamp_after_max_ms) = *v;
       }
+    } else if (k == &cfg::kMinInsyncReplicas) {
+      auto v = parse_integer(value);
+      if (!v || *v < 1 || *v > INT16_MAX) return bad("expected 1 to 32767");
+      s.min_insync_replicas = static_cast<int32_t>(*v);
     } else if (k == &cfg::kMessageTimestampType) {
       if (value == "CreateTime") {
         s.timestamp_type = storage::TimestampType::kCreateTime;

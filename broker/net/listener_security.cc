@@ -52,21 +52,22 @@ storage::Result<std::shared_ptr<const ListenerSecurity>> build_listener_security
     auto ctx = security::build_tls_server_context(settings);
     if (!ctx.ok()) return fail(ctx.error().message());
     out->tls = std::move(ctx).value();
-    auto rules = security::SslPrincipalMapper::parse(
-        security::config_value(settings, "ssl.principal.mapping.rules").value_or("DEFAULT"));
-    if (!rules.ok()) return fail("ssl.principal.mapping.rules: " + rules.error().message());
+    const cfg::Row& key = cfg::kSslPrincipalMappingRules;
+    auto rules =
+        security::SslPrincipalMapper::parse(security::config_value(settings, key.name).value_or(key.default_value));
+    if (!rules.ok()) return fail(std::string(key.name) + ": " + rules.error().message());
     out->principal_mapper = std::move(rules).value();
   }
   if (sasl) {
     auto l = security::SaslListener::from_config(settings);
     if (!l.ok()) return fail(l.error().message());
     out->sasl.emplace(std::move(l).value());
-    if (auto v = security::config_value(settings, "sasl.server.max.receive.size")) {
-      const std::optional<int64_t> n = parse_integer(security::trim_blanks(*v));
-      if (!n || *n < 1 || *n > INT32_MAX)
-        return fail("sasl.server.max.receive.size: expected a positive integer, got '" + std::string(*v) + "'");
-      out->sasl_max_receive_bytes = static_cast<int32_t>(*n);
-    }
+    const cfg::Row& key = cfg::kSaslServerMaxReceiveSize;
+    const std::string_view v = security::config_value(settings, key.name).value_or(key.default_value);
+    const std::optional<int64_t> n = parse_integer(security::trim_blanks(v));
+    if (!n || *n < 1 || *n > INT32_MAX)
+      return fail(std::string(key.name) + ": expected a positive integer, got '" + std::string(v) + "'");
+    out->sasl_max_receive_bytes = static_cast<int32_t>(*n);
   }
   return std::shared_ptr<const ListenerSecurity>(std::move(out));
 }

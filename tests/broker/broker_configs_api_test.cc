@@ -151,6 +151,63 @@ TEST_F(BrokerConfigsApiTest, ValidateOnlyStoresNothing) {
   EXPECT_EQ(alter({{kBroker, "1", {{"log.dirs", "/elsewhere"}}}}, true).at(0).first, 42);
 }
 
+// The TLS and SASL keys with rows in the config table are described given or not, with
+// Kafka's defaults; a change needs a restart, as in Kafka (their listener.name.<l>. forms are
+// custom keys to AlterConfigs, as before).
+TEST_F(BrokerConfigsApiTest, SecurityKeysAreDescribedWithTheirDefaultsAndAreStatic) {
+  auto [err, configs] = describe(kBroker, "1");
+  ASSERT_EQ(err, 0);
+  for (const auto& [name, value] : std::map<std::string, std::string>{{"ssl.principal.mapping.rules", "DEFAULT"},
+                                                                      {"sasl.server.max.receive.size", "524288"},
+                                                                      {"connections.max.reauth.ms", "0"}}) {
+    ASSERT_TRUE(configs.contains(name)) << name;
+    EXPECT_EQ(configs[name].value, value) << name;
+    EXPECT_EQ(configs[name].config_source, kDefault) << name;
+    EXPECT_TRUE(configs[name].read_only) << name;
+    auto refused = alter({{kBroker, "1", {{name, value}}}});
+    EXPECT_EQ(refused.at(0).first, 42) << name;
+    EXPECT_EQ(refused.at(0).second, "Cannot update these configs dynamically: Set(" + name + ")");
+  }
+  EXPECT_EQ(alter({{kBroker, "1", {{"listener.name.sasl_ssl.connections.max.reauth.ms", "60000"}}}}).at(0).first, 0);
+}
+
+// The replication keys (read, not applied yet) are described with their defaults, as Kafka's
+// admin tools and librdkafka's tests read them.
+TEST_F(BrokerConfigsApiTest, ReplicationKeysAreDescribedWithTheirDefaults) {
+  auto [err, configs] = describe(kBroker, "1");
+  ASSERT_EQ(err, 0);
+  const std::map<std::string, std::string> want = {
+      {"default.replication.factor", "1"},       {"min.insync.replicas", "1"},
+      {"replica.lag.time.max.ms", "30000"},      {"unclean.leader.election.enable", "false"},
+      {"replica.selector.class", ""},            {"rokka.replication.groups", ""},
+      {"rokka.replication.listener", ""},        {"rokka.replication.advertised.listener", ""},
+      {"rokka.replication.heartbeat.ms", "100"}, {"rokka.replication.idle.timeout.ms", "5000"}};
+  for (const auto& [name, value] : want) {
+    ASSERT_TRUE(configs.contains(name)) << name;
+    EXPECT_EQ(configs[name].value, value) << name;
+    EXPECT_EQ(configs[name].config_source, kDefault) << name;
+  }
+  // Kafka changes these two at runtime, cluster-wide; the others need a restart.
+  EXPECT_FALSE(configs["min.insync.replicas"].read_only);
+  EXPECT_FALSE(configs["unclean.leader.election.enable"].read_only);
+  EXPECT_TRUE(configs["replica.lag.time.max.ms"].read_only);
+}
+
+TEST_F(BrokerConfigsApiTest, DynamicReplicationKeysAreCheckedAndStaticOnesRefused) {
+  ASSERT_EQ(alter({{kBroker, "", {{"min.insync.replicas", "2"}}}}).at(0).first, 0);
+  EXPECT_EQ(describe(kBroker, "1").second["min.insync.replicas"].value, "2");
+  // A value the key refuses at start-up is refused here too, and nothing changes.
+  auto zero = alter({{kBroker, "", {{"min.insync.replicas", "0"}}}});
+  EXPECT_EQ(zero.at(0).first, 42) << zero.at(0).second;
+  EXPECT_NE(zero.at(0).second.find("min.insync.replicas"), std::string::npos) << zero.at(0).second;
+  EXPECT_EQ(describe(kBroker, "1").second["min.insync.replicas"].value, "2");
+  for (const char* key : {"replica.lag.time.max.ms", "rokka.replication.groups"}) {
+    auto refused = alter({{kBroker, "1", {{key, "1000"}}}});
+    EXPECT_EQ(refused.at(0).first, 42) << key;
+    EXPECT_EQ(refused.at(0).second, "Cannot update these configs dynamically: Set(" + std::string(key) + ")");
+  }
+}
+
 TEST_F(BrokerConfigsApiTest, AnotherBrokersIdIsAnInvalidRequest) {
   EXPECT_EQ(alter({{kBroker, "7", {{"log.cleaner.threads", "2"}}}}).at(0).first, 42);
   EXPECT_EQ(describe(kBroker, "7").first, 42);

@@ -112,6 +112,25 @@ TEST(ConfigSchemaTest, LookupsFindEachKindOnly) {
   ASSERT_NE(find_broker_key("compression.type"), nullptr);
   ASSERT_NE(find_topic_key("compression.type"), nullptr);
   EXPECT_NE(find_broker_key("compression.type"), find_topic_key("compression.type"));
+  // min.insync.replicas: the broker's value is the topic key's default.
+  EXPECT_EQ(find_topic_key("min.insync.replicas"), &kMinInsyncReplicas);
+  ASSERT_NE(find_broker_key("min.insync.replicas"), nullptr);
+  EXPECT_EQ(&synonym_of(kMinInsyncReplicas), find_broker_key("min.insync.replicas"));
+}
+
+// The security keys with rows are read per listener: no BrokerConfig field, a default, and
+// static as in Kafka (a change needs a restart).
+TEST(ConfigSchemaTest, SecurityRowsAreStaticWithADefault) {
+  int rows = 0;
+  for (const Row& row : kSchema) {
+    if (row.read != Read::kSecurity) continue;
+    ++rows;
+    EXPECT_EQ(row.scope, kStatic) << row.name;
+    EXPECT_FALSE(row.default_value.empty()) << row.name;
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(row.field)) << row.name;
+    EXPECT_TRUE(is_security_key(row.name)) << row.name << " would not reach the listeners";
+  }
+  EXPECT_EQ(rows, 3);
 }
 
 }  // namespace

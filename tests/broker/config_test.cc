@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace rokka::broker {
 namespace {
@@ -80,8 +83,169 @@ TEST(ConfigTest, CommandLineTakesOneFileAndOverrides) {
 TEST(ConfigTest, HelpListsEveryKey) {
   const std::string help = config_help();
   for (const char* key : {"listeners", "log.dirs", "store.flush.mode", "log.retention.hours",
-                          "group.initial.rebalance.delay.ms", "socket.request.max.bytes"})
-    EXPECT_NE(help.find(key), std::string::npos) << key;
+                          "group.initial.rebalance.delay.ms", "socket.request.max.bytes", "min.insync.replicas",
+                          "replica.lag.time.max.ms", "unclean.leader.election.enable", "replica.selector.class",
+                          "rokka.replication.groups", "rokka.replication.listener",
+                          "rokka.replication.advertised.listener", "rokka.replication.heartbeat.ms",
+                          "rokka.replication.idle.timeout.ms", "ssl.principal.mapping.rules",
+                          "sasl.server.max.receive.size", "connections.max.reauth.ms"})
+    EXPECT_NE(help.find(std::string("  ") + key + " ["), std::string::npos) << key;
+}
+
+// A cluster config with `extra` lines: replication groups need cluster mode.
+storage::Result<BrokerConfig> cluster_config(const std::string& extra) {
+  return load_config("rokka.cluster.etcd.endpoints=http://127.0.0.1:2379\n" + extra, {});
+}
+
+TEST(ConfigTest, ReplicationGroupsParseInOrder) {
+  auto c = cluster_config("broker.id=7\nrokka.replication.groups= g1=1,2,3 ; g_2-b = 4 ,5,6;\n");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::vector<ReplicationGroup> want = {{"g1", {1, 2, 3}}, {"g_2-b", {4, 5, 6}}};
+  EXPECT_EQ(c->replication_groups, want);
+  EXPECT_TRUE(c->replication_groups_of(7).empty());
+  ASSERT_EQ(c->replication_groups_of(5).size(), 1u);
+  EXPECT_EQ(c->replication_groups_of(5)[0]->name, "g_2-b");
+  // Reported in the syntax it was given in, without the blanks.
+  std::string described = describe_config(*c);
+  EXPECT_NE(described.find("\nrokka.replication.groups=g1=1,2,3;g_2-b=4,5,6\n"), std::string::npos) << described;
+  // A broker may be in several groups; one group may have one member; 32 characters is the longest name.
+  auto many = parse_replication_groups("a=1;b=1,2;abcdefghijklmnopqrstuvwxyz012345=9");
+  ASSERT_TRUE(many.ok()) << many.status().to_string();
+  EXPECT_EQ(many->size(), 3u);
+  EXPECT_TRUE(load_config("", {})->replication_groups.empty());
+}
+
+TEST(ConfigTest, BadReplicationGroupsStopTheStartNamingTheKey) {
+  for (const char* bad : {"g1=1,2,1",          // a member twice
+                          "G1=1,2,3",          // upper case
+                          "g.1=1,2,3",         // '.'
+                          "abcdefghijklmnopqrstuvwxyz0123456=1",  // 33 characters
+                          "=1,2,3",            // no name
+                          "g1=",               // no member
+                          "g1= ;g2=1",         // no member
+                          "g1=1,,2",           // an empty member
+                          "g1=1,two,3",        // not a number
+                          "g1=1,-2",           // not a broker id
+                          "g1=1,2147483648",   // not a broker id
+                          "g1=1;g1=2",         // a group twice
+                          "g1",                // no '='
+                          "g1=1;;g2=2"}) {     // an empty group
+    auto c = cluster_config(std::string("rokka.replication.groups=") + bad + "\n");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.status().message().find("rokka.replication.groups"), std::string::npos) << c.status().message();
+    EXPECT_FALSE(parse_replication_groups(bad).ok()) << bad;
+  }
+  auto twice = parse_replication_groups("g1=1,2,1");
+  EXPECT_NE(twice.status().message().find("broker 1 is a member twice"), std::string::npos)
+      << twice.status().message();
+}
+
+TEST(ConfigTest, ReplicationGroupsNeedClusterModeAndAMembersListener) {
+  auto alone = load_config("rokka.replication.groups=g1=1,2,3\n", {});
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("rokka.cluster.etcd.endpoints"), std::string::npos)
+      << alone.status().message();
+
+  auto member = cluster_config("broker.id=2\nrokka.replication.groups=g1=1,2,3\n");
+  ASSERT_FALSE(member.ok());
+  EXPECT_NE(member.status().message().find("rokka.replication.listener"), std::string::npos)
+      << member.status().message();
+  EXPECT_NE(member.status().message().find("g1"), std::string::npos) << member.status().message();
+
+  // A broker in no group needs no replication listener.
+  EXPECT_TRUE(cluster_config("broker.id=4\nrokka.replication.groups=g1=1,2,3\n").ok());
+  auto with_listener =
+      cluster_config("broker.id=2\nrokka.replication.groups=g1=1,2,3\nrokka.replication.listener=0.0.0.0:9500\n");
+  ASSERT_TRUE(with_listener.ok()) << with_listener.status().to_string();
+  EXPECT_EQ(with_listener->replication_listener, (HostPort{"0.0.0.0", 9500}));
+}
+
+TEST(ConfigTest, ReplicationAdvertisedListenerDefaultsToTheFirstAdvertisedHost) {
+  auto c = load_config("listeners=PLAINTEXT://0.0.0.0:9092,SSL://0.0.0.0:9093\n"
+                       "advertised.listeners=PLAINTEXT://b1.example:19092,SSL://b1-tls.example:19093\n"
+                       "rokka.replication.listener=0.0.0.0:9500\n",
+                       {});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_FALSE(c->replication_advertised_listener);
+  EXPECT_EQ(c->effective_replication_advertised_listener(), (HostPort{"b1.example", 9500}));
+
+  auto given = load_config("rokka.replication.listener=[::]:9500\n"
+                           "rokka.replication.advertised.listener=[fd00::7]:29500\n",
+                           {});
+  ASSERT_TRUE(given.ok()) << given.status().to_string();
+  EXPECT_EQ(given->replication_listener, (HostPort{"::", 9500}));
+  EXPECT_EQ(given->effective_replication_advertised_listener(), (HostPort{"fd00::7", 29500}));
+  EXPECT_NE(describe_config(*given).find("rokka.replication.advertised.listener=[fd00::7]:29500\n"),
+            std::string::npos);
+
+  EXPECT_FALSE(load_config("", {})->effective_replication_advertised_listener());
+  EXPECT_FALSE(load_config("rokka.replication.listener=9500\n", {}).ok());
+  EXPECT_FALSE(load_config("rokka.replication.listener=host:99999\n", {}).ok());
+  EXPECT_FALSE(load_config("rokka.replication.listener=PLAINTEXT://host:9500\n", {}).ok());
+  EXPECT_FALSE(load_config("rokka.replication.advertised.listener=0.0.0.0:9500\n", {}).ok());
+  EXPECT_FALSE(load_config("rokka.replication.advertised.listener=:9500\n", {}).ok());
+}
+
+TEST(ConfigTest, ReplicationKeysDefaultsAndBounds) {
+  auto d = load_config("", {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->default_replication_factor, 1);
+  EXPECT_EQ(d->min_insync_replicas, 1);
+  EXPECT_EQ(d->replica_lag_time_max_ms, 30000);
+  EXPECT_FALSE(d->unclean_leader_election_enable);
+  EXPECT_EQ(d->replica_selector_class, "");
+  EXPECT_EQ(d->replication_heartbeat_ms, 100);
+  EXPECT_EQ(d->replication_idle_timeout_ms, 5000);
+
+  auto c = load_config("default.replication.factor=32767\nmin.insync.replicas=2\nreplica.lag.time.max.ms=2000\n"
+                       "unclean.leader.election.enable=true\n"
+                       "replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector\n",
+                       {});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->default_replication_factor, 32767);
+  EXPECT_EQ(c->min_insync_replicas, 2);
+  EXPECT_EQ(c->replica_lag_time_max_ms, 2000);
+  EXPECT_TRUE(c->unclean_leader_election_enable);
+  EXPECT_EQ(c->replica_selector_class, "org.apache.kafka.common.replica.RackAwareReplicaSelector");
+
+  for (const char* bad : {"default.replication.factor=32768", "default.replication.factor=0",
+                          "min.insync.replicas=0", "min.insync.replicas=-1", "replica.lag.time.max.ms=0",
+                          "unclean.leader.election.enable=yes", "replica.selector.class=com.example.MySelector",
+                          "rokka.replication.heartbeat.ms=0", "rokka.replication.idle.timeout.ms=abc"}) {
+    auto r = load_config(std::string(bad) + "\n", {});
+    ASSERT_FALSE(r.ok()) << bad;
+    const std::string key(std::string_view(bad).substr(0, std::string_view(bad).find('=')));
+    EXPECT_NE(r.status().message().find(key), std::string::npos) << r.status().message();
+  }
+  // The stream's silence limit must outlast its heartbeats.
+  auto idle = load_config("rokka.replication.heartbeat.ms=1000\nrokka.replication.idle.timeout.ms=1000\n", {});
+  ASSERT_FALSE(idle.ok());
+  EXPECT_NE(idle.status().message().find("rokka.replication.idle.timeout.ms"), std::string::npos);
+}
+
+// ssl.principal.mapping.rules, sasl.server.max.receive.size and connections.max.reauth.ms have
+// rows (--help, DescribeConfigs with their defaults), and the listeners still read them, as
+// given, from the security settings beside their listener.name.<l>. forms.
+TEST(ConfigTest, SecurityKeysWithRowsStayInTheSecuritySettings) {
+  auto d = load_config("", {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->security_settings.empty());
+  const std::string described = describe_config(*d);
+  for (const char* line : {"\nssl.principal.mapping.rules=DEFAULT\n", "\nsasl.server.max.receive.size=524288\n",
+                           "\nconnections.max.reauth.ms=0\n"})
+    EXPECT_NE(described.find(line), std::string::npos) << line;
+
+  auto c = load_config(
+      "sasl.server.max.receive.size=4096\nlistener.name.ssl.ssl.principal.mapping.rules=RULE:^CN=(.*)$/$1/\n",
+      {{"connections.max.reauth.ms", "60000"}});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->security_settings,
+            (std::map<std::string, std::string, std::less<>>{
+                {"connections.max.reauth.ms", "60000"},
+                {"listener.name.ssl.ssl.principal.mapping.rules", "RULE:^CN=(.*)$/$1/"},
+                {"sasl.server.max.receive.size", "4096"}}));
+  EXPECT_TRUE(c->unknown_keys.empty());
+  EXPECT_NE(describe_config(*c).find("\nconnections.max.reauth.ms=60000\n"), std::string::npos);
 }
 
 }  // namespace
