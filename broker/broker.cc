@@ -135,12 +135,17 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
 }
 
 storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config,
-                                                      std::unique_ptr<storage::Store> store, Metrics* metrics) {
+                                                      std::unique_ptr<storage::Store> store, Metrics* metrics,
+                                                      std::vector<ExtraStore> extra,
+                                                      TopicRegistry::StoreFor store_for) {
   std::unique_ptr<Broker> b(new Broker(config));
   b->store_ = std::move(store);
+  b->extra_stores_ = std::move(extra);
+  b->stores_.add("root", *b->store_, b->config_.log_dirs);
+  for (ExtraStore& e : b->extra_stores_) b->stores_.add(e.name, *e.store, e.dir);
   if (auto s = b->load_cluster_id(); !s.ok()) return s;
 
-  b->topics_ = std::make_unique<TopicRegistry>(*b->store_, b->config_);
+  b->topics_ = std::make_unique<TopicRegistry>(b->stores_, b->config_, std::move(store_for));
   if (auto s = b->topics_->load(); !s.ok()) return s;
 
   b->producer_ids_ = std::make_unique<ProducerIds>(b->store_->meta());
@@ -167,8 +172,12 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   if (auto s = b->group_configs_->load(); !s.ok()) return s;
   b->follow_shared_meta();
 
-  b->store_->set_append_listener(
-      [w = &b->fetch_waiters_](std::span<const storage::PartitionId> grown) { w->notify(grown); });
+  for (size_t slot = 0; slot < b->stores_.size(); ++slot) {
+    b->stores_.entries()[slot].store->set_append_listener(
+        [w = &b->fetch_waiters_, at = static_cast<StoreSlot>(slot)](std::span<const storage::PartitionId> grown) {
+          w->notify(at, grown);
+        });
+  }
 
   b->server_ = std::make_unique<Server>(b->config_, *b->dynamic_config_);
   // The coordinator's strand lives on the first network thread.
@@ -189,19 +198,21 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
                                            b->server_->security(), *b->cluster_);
     if (!peers.ok()) return peers.status();
     b->peers_ = std::move(peers).value();
-    b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->store_,
-                                                          *b->topics_, *b->cluster_, *b->peers_);
+    b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->topics_,
+                                                          *b->cluster_, *b->peers_);
   }
   b->txns_ = std::make_unique<coordinator::TransactionService>(
       *b->groups_, b->store_->meta(), txn_options(b->config_),
       [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },
       [b = b.get()](coordinator::MarkerRequest req, auto done) {
         if (b->marker_sender_) return b->marker_sender_->write(std::move(req), std::move(done));
-        write_txn_markers(*b->store_, *b->topics_, req, std::move(done));
+        write_txn_markers(*b->topics_, req, std::move(done));
       });
-  b->cleaner_ = std::make_unique<LogCleaner>(*b->store_, *b->topics_, cleaner_options(b->config_));
+  for (size_t slot = 0; slot < b->stores_.size(); ++slot)
+    b->cleaners_.push_back(std::make_unique<LogCleaner>(*b->stores_.entries()[slot].store, *b->topics_,
+                                                        cleaner_options(b->config_), static_cast<StoreSlot>(slot)));
   b->services_.reset(new Services{.config = b->config_,
-                                  .store = *b->store_,
+                                  .stores = b->stores_,
                                   .topics = *b->topics_,
                                   .fetch_waiters = b->fetch_waiters_,
                                   .producer_ids = *b->producer_ids_,
@@ -318,7 +329,7 @@ storage::Status Broker::start() {
   groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
   txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
   server_->start(*services_);
-  cleaner_->start();
+  for (auto& cleaner : cleaners_) cleaner->start();
   if (services_->metrics) {
     services_->metrics->attach(services_.get(), groups_.get(), txns_.get());
     services_->metrics->set_listening(true);
@@ -338,8 +349,12 @@ storage::Status Broker::stop() {
   if (groups_) groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
   if (server_) server_->stop();
   if (cluster_) cluster_->stop();  // leaves the cluster at once (the lease is revoked)
-  if (cleaner_) cleaner_->stop();  // a rewrite in progress completes first
-  auto s = store_->close();
+  for (auto& cleaner : cleaners_) cleaner->stop();  // a rewrite in progress completes first
+  storage::Status s;
+  for (ExtraStore& e : extra_stores_) {
+    if (auto closed = e.store->close(); !closed.ok() && s.ok()) s = closed;
+  }
+  if (auto closed = store_->close(); !closed.ok() && s.ok()) s = closed;
   if (s.ok()) {
     broker_log().info("shut down cleanly");
   } else {

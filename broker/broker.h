@@ -14,6 +14,7 @@
 #include "broker/link/inter_broker_client.h"
 #include "broker/records/fetch_waiters.h"
 #include "broker/records/log_cleaner.h"
+#include "broker/records/store_set.h"
 #include "broker/metrics.h"
 #include "broker/meta/producer_ids.h"
 #include "broker/net/quota_manager.h"
@@ -29,15 +30,26 @@
 
 namespace rokka::broker {
 
+// A store beside the root one, in its own slot of the broker's StoreSet (the stores of
+// replication groups; tests of the multi-store plumbing).
+struct ExtraStore {
+  std::string name;
+  std::unique_ptr<storage::Store> store;
+  std::filesystem::path dir;
+};
+
 class Broker {
  public:
   // Opens the store in config.log_dirs (recovering it if needed) and loads broker state.
   static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config);
   // As open(), on a store the caller opened; `metrics` (optional; it must outlive the
   // broker) counts requests and, from start() to stop(), is attached to the broker.
+  // `extra` stores take slots 1.. in order; `store_for` places new partitions among the
+  // slots (empty: all in the root store).
   static storage::Result<std::unique_ptr<Broker>> open(const BrokerConfig& config,
                                                        std::unique_ptr<storage::Store> store,
-                                                       Metrics* metrics = nullptr);
+                                                       Metrics* metrics = nullptr, std::vector<ExtraStore> extra = {},
+                                                       TopicRegistry::StoreFor store_for = {});
   ~Broker();
 
   // Binds the listeners and starts serving.
@@ -64,7 +76,9 @@ class Broker {
 
   BrokerConfig config_;
   std::string cluster_id_;
-  std::unique_ptr<storage::Store> store_;
+  std::unique_ptr<storage::Store> store_;  // the root store, slot 0
+  std::vector<ExtraStore> extra_stores_;  // slots 1..
+  StoreSet stores_;                        // names the stores above
   std::unique_ptr<TopicRegistry> topics_;
   std::unique_ptr<ClusterLink> cluster_;  // cluster mode only; applies etcd's topics to topics_: destroyed first
   std::unique_ptr<SharedMeta> shared_meta_;  // ACLs, SCRAM, quotas, dynamic configs: here, or etcd's (cluster_)
@@ -81,7 +95,7 @@ class Broker {
   std::unique_ptr<InterBrokerClient> peers_;  // cluster mode: this broker's requests to the others
   std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: txns_' markers for other brokers
   std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
-  std::unique_ptr<LogCleaner> cleaner_;  // uses store_ and topics_: destroyed before them
+  std::vector<std::unique_ptr<LogCleaner>> cleaners_;  // one per store; use stores_ and topics_: destroyed before them
   std::unique_ptr<Services> services_;  // names the parts above: built after them, destroyed before them
   bool stopped_ = false;
 };

@@ -90,17 +90,19 @@ ClientMetric histogram(const storage::LatencyHistogram& h, std::vector<ClientMet
   return m;
 }
 
-ClientMetric histogram(const storage::CountHistogram& h) {
+// The sum of histograms with the same bounds (one per store).
+ClientMetric histogram(const std::vector<const storage::CountHistogram*>& hs) {
   ClientMetric m;
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < storage::CountHistogram::kBounds; ++i) {
-    cumulative += h.bucket(i);
-    m.histogram.bucket.push_back({cumulative, static_cast<double>(h.bound(i))});
+  uint64_t cumulative = 0, sum = 0;
+  for (size_t i = 0; i <= storage::CountHistogram::kBounds; ++i) {
+    for (const storage::CountHistogram* h : hs) cumulative += h->bucket(i);
+    const double bound = i < storage::CountHistogram::kBounds ? static_cast<double>(hs.front()->bound(i))
+                                                                : std::numeric_limits<double>::infinity();
+    m.histogram.bucket.push_back({cumulative, bound});
   }
-  cumulative += h.bucket(storage::CountHistogram::kBounds);
-  m.histogram.bucket.push_back({cumulative, std::numeric_limits<double>::infinity()});
+  for (const storage::CountHistogram* h : hs) sum += h->sum();
   m.histogram.sample_count = cumulative;
-  m.histogram.sample_sum = static_cast<double>(h.sum());
+  m.histogram.sample_sum = static_cast<double>(sum);
   return m;
 }
 
@@ -384,20 +386,29 @@ asio::awaitable<std::string> Metrics::scrape() {
   recovery.metric.push_back(gauge(static_cast<double>(recovery_ns_.load()) / 1e9));
   out.push_back(std::move(recovery));
 
-  // CommitLog segments on disk (their sizes: preallocated segments count whole), and the shared index files.
+  // CommitLog segments on disk (their sizes: preallocated segments count whole), and the shared index files,
+  // of every store.
   {
-    double bytes = 0, segments = 0, index_files = 0;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(log_dir_ / "commitlog", ec)) {
-      std::error_code size_ec;
-      const auto size = entry.file_size(size_ec);
-      if (size_ec) continue;
-      bytes += static_cast<double>(size);
-      segments += 1;
+    std::vector<std::filesystem::path> dirs;
+    if (const Services* attached = services_.load(); attached != nullptr) {
+      for (const StoreSet::Entry& e : attached->stores.entries()) dirs.push_back(e.dir);
+    } else {
+      dirs.push_back(log_dir_);
     }
-    for (const auto& entry : std::filesystem::directory_iterator(log_dir_ / "index", ec)) {
-      std::error_code type_ec;
-      if (entry.is_regular_file(type_ec)) index_files += 1;
+    double bytes = 0, segments = 0, index_files = 0;
+    for (const std::filesystem::path& dir : dirs) {
+      std::error_code ec;
+      for (const auto& entry : std::filesystem::directory_iterator(dir / "commitlog", ec)) {
+        std::error_code size_ec;
+        const auto size = entry.file_size(size_ec);
+        if (size_ec) continue;
+        bytes += static_cast<double>(size);
+        segments += 1;
+      }
+      for (const auto& entry : std::filesystem::directory_iterator(dir / "index", ec)) {
+        std::error_code type_ec;
+        if (entry.is_regular_file(type_ec)) index_files += 1;
+      }
     }
     auto b = family("rokka_commitlog_size_bytes", "Bytes of the CommitLog segment files.", MetricType::Gauge);
     b.metric.push_back(gauge(bytes));
@@ -422,20 +433,33 @@ asio::awaitable<std::string> Metrics::scrape() {
     out.push_back(std::move(memory));
   }
   if (services != nullptr) {
-    const storage::StoreStats stats = services->store.stats();
-    if (stats.group_commit_records != nullptr && stats.group_commit_bytes != nullptr) {
+    // Summed over the broker's stores.
+    storage::StoreStats stats;
+    std::vector<const storage::CountHistogram*> commit_records, commit_bytes;
+    for (const StoreSet::Entry& e : services->stores.entries()) {
+      const storage::StoreStats one = e.store->stats();
+      if (one.group_commit_records != nullptr && one.group_commit_bytes != nullptr) {
+        commit_records.push_back(one.group_commit_records);
+        commit_bytes.push_back(one.group_commit_bytes);
+      }
+      stats.retention_deleted_segments += one.retention_deleted_segments;
+      stats.retention_deleted_bytes += one.retention_deleted_bytes;
+      stats.page_cache_log_bytes += one.page_cache_log_bytes;
+      stats.page_cache_index_bytes += one.page_cache_index_bytes;
+    }
+    if (!commit_records.empty()) {
       auto records = family("rokka_store_group_commit_records",
                             "Records appended per group commit of the store's writer (the appends it drained, "
                             "wrote and, with store.flush.mode=sync, synced together): Produce, offset commits "
                             "and transaction markers; compaction's rewrites not counted.",
                             MetricType::Histogram);
-      records.metric.push_back(histogram(*stats.group_commit_records));
+      records.metric.push_back(histogram(commit_records));
       out.push_back(std::move(records));
       auto bytes = family("rokka_store_group_commit_bytes",
                           "CommitLog bytes (entry headers included) appended per group commit of the store's "
                           "writer, as for rokka_store_group_commit_records.",
                           MetricType::Histogram);
-      bytes.metric.push_back(histogram(*stats.group_commit_bytes));
+      bytes.metric.push_back(histogram(commit_bytes));
       out.push_back(std::move(bytes));
     }
     auto deleted = family("rokka_retention_deleted_segments_total",
@@ -544,7 +568,10 @@ asio::awaitable<std::string> Metrics::scrape() {
             if (it == by_name.end() || p.partition < 0 ||
                 static_cast<size_t>(p.partition) >= it->second->partitions.size())
               continue;
-            auto offsets = services->store.offsets(it->second->partitions[static_cast<size_t>(p.partition)]);
+            const PartitionLoc loc = it->second->partitions[static_cast<size_t>(p.partition)];
+            const storage::Store* store = services->stores.at(loc.slot);
+            if (store == nullptr) continue;
+            auto offsets = store->offsets(loc.pid);
             if (!offsets.ok()) continue;
             lag.metric.push_back(gauge(static_cast<double>(std::max<int64_t>(offsets->next_offset - p.offset, 0)),
                                        std::move(labels)));

@@ -30,13 +30,14 @@ class ClientQuotas;
 class QuotaManager;
 class ListenerSecurityTable;
 class ClusterLink;
+class StoreSet;
 
 // Built once by Broker::open after every part it names exists, and destroyed before
 // them: a handler never finds one missing. Only metrics and the cluster link are
 // optional.
 struct Services {
   const BrokerConfig& config;
-  storage::Store& store;
+  StoreSet& stores;  // slot 0: the root store; a partition's own store is its PartitionRef's
   TopicRegistry& topics;
   FetchWaiters& fetch_waiters;
   ProducerIds& producer_ids;

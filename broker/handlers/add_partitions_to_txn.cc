@@ -21,7 +21,7 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
   // A partition's own failure (denied, unknown) or kNone; any failure stops the whole add.
   auto own_error = [&](std::string_view name, const TopicPtr& topic, int32_t p) {
     if (!authorized(ctx, AclOperation::kWrite, ResourceType::kTopic, name)) return ErrorCode::kTopicAuthorizationFailed;
-    return resolve_partition(topic, p).error;
+    return resolve_partition(svc.stores, topic, p).error;
   };
   for (const auto& t : req.v3_and_below_topics) {
     const TopicPtr topic = svc.topics.find(t.name);

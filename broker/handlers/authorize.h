@@ -29,9 +29,10 @@ inline bool authorized(const RequestContext& ctx, AclOperation op, ResourceType 
 }
 
 // resolve_partition() for a request that may (`allowed`) or may not act on the topic.
-inline PartitionRef resolve_partition_if(bool allowed, const TopicPtr& topic, int32_t index) {
+inline PartitionRef resolve_partition_if(const StoreSet& stores, bool allowed, const TopicPtr& topic,
+                                         int32_t index) {
   if (!allowed) return {topic, 0, protocol::ErrorCode::kTopicAuthorizationFailed};
-  return resolve_partition(topic, index);
+  return resolve_partition(stores, topic, index);
 }
 
 inline bool authorized_group(const RequestContext& ctx, AclOperation op, std::string_view group_id) {

@@ -18,6 +18,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
   protocol::DeleteRecordsResponse resp;
   struct Target {
     protocol::DeleteRecordsResponse::DeleteRecordsPartitionResult* out;
+    storage::Store* store;
     storage::PartitionId pid;
     int64_t offset;
   };
@@ -40,7 +41,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
       }
       int64_t offset = p.offset;
       if (offset == -1) {
-        auto offs = svc.store.offsets(ref.pid);
+        auto offs = ref.store->offsets(ref.pid);
         if (!offs.ok()) {
           out.error_code = to_kafka(offs.status());
           continue;
@@ -50,12 +51,12 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
         out.error_code = ErrorCode::kOffsetOutOfRange;
         continue;
       }
-      targets.push_back({&out, ref.pid, offset});
+      targets.push_back({&out, ref.store, ref.pid, offset});
     }
   }
   using R = storage::Result<int64_t>;
   auto results = co_await await_all<R>(targets.size(), [&](size_t i, std::function<void(R)> done) {
-    svc.store.delete_records(targets[i].pid, targets[i].offset, done);
+    targets[i].store->delete_records(targets[i].pid, targets[i].offset, done);
   });
   for (size_t i = 0; i < targets.size(); ++i) {
     if (results[i].ok()) {

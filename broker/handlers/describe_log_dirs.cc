@@ -10,13 +10,15 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta/topic_registry.h"
+#include "broker/records/store_set.h"
 #include "storage/store.h"
 
 namespace rokka::broker {
 
 using protocol::ErrorCode;
 
-// DescribeLogDirs: Rokka's one log directory (log.dirs), the size of each partition's
+// DescribeLogDirs: one log directory per store of the broker (broker/records/store_set.h:
+// log.dirs for the root store, then each group store's), the size of each partition's
 // stored batches in it, and (v4) the file system's total and usable bytes. A null topic
 // list means every partition; named topics and partitions that do not exist are left out,
 // as Kafka does. Needs CLUSTER DESCRIBE: without it the answer has no results and (v3+)
@@ -45,30 +47,34 @@ boost::asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& c
   }
   std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
 
-  auto& dir = resp.results.emplace_back();
-  std::error_code ec;
-  const std::filesystem::path path = std::filesystem::absolute(svc.config.log_dirs, ec);
-  dir.log_dir = (ec ? std::filesystem::path(svc.config.log_dirs) : path).lexically_normal().string();
-  const std::filesystem::space_info space = std::filesystem::space(dir.log_dir, ec);
-  if (ec) {
-    dir.error_code = ErrorCode::kKafkaStorageError;
-    co_return make_response(resp, ctx.version());
-  }
-  dir.total_bytes = static_cast<int64_t>(std::min<uintmax_t>(space.capacity, INT64_MAX));
-  dir.usable_bytes = static_cast<int64_t>(std::min<uintmax_t>(space.available, INT64_MAX));
-
-  for (const TopicPtr& topic : topics) {
-    const auto it = wanted.find(topic->name);
-    protocol::DescribeLogDirsResponse::DescribeLogDirsTopic out;
-    out.name = topic->name;
-    for (size_t i = 0; i < topic->partitions.size(); ++i) {
-      const int32_t index = static_cast<int32_t>(i);
-      if (it != wanted.end() && !it->second.contains(index)) continue;
-      const storage::Result<int64_t> bytes = svc.store.partition_bytes(topic->partitions[i]);
-      if (!bytes.ok()) continue;  // deleted meanwhile
-      out.partitions.push_back({index, *bytes, 0, false});
+  for (size_t slot = 0; slot < svc.stores.size(); ++slot) {
+    const StoreSet::Entry& entry = svc.stores.entries()[slot];
+    auto& dir = resp.results.emplace_back();
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::absolute(entry.dir, ec);
+    dir.log_dir = (ec ? entry.dir : path).lexically_normal().string();
+    const std::filesystem::space_info space = std::filesystem::space(dir.log_dir, ec);
+    if (ec) {
+      dir.error_code = ErrorCode::kKafkaStorageError;
+      continue;
     }
-    if (!out.partitions.empty()) dir.topics.push_back(std::move(out));
+    dir.total_bytes = static_cast<int64_t>(std::min<uintmax_t>(space.capacity, INT64_MAX));
+    dir.usable_bytes = static_cast<int64_t>(std::min<uintmax_t>(space.available, INT64_MAX));
+
+    for (const TopicPtr& topic : topics) {
+      const auto it = wanted.find(topic->name);
+      protocol::DescribeLogDirsResponse::DescribeLogDirsTopic out;
+      out.name = topic->name;
+      for (size_t i = 0; i < topic->partitions.size(); ++i) {
+        const int32_t index = static_cast<int32_t>(i);
+        if (static_cast<size_t>(topic->partitions[i].slot) != slot) continue;
+        if (it != wanted.end() && !it->second.contains(index)) continue;
+        const storage::Result<int64_t> bytes = entry.store->partition_bytes(topic->partitions[i].pid);
+        if (!bytes.ok()) continue;  // deleted meanwhile
+        out.partitions.push_back({index, *bytes, 0, false});
+      }
+      if (!out.partitions.empty()) dir.topics.push_back(std::move(out));
+    }
   }
   co_return make_response(resp, ctx.version());
 }

@@ -25,6 +25,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& 
   protocol::DescribeProducersResponse resp;
   struct Target {
     size_t topic, partition;  // indexes into resp.topics[topic].partitions
+    storage::Store* store;
     storage::PartitionId pid;
   };
   std::vector<Target> targets;
@@ -51,12 +52,12 @@ boost::asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& 
         out.error_code = ref.error;
         continue;
       }
-      targets.push_back({resp.topics.size() - 1, out_topic.partitions.size() - 1, ref.pid});
+      targets.push_back({resp.topics.size() - 1, out_topic.partitions.size() - 1, ref.store, ref.pid});
     }
   }
   using R = storage::Result<std::vector<storage::ActiveProducer>>;
   auto results = co_await await_all<R>(targets.size(), [&](size_t i, std::function<void(R)> done) {
-    svc.store.active_producers(targets[i].pid, std::move(done));
+    targets[i].store->active_producers(targets[i].pid, std::move(done));
   });
   for (size_t i = 0; i < targets.size(); ++i) {
     PartitionResponse& out = resp.topics[targets[i].topic].partitions[targets[i].partition];

@@ -28,6 +28,7 @@ namespace {
 // One partition of the request, resolved once.
 struct Target {
   FetchResponse::PartitionData* out;
+  const storage::Store* store = nullptr;  // the partition's store, when valid
   storage::PartitionId pid = 0;
   int64_t offset = 0;
   int32_t max_bytes = 0;
@@ -96,7 +97,7 @@ FetchResponse error_response(const FetchRequest& req, ErrorCode e) {
 // A negative limit (the partition's, or the request's for the first partition read)
 // fails a partition that has records to return with UNKNOWN_SERVER_ERROR, as Kafka's
 // log read refuses a negative size; at the end of the log it is simply empty.
-int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int32_t max_bytes, bool read_committed) {
+int64_t read_all(std::vector<Target>& targets, int32_t max_bytes, bool read_committed) {
   int64_t total = 0;
   int64_t limit = max_bytes;  // Kafka's limitBytes: the request's, then what is left of it
   for (Target& t : targets) {
@@ -106,6 +107,7 @@ int64_t read_all(const storage::Store& store, std::vector<Target>& targets, int3
     out.records.data = protocol::Bytes{};  // empty, never null: clients reject a null record set
     const bool negative_limit = std::min<int64_t>(t.max_bytes, limit) < 0;
     const int64_t budget = std::min<int64_t>(t.max_bytes, std::max<int64_t>(0, max_bytes - total));
+    const storage::Store& store = *t.store;
     auto r = store.read(t.pid, t.offset, std::max<int64_t>(budget, 1));
     if (!r.ok()) {
       out.error_code = to_kafka(r.status());
@@ -188,7 +190,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   }
   LeaderHints leader_hints(ctx);
   std::vector<Target> targets;
-  std::vector<storage::PartitionId> pids;
+  std::vector<uint64_t> keys;  // partition_key() of each valid target
   targets.reserve(wanted.size());
   TopicPtr topic;
   bool allowed = false;
@@ -218,12 +220,12 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
       targets.push_back({&out});
       continue;
     }
-    targets.push_back({&out, ref.pid, p.fetch_offset, p.partition_max_bytes, true});
-    pids.push_back(ref.pid);
+    targets.push_back({&out, ref.store, ref.pid, p.fetch_offset, p.partition_max_bytes, true});
+    keys.push_back(partition_key(ref.slot, ref.pid));
   }
   // Kafka reads the isolation level once it has a partition to read, and an unknown
   // one fails the whole request (UNKNOWN_SERVER_ERROR, its answer to the exception).
-  if (!pids.empty() && req.isolation_level != 0 && req.isolation_level != 1)
+  if (!keys.empty() && req.isolation_level != 0 && req.isolation_level != 1)
     co_return make_response(error_response(req, ErrorCode::kUnknownServerError), v);
 
   // The broker's fetch.max.bytes caps the response, and so the min_bytes it waits
@@ -238,17 +240,17 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   std::chrono::nanoseconds waited{0};
   auto ex = co_await boost::asio::this_coro::executor;
   for (;;) {
-    const int64_t bytes = read_all(svc.store, targets, max_bytes, read_committed);
+    const int64_t bytes = read_all(targets, max_bytes, read_committed);
     bool errors = false;
     for (const Target& t : targets) errors = errors || t.out->error_code != ErrorCode::kNone;
-    if (bytes >= min_bytes || errors || pids.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    if (bytes >= min_bytes || errors || keys.empty() || std::chrono::steady_clock::now() >= deadline) break;
 
     // Park until an append to one of our partitions, or the deadline.
-    auto waiter = svc.fetch_waiters.add(pids, ex);
+    auto waiter = svc.fetch_waiters.add(keys, ex);
     bool grown = false;
     for (const Target& t : targets) {
       if (!t.valid) continue;
-      auto offs = svc.store.offsets(t.pid);
+      auto offs = t.store->offsets(t.pid);
       grown = grown || (offs.ok() && offs->next_offset > t.out->high_watermark);  // appended since the read
     }
     if (!grown && !waiter->woken.load()) {
@@ -257,10 +259,10 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
       co_await waiter->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
       waited += std::chrono::steady_clock::now() - parked;
     }
-    svc.fetch_waiters.remove(waiter, pids);
+    svc.fetch_waiters.remove(waiter, keys);
     if (!grown && !waiter->woken.load()) {
       // Timed out: answer with what there is (re-read: data may have come meanwhile).
-      read_all(svc.store, targets, max_bytes, read_committed);
+      read_all(targets, max_bytes, read_committed);
       break;
     }
   }

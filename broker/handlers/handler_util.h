@@ -8,6 +8,7 @@
 #include "broker/net/request_context.h"
 #include "broker/services.h"
 #include "broker/meta/topic_registry.h"
+#include "broker/records/store_set.h"
 #include "protocol/error_code.h"
 #include "protocol/message.h"
 
@@ -61,16 +62,23 @@ inline constexpr int32_t kAllClusterOperations =
     (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 inline constexpr int32_t kOperationsNotRequested = std::numeric_limits<int32_t>::min();
 
+// A Kafka partition resolved to where it lives: `store` (its slot's) and `pid`, a partition
+// id of that store only. Without an error, `store` is set.
 struct PartitionRef {
   TopicPtr topic;
   storage::PartitionId pid = 0;
   protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  storage::Store* store = nullptr;
+  StoreSlot slot = kRootSlot;
 };
 
-inline PartitionRef resolve_partition(const TopicPtr& topic, int32_t index) {
+inline PartitionRef resolve_partition(const StoreSet& stores, const TopicPtr& topic, int32_t index) {
   if (!topic || index < 0 || index >= static_cast<int32_t>(topic->partitions.size()))
     return {topic, 0, protocol::ErrorCode::kUnknownTopicOrPartition};
-  return {topic, topic->partitions[static_cast<size_t>(index)], protocol::ErrorCode::kNone};
+  const PartitionLoc loc = topic->partitions[static_cast<size_t>(index)];
+  storage::Store* store = stores.at(loc.slot);
+  if (store == nullptr) return {topic, 0, protocol::ErrorCode::kUnknownTopicOrPartition};
+  return {topic, loc.pid, protocol::ErrorCode::kNone, store, loc.slot};
 }
 
 // A client's current_leader_epoch against ours: newer is unknown to us, older is fenced.

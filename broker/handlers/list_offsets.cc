@@ -44,7 +44,7 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, p
         out.error_code = ref.error;
         continue;
       }
-      auto offs = svc.store.offsets(ref.pid);
+      auto offs = ref.store->offsets(ref.pid);
       if (!offs.ok()) {
         out.error_code = to_kafka(offs.status());
         continue;
@@ -59,14 +59,14 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, p
       } else if (p.timestamp == kLatestTiered && v >= 9) {
         found = {-1, -1};  // nothing is tiered: Kafka answers -1 without remote storage
       } else if (p.timestamp == kMaxTimestamp && v >= 7) {
-        auto r = max_timestamp_record(svc.store, ref.pid);
+        auto r = max_timestamp_record(*ref.store, ref.pid);
         if (!r.ok()) {
           out.error_code = to_kafka(r.status());
           continue;
         }
         found = *r;
       } else if (p.timestamp >= 0) {
-        auto r = first_record_at_or_after(svc.store, ref.pid, p.timestamp);
+        auto r = first_record_at_or_after(*ref.store, ref.pid, p.timestamp);
         if (!r.ok()) {
           out.error_code = to_kafka(r.status());
           continue;

@@ -48,7 +48,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx, 
         out.error_code = ErrorCode::kNotCoordinator;
         continue;
       }
-      if (resolve_partition(topic, p.partition_index).error != ErrorCode::kNone) {
+      if (resolve_partition(svc.stores, topic, p.partition_index).error != ErrorCode::kNone) {
         out.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }

@@ -31,7 +31,7 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
         continue;
       }
       if (p.leader_epoch > kLeaderEpoch) continue;  // unknown epoch: -1 / -1
-      auto offs = svc.store.offsets(ref.pid);
+      auto offs = ref.store->offsets(ref.pid);
       if (!offs.ok()) {
         out.error_code = to_kafka(offs.status());
         continue;

@@ -50,15 +50,16 @@ using AppendResults = std::vector<storage::Result<storage::AppendInfo>>;
 // stored, or at once with no results after setting *refused to the coordinator's error.
 // `refused` must stay valid until `done` runs.
 void append_transactional(Services& svc, coordinator::ProducerRef producer,
-                          std::vector<coordinator::TopicPartition> partitions,
+                          std::vector<coordinator::TopicPartition> partitions, std::vector<StoreSlot> slots,
                           std::vector<storage::AppendRequest> appends, coordinator::TxnError* refused,
                           std::function<void(AppendResults)> done) {
-  storage::Store* store = &svc.store;
+  const StoreSet* stores = &svc.stores;
   svc.txns.check_produce(std::move(producer), std::move(partitions),
-                          [store, appends = std::move(appends), refused, done](coordinator::TxnError e) mutable {
+                          [stores, slots = std::move(slots), appends = std::move(appends), refused,
+                           done](coordinator::TxnError e) mutable {
                             *refused = e;
                             if (e != coordinator::TxnError::kNone) return done({});
-                            store->append(std::move(appends), std::move(done));
+                            stores->append(slots, std::move(appends), std::move(done));
                           });
 }
 
@@ -209,7 +210,7 @@ AnswerPlan plan_answers(const ProduceRequest& req) {
 // own operator new/delete; see tests/coordinator/group_service_test.cc).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-// Validates every partition's batch, queues the valid ones as ONE store append,
+// Validates every partition's batch, queues the valid ones as ONE append per store,
 // lets the connection start its next request (appends from later requests queue
 // behind ours, so order per connection holds), then answers once the store has
 // them (durable per store.flush.mode). One bad partition never fails the others.
@@ -219,6 +220,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
 
   ProduceResponse resp;
   std::vector<storage::AppendRequest> appends;
+  std::vector<StoreSlot> append_slots;  // each append's store
   std::vector<ProduceResponse::PartitionProduceResponse*> append_outs;
   struct Counted {
     size_t entry = 0;  // the topic's response entry
@@ -318,6 +320,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
       const protocol::Bytes bytes = batch.bytes();
       protocol::set_partition_leader_epoch({const_cast<std::byte*>(bytes.data()), bytes.size()}, kLeaderEpoch);
       appends.push_back({ref.pid, bytes, topic->settings.timestamp_type});
+      append_slots.push_back(ref.slot);
       append_outs.push_back(&out);
       counted.push_back({entry, static_cast<int64_t>(bytes.size()), batch.records_count()});
       if (transactional) txn_partitions.push_back({std::string(t.name), p.index});
@@ -334,8 +337,8 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   if (!appends.empty() && transactional && coordinates(svc, txn_producer->transactional_id)) {
     coordinator::TxnError refused = coordinator::TxnError::kNone;
     results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
-      append_transactional(svc, *txn_producer, std::move(txn_partitions), std::move(appends), &refused,
-                           std::move(done));
+      append_transactional(svc, *txn_producer, std::move(txn_partitions), std::move(append_slots),
+                           std::move(appends), &refused, std::move(done));
     });
     if (refused != coordinator::TxnError::kNone) {
       for (auto* out : append_outs) {
@@ -347,7 +350,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
     }
   } else if (!appends.empty()) {
     results = co_await await_callback<Results>([&](std::function<void(Results)> done) {
-      svc.store.append(std::move(appends), std::move(done));
+      svc.stores.append(append_slots, std::move(appends), std::move(done));
       ctx.dispatched();  // queued: later requests on this connection append after ours
     });
   }

@@ -44,7 +44,7 @@ protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t in
 }
 
 PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index) {
-  PartitionRef ref = resolve_partition_if(allowed, topic, index);
+  PartitionRef ref = resolve_partition_if(svc.stores, allowed, topic, index);
   if (ref.error == protocol::ErrorCode::kNone) ref.error = check_leader(svc, *topic, index);
   return ref;
 }

@@ -38,7 +38,7 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& c
     for (const auto& p : t.partitions) {
       known.push_back(denied != ErrorCode::kNone ? denied
                       : topic_denied             ? ErrorCode::kTopicAuthorizationFailed
-                                                 : resolve_partition(topic, p.partition_index).error);
+                                                 : resolve_partition(svc.stores, topic, p.partition_index).error);
       if (known.back() != ErrorCode::kNone) continue;
       coordinator::CommittedOffset offset;
       offset.offset = p.committed_offset;

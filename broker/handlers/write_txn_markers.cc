@@ -46,7 +46,7 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& c
     }
   }
   auto results = co_await await_all<storage::Status>(writes.size(), [&](size_t m, auto done) {
-    write_txn_markers(svc.store, svc.topics, writes[m], done);
+    write_txn_markers(svc.topics, writes[m], done);
   });
   for (size_t m = 0; m < results.size(); ++m) {
     if (results[m].ok()) continue;

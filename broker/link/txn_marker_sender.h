@@ -23,9 +23,9 @@ class TopicRegistry;
 
 class TxnMarkerSender {
  public:
-  TxnMarkerSender(boost::asio::any_io_executor ex, storage::Store& store, const TopicRegistry& topics,
+  TxnMarkerSender(boost::asio::any_io_executor ex, const TopicRegistry& topics,
                   ClusterLink& cluster, InterBrokerClient& peers)
-      : ex_(std::move(ex)), store_(store), topics_(topics), cluster_(cluster), peers_(peers) {}
+      : ex_(std::move(ex)), topics_(topics), cluster_(cluster), peers_(peers) {}
 
   // Calls `done` once every partition's marker is written (or its topic is gone), or with
   // kShutdown after stop().
@@ -42,7 +42,6 @@ class TxnMarkerSender {
                                                                         std::vector<coordinator::TopicPartition> partitions);
 
   boost::asio::any_io_executor ex_;
-  storage::Store& store_;
   const TopicRegistry& topics_;
   ClusterLink& cluster_;
   InterBrokerClient& peers_;

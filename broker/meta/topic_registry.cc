@@ -16,7 +16,11 @@ namespace {
 
 using protocol::ErrorCode;
 constexpr std::string_view kPrefix = storage::meta_prefix::kTopics;
-constexpr int8_t kRecordVersion = 1;
+// 1: every partition, all in the one store. 2: the partitions held in the record's store.
+constexpr int8_t kRecordVersionOne = 1;
+constexpr int8_t kRecordVersion = 2;
+// A record's partition count above rokka.max.partitions.per.topic's largest value is damage.
+constexpr int32_t kMaxRecordPartitions = 1000000;
 
 // cleanup.policy: a list of "delete" and "compact" -> (compact, delete).
 std::optional<std::pair<bool, bool>> parse_cleanup_policy(std::string_view value) {
@@ -77,9 +81,46 @@ std::string folded(std::string_view name) {
   return s;
 }
 
+// Runs `done` with the first error (else none) once `n` calls of the returned function came.
+std::function<void(TopicError)> gather_errors(size_t n, std::function<void(TopicError)> done) {
+  struct State {
+    std::mutex mu;
+    size_t left;
+    TopicError first;
+    std::function<void(TopicError)> done;
+  };
+  auto st = std::make_shared<State>();
+  st->left = n;
+  st->done = std::move(done);
+  return [st](TopicError e) {
+    std::unique_lock lock(st->mu);
+    if (!e.ok() && st->first.ok()) st->first = std::move(e);
+    if (--st->left > 0) return;
+    TopicError first = std::move(st->first);
+    lock.unlock();
+    st->done(std::move(first));
+  };
+}
+
+// The slots holding some of `partitions`, ascending.
+std::vector<StoreSlot> slots_of(const std::vector<PartitionLoc>& partitions) {
+  std::set<StoreSlot> slots;
+  for (const PartitionLoc& loc : partitions) slots.insert(loc.slot);
+  return {slots.begin(), slots.end()};
+}
+
 }  // namespace
 
-TopicRegistry::TopicRegistry(storage::Store& store, const BrokerConfig& config) : store_(store), config_(config) {}
+// One store's t/ record: the topic (without partitions), its partition count and the
+// (index, pid) pairs this store holds.
+struct TopicRegistry::Record {
+  Topic topic;
+  int32_t total = 0;
+  std::vector<std::pair<int32_t, storage::PartitionId>> held;
+};
+
+TopicRegistry::TopicRegistry(const StoreSet& stores, const BrokerConfig& config, StoreFor store_for)
+    : stores_(stores), config_(config), store_for_(std::move(store_for)) {}
 
 TopicError TopicRegistry::validate_name(std::string_view name) {
   if (name.empty()) return error(ErrorCode::kInvalidTopicException, "topic name is empty");
@@ -192,16 +233,26 @@ std::vector<std::tuple<std::string, std::string, bool>> TopicRegistry::describe_
   return out;
 }
 
-// Value layout (big-endian, coordinator/byte_codec.h): i8 version, 16-byte topic id,
-// i8 internal, i32 count + i32 store partition ids, i32 count + (str16 key, str16 value)
-// configs.
-std::string TopicRegistry::encode(const Topic& t) const {
+// Value layout (big-endian, coordinator/byte_codec.h), version 2: i8 version, 16-byte
+// topic id, i8 internal, i32 the topic's partition count, i32 count + (i32 partition
+// index, i32 store partition id) for the partitions this record's store holds, i32 count
+// + (str16 key, str16 value) configs. Version 1 (still read; its store is the root):
+// i8 version, 16-byte topic id, i8 internal, i32 count + i32 store partition ids (index
+// order, all of them), then the configs.
+std::string TopicRegistry::encode(const Topic& t, StoreSlot slot) const {
   coordinator::ByteWriter w;
   w.i8(kRecordVersion);
   w.raw({reinterpret_cast<const char*>(t.id.data()), t.id.size()});
   w.i8(t.internal ? 1 : 0);
   w.i32(static_cast<int32_t>(t.partitions.size()));
-  for (auto p : t.partitions) w.i32(static_cast<int32_t>(p));
+  int32_t held = 0;
+  for (const PartitionLoc& loc : t.partitions) held += loc.slot == slot ? 1 : 0;
+  w.i32(held);
+  for (size_t i = 0; i < t.partitions.size(); ++i) {
+    if (t.partitions[i].slot != slot) continue;
+    w.i32(static_cast<int32_t>(i));
+    w.i32(static_cast<int32_t>(t.partitions[i].pid));
+  }
   w.i32(static_cast<int32_t>(t.configs.size()));
   for (const auto& [k, v] : t.configs) {
     w.str16(k);
@@ -210,16 +261,33 @@ std::string TopicRegistry::encode(const Topic& t) const {
   return std::move(w).take();
 }
 
-std::optional<Topic> TopicRegistry::decode(std::string_view name, std::string_view value) const {
+std::optional<TopicRegistry::Record> TopicRegistry::decode(std::string_view name, std::string_view value) const {
   coordinator::ByteReader r(value);
-  Topic t;
+  Record rec;
+  Topic& t = rec.topic;
   t.name = std::string(name);
-  if (r.i8() != kRecordVersion) return std::nullopt;
+  const int8_t version = r.i8();
+  if (version != kRecordVersionOne && version != kRecordVersion) return std::nullopt;
   const std::string_view id = r.raw(t.id.size());
   if (id.size() == t.id.size()) std::memcpy(t.id.data(), id.data(), id.size());
   t.internal = r.i8() != 0;
-  const std::optional<uint32_t> n = r.count(4);
-  for (uint32_t i = 0; i < n.value_or(0); ++i) t.partitions.push_back(static_cast<storage::PartitionId>(r.i32()));
+  if (version == kRecordVersionOne) {
+    const std::optional<uint32_t> n = r.count(4);
+    for (uint32_t i = 0; i < n.value_or(0); ++i)
+      rec.held.emplace_back(static_cast<int32_t>(i), static_cast<storage::PartitionId>(r.i32()));
+    rec.total = static_cast<int32_t>(rec.held.size());
+  } else {
+    rec.total = r.i32();
+    const std::optional<uint32_t> n = r.count(8);
+    if (rec.total < 0 || rec.total > kMaxRecordPartitions || n.value_or(0) > static_cast<uint32_t>(rec.total))
+      return std::nullopt;
+    for (uint32_t i = 0; i < n.value_or(0); ++i) {
+      const int32_t index = r.i32();
+      const auto pid = static_cast<storage::PartitionId>(r.i32());
+      if (index < 0 || index >= rec.total) return std::nullopt;
+      rec.held.emplace_back(index, pid);
+    }
+  }
   const std::optional<uint32_t> c = r.count(4);  // two empty strings
   for (uint32_t i = 0; i < c.value_or(0); ++i) {
     std::string k(r.str16());
@@ -231,19 +299,44 @@ std::optional<Topic> TopicRegistry::decode(std::string_view name, std::string_vi
     // Written by an older broker that knew more keys: keep the topic, drop the settings.
     validate_configs({}, &t.settings);
   }
-  return t;
+  return rec;
 }
 
+// Each store's records name the partitions it holds; a topic is whole once every index
+// is placed exactly once (the topic itself, id and configs, from the lowest slot's record).
 storage::Status TopicRegistry::load() {
-  size_t n = 0;
-  for (auto& [key, value] : store_.meta().scan(kPrefix)) {
-    const std::string name = key.substr(kPrefix.size());
-    auto t = decode(name, value);
-    if (!t) return storage::Status::corruption("topic record for '" + name + "' does not decode");
-    publish(std::move(*t));
-    ++n;
+  std::map<std::string, Record> merged;
+  std::map<std::string, std::vector<std::optional<PartitionLoc>>> placed;
+  for (size_t slot = 0; slot < stores_.size(); ++slot) {
+    for (auto& [key, value] : stores_.entries()[slot].store->meta().scan(kPrefix)) {
+      const std::string name = key.substr(kPrefix.size());
+      auto rec = decode(name, value);
+      if (!rec) return storage::Status::corruption("topic record for '" + name + "' does not decode");
+      auto [it, fresh] = merged.try_emplace(name, *rec);
+      if (!fresh && it->second.topic.id != rec->topic.id)
+        return storage::Status::corruption("topic records for '" + name + "' name different topic ids");
+      it->second.total = std::max(it->second.total, rec->total);
+      auto& at = placed[name];
+      if (at.size() < static_cast<size_t>(it->second.total)) at.resize(static_cast<size_t>(it->second.total));
+      for (auto [index, pid] : rec->held) {
+        if (at[static_cast<size_t>(index)])
+          return storage::Status::corruption("topic '" + name + "' has partition " + std::to_string(index) +
+                                             " twice");
+        at[static_cast<size_t>(index)] = PartitionLoc{static_cast<StoreSlot>(slot), pid};
+      }
+    }
   }
-  broker_log().info("loaded topics: count={}", n);
+  for (auto& [name, rec] : merged) {
+    Topic t = std::move(rec.topic);
+    const auto& at = placed[name];
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (!at[i])
+        return storage::Status::corruption("topic '" + name + "' has no record of its partition " + std::to_string(i));
+      t.partitions.push_back(*at[i]);
+    }
+    publish(std::move(t));
+  }
+  broker_log().info("loaded topics: count={} stores={}", merged.size(), stores_.size());
   return {};
 }
 
@@ -285,11 +378,57 @@ bool TopicRegistry::creating(std::string_view name) const {
   return creating_.count(name) > 0;
 }
 
-void TopicRegistry::persist(const Topic& t, DoneCallback done) {
-  store_.meta().write({{std::string(kPrefix) + t.name, encode(t), false}}, [done = std::move(done)](storage::Status s) {
-    if (!s.ok()) return done(error(ErrorCode::kKafkaStorageError, s.to_string()));
-    done({});
+void TopicRegistry::persist(const Topic& t, DoneCallback done, bool remove) {
+  const std::vector<StoreSlot> slots = slots_of(t.partitions);
+  if (slots.empty()) return done({});
+  auto written = gather_errors(slots.size(), std::move(done));
+  for (StoreSlot slot : slots) {
+    storage::Store* store = stores_.at(slot);
+    if (store == nullptr) {
+      written(error(ErrorCode::kKafkaStorageError, "no store in slot " + std::to_string(slot)));
+      continue;
+    }
+    store->meta().write({{std::string(kPrefix) + t.name, remove ? std::string() : encode(t, slot), remove}},
+                        [written](storage::Status s) {
+                          if (!s.ok()) return written(error(ErrorCode::kKafkaStorageError, s.to_string()));
+                          written({});
+                        });
+  }
+}
+
+void TopicRegistry::allocate(const std::string& name, int32_t first, int32_t count,
+                             std::function<void(TopicError, std::vector<PartitionLoc>)> done) {
+  // Each new index's store, then one create_partitions per store.
+  std::map<StoreSlot, std::vector<int32_t>> by_slot;
+  for (int32_t i = first; i < first + count; ++i) {
+    const StoreSlot slot = store_for_ ? store_for_(name, i) : kRootSlot;
+    if (stores_.at(slot) == nullptr)
+      return done(error(ErrorCode::kKafkaStorageError, "no store in slot " + std::to_string(slot)), {});
+    by_slot[slot].push_back(i);
+  }
+  struct State {
+    std::mutex mu;
+    std::vector<PartitionLoc> locs;
+  };
+  auto st = std::make_shared<State>();
+  st->locs.resize(static_cast<size_t>(count));
+  auto created = gather_errors(by_slot.size(), [st, done = std::move(done)](TopicError e) {
+    if (!e.ok()) return done(std::move(e), {});
+    done({}, std::move(st->locs));
   });
+  for (auto& [slot, indexes] : by_slot) {
+    stores_.at(slot)->create_partitions(
+        static_cast<uint32_t>(indexes.size()),
+        [st, created, slot = slot, indexes = indexes, first](storage::Result<std::vector<storage::PartitionId>> ids) {
+          if (!ids.ok()) return created(error(ErrorCode::kKafkaStorageError, ids.status().to_string()));
+          {
+            std::lock_guard lock(st->mu);
+            for (size_t k = 0; k < indexes.size() && k < ids->size(); ++k)
+              st->locs[static_cast<size_t>(indexes[k] - first)] = PartitionLoc{slot, (*ids)[k]};
+          }
+          created({});
+        });
+  }
 }
 
 TopicError TopicRegistry::check_partition_limit(int32_t partitions) const {
@@ -357,15 +496,15 @@ void TopicRegistry::create_local(std::string name, protocol::Uuid id, int32_t pa
                                  std::map<std::string, std::string> configs, TopicSettings settings,
                                  std::vector<int32_t> leaders,
                                  std::function<void(TopicError, std::optional<Topic>)> done) {
-  store_.create_partitions(
-      static_cast<uint32_t>(partitions),
+  allocate(
+      name, 0, partitions,
       [this, name, id, configs = std::move(configs), settings, leaders = std::move(leaders),
-       done](storage::Result<std::vector<storage::PartitionId>> ids) {
-        if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()), std::nullopt);
+       done](TopicError failed, std::vector<PartitionLoc> locs) {
+        if (!failed.ok()) return done(std::move(failed), std::nullopt);
         Topic t;
         t.name = name;
         t.id = id;
-        t.partitions = std::move(ids).value();
+        t.partitions = std::move(locs);
         t.configs = configs;
         t.settings = settings;
         t.leaders = leaders;
@@ -394,13 +533,14 @@ void TopicRegistry::apply_remove(std::string_view name, DoneCallback done) {
     by_folded_.erase(folded(t->name));
   }
   // The name is free at once; the record and partitions go durably behind it.
-  store_.meta().write({{std::string(kPrefix) + t->name, "", true}}, [this, t, done](storage::Status s) {
-    if (!s.ok()) return done(error(ErrorCode::kKafkaStorageError, s.to_string()));
-    for (auto pid : t->partitions) store_.delete_partition(pid, [](storage::Status) {});
+  persist(*t, [this, t, done](TopicError e) {
+    if (!e.ok()) return done(std::move(e));
+    for (const PartitionLoc& loc : t->partitions)
+      if (storage::Store* store = stores_.at(loc.slot)) store->delete_partition(loc.pid, [](storage::Status) {});
     broker_log().info("deleted topic: name={} partitions={}", t->name, t->partitions.size());
     if (!removal_listener_) return done({});
     removal_listener_(t->name, [done] { done({}); });
-  });
+  }, /*remove=*/true);
 }
 
 void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
@@ -423,17 +563,17 @@ void TopicRegistry::apply_grow(std::string_view name, int32_t new_total, std::ve
   if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
   const auto have = static_cast<int32_t>(t->partitions.size());
   if (new_total <= have) return done({});
-  store_.create_partitions(static_cast<uint32_t>(new_total - have),
-                           [this, t, leaders = std::move(leaders), done](storage::Result<std::vector<storage::PartitionId>> ids) {
-                             if (!ids.ok()) return done(error(ErrorCode::kKafkaStorageError, ids.status().to_string()));
-                             Topic updated = *t;
-                             for (auto id : *ids) updated.partitions.push_back(id);
-                             updated.leaders = leaders;
-                             persist(updated, [this, updated, done](TopicError e) {
-                               if (e.ok()) publish(updated);
-                               done(e);
-                             });
-                           });
+  allocate(t->name, have, new_total - have,
+           [this, t, leaders = std::move(leaders), done](TopicError failed, std::vector<PartitionLoc> locs) {
+             if (!failed.ok()) return done(std::move(failed));
+             Topic updated = *t;
+             for (const PartitionLoc& loc : locs) updated.partitions.push_back(loc);
+             updated.leaders = leaders;
+             persist(updated, [this, updated, done](TopicError e) {
+               if (e.ok()) publish(updated);
+               done(e);
+             });
+           });
 }
 
 void TopicRegistry::apply_create(std::string name, protocol::Uuid id, int32_t partitions,

@@ -1,7 +1,9 @@
 // TopicRegistry: Kafka topics on top of the store's partitions.
 //
-// name <-> topic id <-> partition index -> storage::PartitionId, plus each topic's
-// configs. Persisted in the store's MetaStore under "t/<name>"; loaded at start.
+// name <-> topic id <-> partition index -> (store slot, storage::PartitionId), plus each
+// topic's configs, over the broker's stores (broker/records/store_set.h). Persisted under
+// "t/<name>" in the MetaStore of every store holding some of the topic's partitions, each
+// record naming that store's partitions; loaded at start.
 // Lookups are cheap and lock-shared from any thread; changes (create, delete,
 // add partitions, alter configs) are asynchronous and durable before their
 // callback runs (on the storage writer thread: hop back before touching asio state).
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "broker/config/config.h"
+#include "broker/records/store_set.h"
 #include "protocol/codec.h"
 #include "protocol/error_code.h"
 #include "storage/store.h"
@@ -51,7 +54,7 @@ struct TopicSettings {
 struct Topic {
   std::string name;
   protocol::Uuid id{};
-  std::vector<storage::PartitionId> partitions;  // index = Kafka partition number
+  std::vector<PartitionLoc> partitions;         // index = Kafka partition number
   std::map<std::string, std::string> configs;    // set explicitly on this topic
   TopicSettings settings;
   bool internal = false;
@@ -88,9 +91,15 @@ class TopicAuthority {
 
 class TopicRegistry {
  public:
-  TopicRegistry(storage::Store& store, const BrokerConfig& config);
+  // Which store a new partition goes to (`index`: its Kafka partition number); it must
+  // name a slot of `stores`. Empty: the root store, for every partition.
+  using StoreFor = std::function<StoreSlot(std::string_view topic, int32_t index)>;
+  // `stores` outlives the registry.
+  TopicRegistry(const StoreSet& stores, const BrokerConfig& config, StoreFor store_for = {});
 
-  // Loads every topic from the MetaStore (start-up, before serving).
+  const StoreSet& stores() const { return stores_; }
+
+  // Loads every topic from the MetaStores of every store (start-up, before serving).
   storage::Status load();
 
   TopicPtr find(std::string_view name) const;
@@ -149,17 +158,24 @@ class TopicRegistry {
  private:
   // INVALID_PARTITIONS when a topic would have more than rokka.max.partitions.per.topic.
   TopicError check_partition_limit(int32_t partitions) const;
-  std::string encode(const Topic& t) const;
-  std::optional<Topic> decode(std::string_view name, std::string_view value) const;
+  struct Record;  // one store's t/ record, decoded
+  // The record of `t` for the store in `slot`: the partitions it holds there.
+  std::string encode(const Topic& t, StoreSlot slot) const;
+  std::optional<Record> decode(std::string_view name, std::string_view value) const;
   void publish(Topic t);                       // insert or replace, under the lock
-  // New partitions in the store, the record persisted, the topic published.
+  // New partitions for indexes [first, first + count) in the stores store_for_ names.
+  void allocate(const std::string& name, int32_t first, int32_t count,
+                std::function<void(TopicError, std::vector<PartitionLoc>)> done);
+  // New partitions in the stores, the records persisted, the topic published.
   void create_local(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
                     TopicSettings settings, std::vector<int32_t> leaders,
                     std::function<void(TopicError, std::optional<Topic>)> done);
-  void persist(const Topic& t, DoneCallback done);
+  // Writes the topic's record (remove: its tombstone) to every store holding its partitions.
+  void persist(const Topic& t, DoneCallback done, bool remove = false);
 
-  storage::Store& store_;
+  const StoreSet& stores_;
   const BrokerConfig& config_;
+  StoreFor store_for_;
   mutable std::shared_mutex mu_;
   struct NameHash {  // find() by string_view, without building a string
     using is_transparent = void;

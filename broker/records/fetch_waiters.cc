@@ -5,7 +5,7 @@
 
 namespace rokka::broker {
 
-std::shared_ptr<FetchWaiters::Waiter> FetchWaiters::add(std::span<const storage::PartitionId> partitions,
+std::shared_ptr<FetchWaiters::Waiter> FetchWaiters::add(std::span<const uint64_t> partitions,
                                                         boost::asio::any_io_executor ex) {
   auto w = std::make_shared<Waiter>(std::move(ex));
   std::lock_guard lock(mu_);
@@ -13,7 +13,7 @@ std::shared_ptr<FetchWaiters::Waiter> FetchWaiters::add(std::span<const storage:
   return w;
 }
 
-void FetchWaiters::remove(const std::shared_ptr<Waiter>& waiter, std::span<const storage::PartitionId> partitions) {
+void FetchWaiters::remove(const std::shared_ptr<Waiter>& waiter, std::span<const uint64_t> partitions) {
   std::lock_guard lock(mu_);
   for (auto p : partitions) {
     auto it = by_partition_.find(p);
@@ -29,11 +29,11 @@ void FetchWaiters::wake(const std::shared_ptr<Waiter>& w) {
   boost::asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
 }
 
-void FetchWaiters::notify(std::span<const storage::PartitionId> partitions) {
+void FetchWaiters::notify(StoreSlot slot, std::span<const storage::PartitionId> partitions) {
   std::lock_guard lock(mu_);
   if (by_partition_.empty()) return;
   for (auto p : partitions) {
-    auto it = by_partition_.find(p);
+    auto it = by_partition_.find(partition_key(slot, p));
     if (it == by_partition_.end()) continue;
     for (const auto& w : it->second) wake(w);
   }

@@ -1,7 +1,9 @@
 // FetchWaiters: long-polling Fetch requests parked until data arrives.
 // A Fetch that found less than min_bytes registers on its partitions and waits on
-// a timer (max_wait_ms); the store's append listener (writer thread) calls
-// notify() with the partitions that grew, which wakes those waiters at once.
+// a timer (max_wait_ms); each store's append listener (its writer thread) calls
+// notify() with its slot and the partitions that grew, which wakes those waiters at once.
+// Partitions are keyed by partition_key(slot, pid) (broker/records/store_set.h): a pid
+// alone names different partitions in different stores.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -12,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "broker/records/store_set.h"
 #include "storage/types.h"
 
 namespace rokka::broker {
@@ -24,12 +27,13 @@ class FetchWaiters {
     std::atomic<bool> woken{false};
   };
 
-  // Registers a waiter for `partitions`; its timer lives on `ex`. Call remove() after.
-  std::shared_ptr<Waiter> add(std::span<const storage::PartitionId> partitions, boost::asio::any_io_executor ex);
-  void remove(const std::shared_ptr<Waiter>& waiter, std::span<const storage::PartitionId> partitions);
+  // Registers a waiter for `partitions` (partition_key()s); its timer lives on `ex`. Call
+  // remove() after.
+  std::shared_ptr<Waiter> add(std::span<const uint64_t> partitions, boost::asio::any_io_executor ex);
+  void remove(const std::shared_ptr<Waiter>& waiter, std::span<const uint64_t> partitions);
 
-  // Wakes every waiter on any of `partitions`. Any thread.
-  void notify(std::span<const storage::PartitionId> partitions);
+  // Wakes every waiter on any of `partitions` of the store in `slot`. Any thread.
+  void notify(StoreSlot slot, std::span<const storage::PartitionId> partitions);
   // Wakes everyone (shutdown).
   void notify_all();
 
@@ -37,7 +41,7 @@ class FetchWaiters {
   static void wake(const std::shared_ptr<Waiter>& w);
 
   std::mutex mu_;
-  std::unordered_map<storage::PartitionId, std::vector<std::shared_ptr<Waiter>>> by_partition_;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<Waiter>>> by_partition_;
 };
 
 }  // namespace rokka::broker

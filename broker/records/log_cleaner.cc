@@ -68,8 +68,8 @@ size_t cleanable_count(const StoredBatches& all, const storage::PartitionOffsets
 
 }  // namespace
 
-LogCleaner::LogCleaner(storage::Store& store, const TopicRegistry& topics, LogCleanerOptions options)
-    : store_(store), topics_(topics), options_(std::move(options)) {}
+LogCleaner::LogCleaner(storage::Store& store, const TopicRegistry& topics, LogCleanerOptions options, StoreSlot slot)
+    : store_(store), topics_(topics), options_(std::move(options)), slot_(slot) {}
 
 LogCleaner::~LogCleaner() { stop(); }
 
@@ -108,7 +108,9 @@ void LogCleaner::run() {
 void LogCleaner::run_pass() {
   for (const TopicPtr& topic : topics_.all()) {
     const TopicSettings& s = topic->settings;
-    for (storage::PartitionId pid : topic->partitions) {
+    for (const PartitionLoc& loc : topic->partitions) {
+      if (loc.slot != slot_) continue;  // another store's cleaner
+      const storage::PartitionId pid = loc.pid;
       store_.set_retained(pid, s.compact && !s.delete_retention);
       if (!s.compact || !options_.enable) continue;
       {

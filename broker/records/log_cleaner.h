@@ -1,7 +1,7 @@
 // LogCleaner: log compaction (cleanup.policy=compact) on a shared CommitLog.
 //
-// On its own thread, every log.cleaner.backoff.ms, it visits each partition of every
-// topic: a pure-compact topic's partitions are marked retained in the store (retention
+// One per store (broker/records/store_set.h), on its own thread: every
+// log.cleaner.backoff.ms it visits each partition of every topic held in its store: a pure-compact topic's partitions are marked retained in the store (retention
 // never deletes their segments); a compacting topic's partition that is due is cleaned:
 //  - the cleanable range runs from the first batch to the newest one (excluded, like
 //    Kafka's active segment), stopping earlier at the last stable offset and at
@@ -48,7 +48,8 @@ struct CleanStats {
 
 class LogCleaner {
  public:
-  LogCleaner(storage::Store& store, const TopicRegistry& topics, LogCleanerOptions options);
+  // Cleans the partitions of `topics` that live in `store`, the one in slot `slot`.
+  LogCleaner(storage::Store& store, const TopicRegistry& topics, LogCleanerOptions options, StoreSlot slot = kRootSlot);
   ~LogCleaner();
   void start();
   void stop();  // idempotent; waits for a pass in progress
@@ -73,7 +74,8 @@ class LogCleaner {
   storage::Store& store_;
   const TopicRegistry& topics_;
   LogCleanerOptions options_;
-  std::unordered_map<storage::PartitionId, PartitionState> state_;  // pass thread only
+  const StoreSlot slot_;
+  std::unordered_map<storage::PartitionId, PartitionState> state_;  // store_'s pids; pass thread only
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

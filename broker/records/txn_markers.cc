@@ -11,7 +11,7 @@
 
 namespace rokka::broker {
 
-void write_txn_markers(storage::Store& store, const TopicRegistry& topics, const coordinator::MarkerRequest& request,
+void write_txn_markers(const TopicRegistry& topics, const coordinator::MarkerRequest& request,
                        std::function<void(storage::Status)> done) {
   protocol::TxnMarker marker;
   marker.producer_id = request.producer_id;
@@ -26,13 +26,15 @@ void write_txn_markers(storage::Store& store, const TopicRegistry& topics, const
   auto batch = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
 
   std::vector<storage::AppendRequest> appends;
+  std::vector<StoreSlot> slots;
   for (const coordinator::TopicPartition& tp : request.partitions) {
-    const PartitionRef ref = resolve_partition(topics.find(tp.topic), tp.partition);
+    const PartitionRef ref = resolve_partition(topics.stores(), topics.find(tp.topic), tp.partition);
     if (ref.error != protocol::ErrorCode::kNone) continue;  // deleted since: nothing to mark
     appends.push_back({ref.pid, *batch, storage::TimestampType::kCreateTime});
+    slots.push_back(ref.slot);
   }
   if (appends.empty()) return done({});
-  store.append(std::move(appends), [batch, done = std::move(done)](std::vector<storage::Result<storage::AppendInfo>> results) {
+  topics.stores().append(slots, std::move(appends), [batch, done = std::move(done)](std::vector<storage::Result<storage::AppendInfo>> results) {
     for (const auto& r : results) {
       // A partition deleted while the markers were queued has nothing left to mark.
       if (!r.ok() && r.status().code() != storage::StatusCode::kNotFound) return done(r.status());

@@ -39,14 +39,15 @@ class LogCleanerTest : public ::testing::Test {
     auto config = load_config("", {});
     ASSERT_TRUE(config.ok());
     config_ = *config;
-    topics_ = std::make_unique<TopicRegistry>(*store_, config_);
+    stores_.add("root", *store_, dir_.path());
+    topics_ = std::make_unique<TopicRegistry>(stores_, config_);
     ASSERT_TRUE(topics_->load().ok());
     std::promise<TopicError> created;
     topics_->create("t", 1, {{"cleanup.policy", "compact"}, {"delete.retention.ms", "1000"}}, false,
                     [&](TopicError e, TopicPtr) { created.set_value(e); });
     ASSERT_TRUE(created.get_future().get().ok());
     topic_ = topics_->find("t");
-    pid_ = topic_->partitions.at(0);
+    pid_ = topic_->partitions.at(0).pid;
     LogCleanerOptions co;
     co.clock_ms = [this] { return now_.load(); };
     cleaner_ = std::make_unique<LogCleaner>(*store_, *topics_, co);
@@ -87,6 +88,7 @@ class LogCleanerTest : public ::testing::Test {
   testutil::TempDir dir_;
   std::unique_ptr<storage::Store> store_;
   BrokerConfig config_;
+  StoreSet stores_;
   std::unique_ptr<TopicRegistry> topics_;
   TopicPtr topic_;
   storage::PartitionId pid_ = 0;

@@ -86,25 +86,38 @@ class TopicRecordFormatTest : public ::testing::Test {
   void SetUp() override {
     store_ = storage::test::open_store(storage::test::small_options(dir_.path()));
     ASSERT_NE(store_, nullptr);
+    second_ = storage::test::open_store(storage::test::small_options(second_dir_.path()));
+    ASSERT_NE(second_, nullptr);
+    stores_.add("root", *store_, dir_.path());
+    two_stores_.add("root", *store_, dir_.path());
+    two_stores_.add("second", *second_, second_dir_.path());
     auto config = load_config("", {});
     ASSERT_TRUE(config.ok());
     config_ = *config;
   }
-  void TearDown() override { (void)store_->close(); }
-
-  void put(std::string key, std::string value) {
-    std::promise<storage::Status> done;
-    store_->meta().write({{std::move(key), std::move(value), false}}, [&](storage::Status s) { done.set_value(s); });
-    ASSERT_TRUE(done.get_future().get().ok());
+  void TearDown() override {
+    (void)second_->close();
+    (void)store_->close();
   }
 
-  testutil::TempDir dir_;
-  std::unique_ptr<storage::Store> store_;
+  static void put(storage::Store& store, std::string key, std::string value) {
+    std::promise<storage::Status> done;
+    store.meta().write({{std::move(key), std::move(value), false}}, [&](storage::Status s) { done.set_value(s); });
+    ASSERT_TRUE(done.get_future().get().ok());
+  }
+  void put(std::string key, std::string value) { put(*store_, std::move(key), std::move(value)); }
+
+  testutil::TempDir dir_, second_dir_;
+  std::unique_ptr<storage::Store> store_, second_;
+  StoreSet stores_;      // the root store alone
+  StoreSet two_stores_;  // root, and second_ in slot 1
   BrokerConfig config_;
 };
 
-// Version i8 (1) | topic id, 16 bytes | internal i8 | partitions: count, then each store
-// partition id (int32) | configs: count, then (key, value) in key order.
+std::string int32(uint32_t v) { return bytes({int(v >> 24), int((v >> 16) & 0xff), int((v >> 8) & 0xff), int(v & 0xff)}); }
+
+// Version 1, still read: i8 (1) | topic id, 16 bytes | internal i8 | partitions: count, then
+// each root-store partition id (int32) | configs: count, then (key, value) in key order.
 TEST_F(TopicRecordFormatTest, LoadsTheRecordAnEarlierBrokerWrote) {
   const std::string id = bytes({0x6f, 0x1c, 0x52, 0x0b, 0x91, 0x3e, 0x4a, 0x07, 0xa2, 0x55, 0x10, 0xc4, 0x3d, 0x88, 0x7e, 0x01});
   put("t/orders", bytes({1}) + id + bytes({0}) +                                          //
@@ -112,13 +125,13 @@ TEST_F(TopicRecordFormatTest, LoadsTheRecordAnEarlierBrokerWrote) {
                       bytes({0, 0, 0, 2}) +                                                // two configs
                       bytes({0, 14}) + "cleanup.policy" + bytes({0, 7}) + "compact" +      //
                       bytes({0, 12}) + "retention.ms" + bytes({0, 7}) + "3600000");
-  TopicRegistry topics(*store_, config_);
+  TopicRegistry topics(stores_, config_);
   ASSERT_TRUE(topics.load().ok());
   const TopicPtr t = topics.find("orders");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()), id);
   EXPECT_FALSE(t->internal);
-  EXPECT_EQ(t->partitions, (std::vector<storage::PartitionId>{3, 265}));
+  EXPECT_EQ(t->partitions, (std::vector<PartitionLoc>{{kRootSlot, 3}, {kRootSlot, 265}}));
   EXPECT_EQ(t->configs, (std::map<std::string, std::string>{{"cleanup.policy", "compact"}, {"retention.ms", "3600000"}}));
   EXPECT_TRUE(t->settings.compact);
   EXPECT_EQ(topics.find(t->id), t);
@@ -127,24 +140,27 @@ TEST_F(TopicRecordFormatTest, LoadsTheRecordAnEarlierBrokerWrote) {
 TEST_F(TopicRecordFormatTest, AnInternalTopicWithNoConfigs) {
   const std::string id(16, '\x42');
   put("t/__consumer_offsets", bytes({1}) + id + bytes({1}) + bytes({0, 0, 0, 1, 0, 0, 0, 0}) + bytes({0, 0, 0, 0}));
-  TopicRegistry topics(*store_, config_);
+  TopicRegistry topics(stores_, config_);
   ASSERT_TRUE(topics.load().ok());
   const TopicPtr t = topics.find("__consumer_offsets");
   ASSERT_NE(t, nullptr);
   EXPECT_TRUE(t->internal);
-  EXPECT_EQ(t->partitions, (std::vector<storage::PartitionId>{0}));
+  EXPECT_EQ(t->partitions, (std::vector<PartitionLoc>{{kRootSlot, 0}}));
   EXPECT_TRUE(t->configs.empty());
 }
 
 TEST_F(TopicRecordFormatTest, ARecordThatDoesNotDecodeStopsTheLoad) {
   const std::string id(16, '\x42');
   put("t/bad", bytes({1}) + id + bytes({0}) + bytes({0, 0, 0, 9}) + bytes({0, 0, 0, 0}));  // 9 partitions, 1 present
-  TopicRegistry topics(*store_, config_);
+  TopicRegistry topics(stores_, config_);
   EXPECT_FALSE(topics.load().ok());
 }
 
+// Version 2: i8 (2) | topic id, 16 bytes | internal i8 | the topic's partition count (int32)
+// | the partitions this store holds: count, then (partition index, store partition id) int32
+// pairs | configs: count, then (key, value) in key order.
 TEST_F(TopicRecordFormatTest, WritesTheSameBytes) {
-  TopicRegistry topics(*store_, config_);
+  TopicRegistry topics(stores_, config_);
   ASSERT_TRUE(topics.load().ok());
   std::promise<TopicError> created;
   topics.create("fresh", 2, {{"cleanup.policy", "compact"}}, false,
@@ -153,13 +169,69 @@ TEST_F(TopicRecordFormatTest, WritesTheSameBytes) {
   const TopicPtr t = topics.find("fresh");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->partitions.size(), 2u);
-  auto int32 = [](uint32_t v) { return bytes({int(v >> 24), int((v >> 16) & 0xff), int((v >> 8) & 0xff), int(v & 0xff)}); };
-  const std::string expected = bytes({1}) + std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()) +
-                               bytes({0}) + bytes({0, 0, 0, 2}) + int32(t->partitions[0]) + int32(t->partitions[1]) +
-                               bytes({0, 0, 0, 1}) + bytes({0, 14}) + "cleanup.policy" + bytes({0, 7}) + "compact";
+  const std::string expected = bytes({2}) + std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()) +
+                               bytes({0}) + int32(2) + int32(2) + int32(0) + int32(t->partitions[0].pid) + int32(1) +
+                               int32(t->partitions[1].pid) + int32(1) + bytes({0, 14}) + "cleanup.policy" +
+                               bytes({0, 7}) + "compact";
   const auto records = store_->meta().scan("t/fresh");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].second, expected);
+}
+
+// A topic over two stores: each store's record names the partitions it holds, and the
+// load puts the topic back together with each partition in its own store.
+TEST_F(TopicRecordFormatTest, ATopicOverTwoStoresHasARecordInEach) {
+  const std::string id(16, '\x07');
+  put(*store_, "t/split", bytes({2}) + id + bytes({0}) + int32(3) + int32(2) + int32(0) + int32(5) + int32(2) + int32(6) +
+                              int32(0));
+  put(*second_, "t/split", bytes({2}) + id + bytes({0}) + int32(3) + int32(1) + int32(1) + int32(5) + int32(0));
+  TopicRegistry topics(two_stores_, config_);
+  ASSERT_TRUE(topics.load().ok());
+  const TopicPtr t = topics.find("split");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->partitions, (std::vector<PartitionLoc>{{0, 5}, {1, 5}, {0, 6}}));
+
+  // The root store's record alone does not make the topic whole.
+  TopicRegistry root_only(stores_, config_);
+  EXPECT_FALSE(root_only.load().ok());
+}
+
+TEST_F(TopicRecordFormatTest, CreatedOverTwoStoresLoadsTheSame) {
+  TopicRegistry topics(two_stores_, config_, [](std::string_view, int32_t index) {
+    return static_cast<StoreSlot>(index % 2);
+  });
+  ASSERT_TRUE(topics.load().ok());
+  std::promise<TopicError> created;
+  topics.create("odd", 4, {}, false, [&](TopicError e, TopicPtr) { created.set_value(std::move(e)); });
+  ASSERT_TRUE(created.get_future().get().ok());
+  const TopicPtr t = topics.find("odd");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->partitions.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(t->partitions[i].slot, static_cast<StoreSlot>(i % 2)) << i;
+  const std::string head = bytes({2}) + std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()) +
+                           bytes({0}) + int32(4) + int32(2);
+  auto root_records = store_->meta().scan("t/odd");
+  auto second_records = second_->meta().scan("t/odd");
+  ASSERT_EQ(root_records.size(), 1u);
+  ASSERT_EQ(second_records.size(), 1u);
+  EXPECT_EQ(root_records[0].second,
+            head + int32(0) + int32(t->partitions[0].pid) + int32(2) + int32(t->partitions[2].pid) + int32(0));
+  EXPECT_EQ(second_records[0].second,
+            head + int32(1) + int32(t->partitions[1].pid) + int32(3) + int32(t->partitions[3].pid) + int32(0));
+
+  TopicRegistry reloaded(two_stores_, config_);
+  ASSERT_TRUE(reloaded.load().ok());
+  const TopicPtr r = reloaded.find("odd");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->partitions, t->partitions);
+  EXPECT_EQ(r->id, t->id);
+
+  // Deleting it takes the record out of both stores.
+  std::promise<TopicError> removed;
+  topics.remove("odd", [&](TopicError e) { removed.set_value(std::move(e)); });
+  ASSERT_TRUE(removed.get_future().get().ok());
+  EXPECT_TRUE(store_->meta().scan("t/odd").empty());
+  EXPECT_TRUE(second_->meta().scan("t/odd").empty());
 }
 
 }  // namespace
