@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "broker/config/config_schema.h"
+#include "cluster/keys.h"
+#include "cluster/records.h"
 #include "security/config_map.h"
 
 namespace rokka::broker {
@@ -92,14 +94,6 @@ std::string apply_http_listeners(BrokerConfig& c, std::string_view v) {
     c.http_listeners.push_back(std::move(l));
   }
   return {};
-}
-
-// A group name of rokka.replication.groups: [a-z0-9_-]{1,32}.
-bool is_group_name(std::string_view name) {
-  if (name.empty() || name.size() > 32) return false;
-  return std::all_of(name.begin(), name.end(), [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
-  });
 }
 
 // Every piece of `s` between `sep`s, trimmed (empty pieces kept).
@@ -216,7 +210,7 @@ Result<std::vector<ReplicationGroup>> parse_replication_groups(std::string_view 
     ReplicationGroup g;
     g.name = std::string(trim(item.substr(0, eq)));
     const std::string where = "group '" + g.name + "': ";
-    if (!is_group_name(g.name))
+    if (!cluster::valid_group_name(g.name))
       return Status::invalid_argument(where + "a group name is 1 to 32 of a-z, 0-9, '_' and '-'");
     for (const ReplicationGroup& other : out)
       if (other.name == g.name) return Status::invalid_argument(where + "named twice");
@@ -231,6 +225,9 @@ Result<std::vector<ReplicationGroup>> parse_replication_groups(std::string_view 
         return Status::invalid_argument(where + "broker " + std::to_string(member) + " is a member twice");
       g.members.push_back(member);
     }
+    if (g.members.size() > cluster::kMaxGroupMembers)
+      return Status::invalid_argument(where + "has more than " + std::to_string(cluster::kMaxGroupMembers) +
+                                      " members");
     out.push_back(std::move(g));
   }
   return out;

@@ -135,6 +135,14 @@ TEST(ConfigTest, BadReplicationGroupsStopTheStartNamingTheKey) {
     EXPECT_NE(c.status().message().find("rokka.replication.groups"), std::string::npos) << c.status().message();
     EXPECT_FALSE(parse_replication_groups(bad).ok()) << bad;
   }
+  // 64 members is the most a group has (etcd's group records refuse more): 65 stops the start.
+  std::string members;
+  for (int i = 0; i < 65; ++i) members += (i ? "," : "") + std::to_string(i);
+  EXPECT_TRUE(parse_replication_groups("g1=" + members.substr(0, members.rfind(','))).ok());
+  auto too_many = parse_replication_groups("g1=" + members);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("more than 64 members"), std::string::npos)
+      << too_many.status().message();
   auto twice = parse_replication_groups("g1=1,2,1");
   EXPECT_NE(twice.status().message().find("broker 1 is a member twice"), std::string::npos)
       << twice.status().message();
