@@ -233,14 +233,37 @@ std::vector<std::tuple<std::string, std::string, bool>> TopicRegistry::describe_
   return out;
 }
 
+namespace {
+void write_configs(coordinator::ByteWriter& w, const std::map<std::string, std::string>& configs) {
+  w.i32(static_cast<int32_t>(configs.size()));
+  for (const auto& [k, v] : configs) {
+    w.str16(k);
+    w.str16(v);
+  }
+}
+}  // namespace
+
 // Value layout (big-endian, coordinator/byte_codec.h), version 2: i8 version, 16-byte
 // topic id, i8 internal, i32 the topic's partition count, i32 count + (i32 partition
 // index, i32 store partition id) for the partitions this record's store holds, i32 count
 // + (str16 key, str16 value) configs. Version 1 (still read; its store is the root):
 // i8 version, 16-byte topic id, i8 internal, i32 count + i32 store partition ids (index
-// order, all of them), then the configs.
+// order, all of them), then the configs. A topic wholly in the root store is still written
+// as version 1, so a data directory without group stores keeps the bytes earlier brokers
+// read (a downgrade still loads it); version 2 only for a topic spread over stores.
 std::string TopicRegistry::encode(const Topic& t, StoreSlot slot) const {
   coordinator::ByteWriter w;
+  const bool root_only = std::all_of(t.partitions.begin(), t.partitions.end(),
+                                     [](const PartitionLoc& loc) { return loc.slot == kRootSlot; });
+  if (root_only && slot == kRootSlot) {
+    w.i8(kRecordVersionOne);
+    w.raw({reinterpret_cast<const char*>(t.id.data()), t.id.size()});
+    w.i8(t.internal ? 1 : 0);
+    w.i32(static_cast<int32_t>(t.partitions.size()));
+    for (const PartitionLoc& loc : t.partitions) w.i32(static_cast<int32_t>(loc.pid));
+    write_configs(w, t.configs);
+    return std::move(w).take();
+  }
   w.i8(kRecordVersion);
   w.raw({reinterpret_cast<const char*>(t.id.data()), t.id.size()});
   w.i8(t.internal ? 1 : 0);
@@ -253,11 +276,7 @@ std::string TopicRegistry::encode(const Topic& t, StoreSlot slot) const {
     w.i32(static_cast<int32_t>(i));
     w.i32(static_cast<int32_t>(t.partitions[i].pid));
   }
-  w.i32(static_cast<int32_t>(t.configs.size()));
-  for (const auto& [k, v] : t.configs) {
-    w.str16(k);
-    w.str16(v);
-  }
+  write_configs(w, t.configs);
   return std::move(w).take();
 }
 
@@ -296,8 +315,19 @@ std::optional<TopicRegistry::Record> TopicRegistry::decode(std::string_view name
   }
   if (!r.at_end()) return std::nullopt;
   if (!validate_configs(t.configs, &t.settings).ok()) {
-    // Written by an older broker that knew more keys: keep the topic, drop the settings.
-    validate_configs({}, &t.settings);
+    // Written by an older broker that accepted a value this one refuses (min.insync.replicas=0
+    // was accepted before it was applied) or knew a key this one does not: keep the topic and
+    // its configs as stored, and apply each setting that still validates on its own.
+    std::map<std::string, std::string> kept;
+    for (const auto& kv : t.configs) {
+      if (validate_configs({kv}, &t.settings).ok()) {
+        kept.insert(kv);
+      } else {
+        broker_log().warn("topic '{}': stored config {}={} is not valid here; the broker default applies", t.name,
+                          kv.first, kv.second);
+      }
+    }
+    if (!validate_configs(kept, &t.settings).ok()) validate_configs({}, &t.settings);
   }
   return rec;
 }

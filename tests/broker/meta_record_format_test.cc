@@ -137,6 +137,25 @@ TEST_F(TopicRecordFormatTest, LoadsTheRecordAnEarlierBrokerWrote) {
   EXPECT_EQ(topics.find(t->id), t);
 }
 
+// A value an earlier broker accepted and this one refuses (min.insync.replicas=0 was accepted
+// before the key was applied) costs only that setting: the topic still compacts.
+TEST_F(TopicRecordFormatTest, AStoredConfigNoLongerValidDropsOnlyItself) {
+  const std::string id(16, '\x11');
+  put("t/kept", bytes({1}) + id + bytes({0}) + bytes({0, 0, 0, 1, 0, 0, 0, 4}) +          // one partition, pid 4
+                    bytes({0, 0, 0, 3}) +                                                   // three configs
+                    bytes({0, 14}) + "cleanup.policy" + bytes({0, 7}) + "compact" +         //
+                    bytes({0, 19}) + "min.insync.replicas" + bytes({0, 1}) + "0" +          //
+                    bytes({0, 12}) + "retention.ms" + bytes({0, 7}) + "3600000");
+  TopicRegistry topics(stores_, config_);
+  ASSERT_TRUE(topics.load().ok());
+  const TopicPtr t = topics.find("kept");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->settings.compact);
+  EXPECT_EQ(t->settings.retention_ms, 3600000);
+  EXPECT_EQ(t->settings.min_insync_replicas, config_.min_insync_replicas);
+  EXPECT_EQ(t->configs.at("min.insync.replicas"), "0");  // kept as stored, nothing rewritten
+}
+
 TEST_F(TopicRecordFormatTest, AnInternalTopicWithNoConfigs) {
   const std::string id(16, '\x42');
   put("t/__consumer_offsets", bytes({1}) + id + bytes({1}) + bytes({0, 0, 0, 1, 0, 0, 0, 0}) + bytes({0, 0, 0, 0}));
@@ -156,9 +175,6 @@ TEST_F(TopicRecordFormatTest, ARecordThatDoesNotDecodeStopsTheLoad) {
   EXPECT_FALSE(topics.load().ok());
 }
 
-// Version 2: i8 (2) | topic id, 16 bytes | internal i8 | the topic's partition count (int32)
-// | the partitions this store holds: count, then (partition index, store partition id) int32
-// pairs | configs: count, then (key, value) in key order.
 TEST_F(TopicRecordFormatTest, WritesTheSameBytes) {
   TopicRegistry topics(stores_, config_);
   ASSERT_TRUE(topics.load().ok());
@@ -169,15 +185,18 @@ TEST_F(TopicRecordFormatTest, WritesTheSameBytes) {
   const TopicPtr t = topics.find("fresh");
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(t->partitions.size(), 2u);
-  const std::string expected = bytes({2}) + std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()) +
-                               bytes({0}) + int32(2) + int32(2) + int32(0) + int32(t->partitions[0].pid) + int32(1) +
-                               int32(t->partitions[1].pid) + int32(1) + bytes({0, 14}) + "cleanup.policy" +
-                               bytes({0, 7}) + "compact";
+  // Wholly in the root store: still version 1, the bytes an earlier broker wrote and reads.
+  const std::string expected = bytes({1}) + std::string(reinterpret_cast<const char*>(t->id.data()), t->id.size()) +
+                               bytes({0}) + int32(2) + int32(t->partitions[0].pid) + int32(t->partitions[1].pid) +
+                               int32(1) + bytes({0, 14}) + "cleanup.policy" + bytes({0, 7}) + "compact";
   const auto records = store_->meta().scan("t/fresh");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].second, expected);
 }
 
+// Version 2: i8 (2) | topic id, 16 bytes | internal i8 | the topic's partition count (int32)
+// | the partitions this store holds: count, then (partition index, store partition id) int32
+// pairs | configs: count, then (key, value) in key order.
 // A topic over two stores: each store's record names the partitions it holds, and the
 // load puts the topic back together with each partition in its own store.
 TEST_F(TopicRecordFormatTest, ATopicOverTwoStoresHasARecordInEach) {
