@@ -215,6 +215,45 @@ TEST_F(TopicRecordFormatTest, ATopicOverTwoStoresHasARecordInEach) {
   EXPECT_FALSE(root_only.load().ok());
 }
 
+// A version 2 record that lies about its sizes stops the load (never a crash, never a huge
+// allocation): a negative or oversized partition count, an index outside it, more pairs than
+// the count, a pair count the bytes cannot hold, a truncated record, bytes after the end.
+TEST_F(TopicRecordFormatTest, AVersionTwoRecordThatLiesStopsTheLoad) {
+  const std::string head = bytes({2}) + std::string(16, '\x09') + bytes({0});
+  const std::string no_configs = int32(0);
+  {  // the honest record these lie about: one partition, index 0, pid 4, loads
+    testutil::TempDir dir;
+    auto store = storage::test::open_store(storage::test::small_options(dir.path()));
+    ASSERT_NE(store, nullptr);
+    put(*store, "t/honest", head + int32(1) + int32(1) + int32(0) + int32(4) + no_configs);
+    StoreSet one;
+    one.add("root", *store, dir.path());
+    TopicRegistry topics(one, config_);
+    ASSERT_TRUE(topics.load().ok());
+    ASSERT_NE(topics.find("honest"), nullptr);
+    EXPECT_EQ(topics.find("honest")->partitions, (std::vector<PartitionLoc>{{kRootSlot, 4}}));
+    (void)store->close();
+  }
+  for (const std::string& body : {int32(0xffffffff) + int32(0) + no_configs,                 // count -1
+                                  int32(2'000'000'000) + int32(0) + no_configs,              // count too large
+                                  int32(1) + int32(1) + int32(1) + int32(4) + no_configs,    // index 1 of 1
+                                  int32(1) + int32(1) + int32(0xffffffff) + int32(4) + no_configs,  // index -1
+                                  int32(1) + int32(2) + int32(0) + int32(4) + int32(0) + int32(5) + no_configs,
+                                  int32(4) + int32(0x7fffffff) + int32(0) + int32(4) + no_configs,  // pairs > bytes
+                                  int32(1) + int32(1) + int32(0),                            // truncated pair
+                                  int32(1) + int32(1) + int32(0) + int32(4) + no_configs + bytes({0})}) {
+    testutil::TempDir dir;
+    auto store = storage::test::open_store(storage::test::small_options(dir.path()));
+    ASSERT_NE(store, nullptr);
+    put(*store, "t/liar", head + body);
+    StoreSet one;
+    one.add("root", *store, dir.path());
+    TopicRegistry topics(one, config_);
+    EXPECT_FALSE(topics.load().ok());
+    (void)store->close();
+  }
+}
+
 TEST_F(TopicRecordFormatTest, CreatedOverTwoStoresLoadsTheSame) {
   TopicRegistry topics(two_stores_, config_, [](std::string_view, int32_t index) {
     return static_cast<StoreSlot>(index % 2);
