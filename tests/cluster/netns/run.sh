@@ -110,7 +110,10 @@ ip netns del "$probe"
 
 if [ "$mode" = full ]; then
   if [ ! -x "$ROKKA_BIN" ]; then echo "FAIL setup: no broker binary $ROKKA_BIN (build it first)"; echo "0 passed, 1 failed"; exit 1; fi
-  if ! "$ROKKA_BIN" --help 2>/dev/null | grep -q 'rokka.cluster.etcd.endpoints'; then
+  # The help text captured whole: `--help | grep -q` under pipefail fails when grep exits
+  # first and the broker dies of SIGPIPE.
+  help_text=$("$ROKKA_BIN" --help 2>/dev/null)
+  if [[ "$help_text" != *rokka.cluster.etcd.endpoints* ]]; then
     echo "FAIL setup: $ROKKA_BIN has no cluster mode (its --help lists no rokka.cluster.etcd.endpoints)"
     echo "0 passed, 1 failed"; exit 1
   fi
