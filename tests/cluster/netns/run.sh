@@ -55,7 +55,7 @@ command -v ip >/dev/null 2>&1 || skip "no 'ip' (apt-get install iproute2)"
 command -v etcd >/dev/null 2>&1 || skip "no 'etcd' (apt-get install etcd-server)"
 command -v etcdctl >/dev/null 2>&1 || skip "no 'etcdctl' (apt-get install etcd-client)"
 
-ns_exists() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$1"; }
+ns_exists() { ip netns list 2>/dev/null | awk -v n="$1" '$1 == n { found = 1 } END { exit !found }'; }
 
 # Every process inside our namespaces was started by a run of this script: end them by id.
 kill_ns_processes() {
