@@ -17,6 +17,13 @@ namespace rokka::cluster {
 // adapter (store_log.h) hands Store::epochs() over as it is.
 using EpochStart = storage::EpochStart;
 
+// A re-bootstrap snapshot as the stream carries it: the log position it starts the follower's
+// log at (the leader's log_begin) and its bytes (StoreLog: storage::replication::encode_snapshot).
+struct LogSnapshot {
+  int64_t begin = 0;
+  std::vector<std::byte> bytes;
+};
+
 class ReplicatedLog {
  public:
   virtual ~ReplicatedLog() = default;
@@ -37,6 +44,18 @@ class ReplicatedLog {
   // at the next heartbeat. A log that cannot tell (the default) leaves them to the heartbeat and to
   // whoever calls ReplicationServer::notify_appended().
   virtual void set_append_notifier(std::function<void()> /*notify*/) {}
+  // Re-bootstrap (docs/cluster.md "Re-bootstrap"). Leader: a snapshot of its state from which a
+  // follower below its log_begin starts its log there. Follower: replaces its log and state with
+  // such a snapshot (`bytes` are hostile: decoded with every length bounded), its log then empty
+  // and ending at `begin`, where DATA continues. A log that cannot (the default) answers
+  // kInvalidArgument: the leader then refuses such a follower (too_far_behind), as before.
+  // `done` may run on another thread.
+  virtual void bootstrap_snapshot(std::function<void(storage::Result<LogSnapshot>)> done) {
+    done(storage::Status::invalid_argument("this log cannot give a re-bootstrap snapshot"));
+  }
+  virtual void reset_to(int64_t /*begin*/, std::span<const std::byte> /*bytes*/, storage::StatusCallback done) {
+    done(storage::Status::invalid_argument("this log cannot be re-bootstrapped"));
+  }
 };
 
 // RocketMQ's truncation rule: where a follower must cut its log before it takes the leader's

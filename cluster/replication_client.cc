@@ -160,7 +160,9 @@ asio::awaitable<Status> ReplicationClient::session(bool& welcomed) {
   highest_epoch_ = welcome->epoch;
   const int64_t begin = log_->log_begin();
   const int64_t end = log_->log_end();
-  if (welcome->truncate_to > end || welcome->truncate_to < begin) {
+  if (welcome->truncate_to > end) {  // its log ends below the leader's log_begin: a snapshot comes first
+    if (Status st = co_await rebootstrap(*c, *welcome); !st.ok()) co_return st;
+  } else if (welcome->truncate_to < begin) {
     co_return Status::malformed("truncate_to " + std::to_string(welcome->truncate_to) + " outside this log [" +
                                 std::to_string(begin) + ", " + std::to_string(end) + ")");
   }
@@ -183,6 +185,50 @@ asio::awaitable<Status> ReplicationClient::session(bool& welcomed) {
   welcomed = true;
   ++welcomes_;
   co_return co_await stream(*c, *welcome);
+}
+
+asio::awaitable<Status> ReplicationClient::rebootstrap(repl::Connection& c, const repl::Welcome& welcome) {
+  std::vector<std::byte> snapshot;
+  std::vector<std::byte> payload;
+  int64_t total = -1;
+  while (total < 0 || static_cast<int64_t>(snapshot.size()) < total) {
+    auto header = co_await repl::read_frame(c, payload, repl::data_bound(options_.max_entry_bytes));
+    if (!header.ok()) co_return header.status();
+    if (header->type != repl::FrameType::kSnapshot) {
+      co_return Status::malformed(std::string("expected SNAPSHOT, got ") + repl::frame_type_name(header->type));
+    }
+    auto piece = repl::decode_snapshot_piece(payload);  // total and piece bounded there
+    if (!piece.ok()) co_return piece.status();
+    const auto& h = piece->header;
+    if (h.epoch != welcome.epoch) {
+      co_return Status::malformed("SNAPSHOT of epoch " + std::to_string(h.epoch) + " in a session of epoch " +
+                                  std::to_string(welcome.epoch));
+    }
+    if (total < 0) {
+      total = h.total_bytes;
+      snapshot.reserve(static_cast<size_t>(total));  // at most repl::kMaxSnapshotBytes
+    }
+    if (h.total_bytes != total || h.offset != static_cast<int64_t>(snapshot.size())) {
+      co_return Status::malformed("SNAPSHOT piece at " + std::to_string(h.offset) + " of " +
+                                  std::to_string(h.total_bytes) + ", expected " + std::to_string(snapshot.size()) +
+                                  " of " + std::to_string(total));
+    }
+    snapshot.insert(snapshot.end(), piece->bytes.begin(), piece->bytes.end());
+    c.set_deadline(Clock::now() + options_.idle_timeout);
+  }
+  auto target = log_;
+  const int64_t at = welcome.truncate_to;
+  const std::span<const std::byte> bytes(snapshot);  // lives until the reset answered
+  std::function<void(storage::StatusCallback)> op = [target, at, bytes](storage::StatusCallback done) {
+    target->reset_to(at, bytes, std::move(done));
+  };
+  Status reset = co_await repl::await_status(std::move(op));
+  if (!reset.ok()) co_return reset;
+  ++rebootstraps_;
+  log().warn("replication: group {}: follower {}: re-bootstrapped at {} for leader {} epoch {} ({} snapshot bytes)",
+             options_.group, options_.follower_id, at, welcome.leader_id, welcome.epoch, snapshot.size());
+  c.set_deadline(Clock::now() + options_.idle_timeout);
+  co_return Status{};
 }
 
 asio::awaitable<Status> ReplicationClient::stream(repl::Connection& c, const repl::Welcome& welcome) {

@@ -2,7 +2,9 @@
 // §3.9; docs/cluster.md "The replication stream").
 //
 // Connects to the leader's replication listener and says HELLO with its log's ends and epochs.
-// On WELCOME it cuts its log to truncate_to (log->truncate_to), then applies each DATA in order
+// On WELCOME it cuts its log to truncate_to (log->truncate_to) -- or, when truncate_to is
+// above its log end (it ends below the leader's log_begin), receives the SNAPSHOT pieces and
+// resets its log to start there (log->reset_to: re-bootstrap) --, then applies each DATA in order
 // (log->append_replicated at exactly the position it has reached), passes the frame's C to
 // log->set_confirmed (capped at its own end) and answers every DATA, heartbeats included, with
 // ACK {written_end, durable_end}. It refuses a leader whose epoch is below the highest it has
@@ -73,6 +75,7 @@ class ReplicationClient : public std::enable_shared_from_this<ReplicationClient>
   uint64_t rejects() const { return rejects_.load(); }      // REJECTs received
   uint64_t refusals() const { return refusals_.load(); }    // leaders refused for a lower epoch
   uint64_t truncations() const { return truncations_.load(); }
+  uint64_t rebootstraps() const { return rebootstraps_.load(); }  // snapshots applied (reset_to)
   int64_t confirmed() const { return confirmed_.load(); }   // the last C passed to set_confirmed
   std::string last_error() const;
 
@@ -83,6 +86,8 @@ class ReplicationClient : public std::enable_shared_from_this<ReplicationClient>
   // One connection, until it fails. `welcomed` tells whether it got past WELCOME.
   boost::asio::awaitable<storage::Status> session(bool& welcomed);
   boost::asio::awaitable<storage::Status> stream(repl::Connection& c, const repl::Welcome& welcome);
+  // After a WELCOME above its log end: the SNAPSHOT pieces, then log->reset_to at truncate_to.
+  boost::asio::awaitable<storage::Status> rebootstrap(repl::Connection& c, const repl::Welcome& welcome);
   void set_error(const storage::Status& s);
 
   boost::asio::any_io_executor ex_;
@@ -98,6 +103,7 @@ class ReplicationClient : public std::enable_shared_from_this<ReplicationClient>
   std::atomic<uint64_t> rejects_{0};
   std::atomic<uint64_t> refusals_{0};
   std::atomic<uint64_t> truncations_{0};
+  std::atomic<uint64_t> rebootstraps_{0};
   std::atomic<int64_t> confirmed_{0};
   mutable std::mutex error_mu_;
   std::string last_error_;

@@ -128,7 +128,7 @@ Status finish(const Reader& r, const char* frame) {
   return {};
 }
 
-bool valid_type(uint8_t t) { return t >= 1 && t <= 5; }
+bool valid_type(uint8_t t) { return t >= 1 && t <= 6; }
 
 }  // namespace
 
@@ -139,6 +139,7 @@ const char* frame_type_name(FrameType type) {
     case FrameType::kReject: return "REJECT";
     case FrameType::kData: return "DATA";
     case FrameType::kAck: return "ACK";
+    case FrameType::kSnapshot: return "SNAPSHOT";
   }
   return "?";
 }
@@ -172,8 +173,9 @@ Result<FrameHeader> decode_header(std::span<const std::byte> header, size_t max_
   if (!valid_type(type)) return Status::malformed("replication frame: unknown type " + std::to_string(type));
   if (flags != 0) return Status::malformed("replication frame: unknown flags " + std::to_string(flags));
   const auto t = static_cast<FrameType>(type);
-  const size_t limit =
-      t == FrameType::kData ? std::min(max_data_bytes, kMaxDataBytesCeiling) + kDataFixedBytes : kMaxControlPayloadBytes;
+  const size_t limit = t == FrameType::kData       ? std::min(max_data_bytes, kMaxDataBytesCeiling) + kDataFixedBytes
+                       : t == FrameType::kSnapshot ? kSnapshotChunkBytes + kSnapshotFixedBytes
+                                                   : kMaxControlPayloadBytes;
   if (payload_bytes > limit) {
     return Status::malformed(std::string("replication ") + frame_type_name(t) + ": payload of " +
                              std::to_string(payload_bytes) + " bytes over the limit of " + std::to_string(limit));
@@ -249,6 +251,19 @@ std::vector<std::byte> encode_data(const DataHeader& header, std::span<const std
   std::vector<std::byte> out(prefix.size() + bytes.size());
   std::memcpy(out.data(), prefix.data(), prefix.size());
   if (!bytes.empty()) std::memcpy(out.data() + prefix.size(), bytes.data(), bytes.size());
+  return out;
+}
+
+std::vector<std::byte> encode_snapshot_piece(const SnapshotHeader& h, std::span<const std::byte> bytes) {
+  Writer w(FrameType::kSnapshot);
+  w.i32(h.epoch);
+  w.i64(h.total_bytes);
+  w.i64(h.offset);
+  w.u32(static_cast<uint32_t>(bytes.size()));
+  std::vector<std::byte> out = w.finish();  // header sealed over the fixed fields: reseal below
+  out.insert(out.end(), bytes.begin(), bytes.end());
+  const std::span<const std::byte> payload(out.data() + kHeaderBytes, out.size() - kHeaderBytes);
+  Writer::write_header(out.data(), FrameType::kSnapshot, payload.size(), storage::crc32c(payload));
   return out;
 }
 
@@ -335,6 +350,27 @@ Result<Ack> decode_ack(std::span<const std::byte> payload) {
   return m;
 }
 
+Result<SnapshotPiece> decode_snapshot_piece(std::span<const std::byte> payload) {
+  Reader r(payload);
+  SnapshotPiece p;
+  p.header.epoch = r.i32();
+  p.header.total_bytes = r.i64();
+  p.header.offset = r.i64();
+  const uint32_t n = r.u32();
+  if (!r.ok()) return malformed("SNAPSHOT", "truncated");
+  if (n == 0 || n > kSnapshotChunkBytes) return malformed("SNAPSHOT", "byte count " + std::to_string(n) + " out of bounds");
+  if (n != r.left()) return malformed("SNAPSHOT", "byte count does not match the frame");
+  p.bytes = r.bytes(n);
+  const auto& h = p.header;
+  if (h.epoch < 0 || h.total_bytes < 1 || h.total_bytes > kMaxSnapshotBytes || h.offset < 0 ||
+      h.offset > h.total_bytes - static_cast<int64_t>(n)) {
+    return malformed("SNAPSHOT", "total " + std::to_string(h.total_bytes) + " or offset " + std::to_string(h.offset) +
+                                     " out of bounds");
+  }
+  if (auto s = finish(r, "SNAPSHOT"); !s.ok()) return s;
+  return p;
+}
+
 Result<Frame> decode_frame(std::span<const std::byte> frame, size_t max_data_bytes) {
   auto header = decode_header(frame, max_data_bytes);
   if (!header.ok()) return header.status();
@@ -350,6 +386,7 @@ Result<Frame> decode_frame(std::span<const std::byte> frame, size_t max_data_byt
     case FrameType::kReject: return wrap(decode_reject(payload));
     case FrameType::kData: return wrap(decode_data(payload, max_data_bytes));
     case FrameType::kAck: return wrap(decode_ack(payload));
+    case FrameType::kSnapshot: return wrap(decode_snapshot_piece(payload));
   }
   return Status::malformed("replication frame: unknown type");
 }

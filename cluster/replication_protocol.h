@@ -4,6 +4,7 @@
 //   F->L  HELLO    who the follower is, what its log holds (ends, epochs), the entries it can take
 //   L->F  WELCOME  the leader's epoch and epochs, where the follower must cut its log (truncate_to)
 //         REJECT   why not (not leader, stale epoch, wrong group, ...)
+//   L->F  SNAPSHOT a piece of a re-bootstrap snapshot (a follower below the leader's log_begin)
 //   L->F  DATA     whole log entries at from_pos (empty: a heartbeat), the confirm position C
 //   F->L  ACK      the follower's written and durable ends
 //
@@ -31,7 +32,9 @@ namespace rokka::cluster::repl {
 using storage::Result;
 using storage::Status;
 
-inline constexpr uint8_t kProtocolVersion = 1;
+// Version 2 added SNAPSHOT (re-bootstrap below the leader's log_begin); a frame of another
+// version is refused, so both ends of a stream run the same version.
+inline constexpr uint8_t kProtocolVersion = 2;
 inline constexpr size_t kHeaderBytes = 16;
 // DATA frames are cut at about this many log bytes of whole entries; one entry larger than that
 // goes alone in its frame. How large a DATA may be is an option both sides are given (the
@@ -53,7 +56,15 @@ inline constexpr size_t kMaxEpochs = 4096;     // epochs listed in HELLO / WELCO
 inline constexpr size_t kMaxNameBytes = 255;   // cluster id, group name
 inline constexpr size_t kMaxMessageBytes = 1024;  // REJECT's text
 
-enum class FrameType : uint8_t { kHello = 1, kWelcome = 2, kReject = 3, kData = 4, kAck = 5 };
+// A re-bootstrap snapshot (storage::replication::encode_snapshot's bytes) travels in SNAPSHOT
+// frames of at most kSnapshotChunkBytes each, at most kMaxSnapshotBytes in all (the follower
+// writes it as one meta journal record, whose bound this is): the total is in every frame and
+// checked before the follower allocates it.
+inline constexpr size_t kSnapshotChunkBytes = size_t{1} << 20;
+inline constexpr int64_t kMaxSnapshotBytes = int64_t{64} << 20;
+inline constexpr size_t kSnapshotFixedBytes = 4 + 8 + 8 + 4;  // epoch, total, offset, byte count
+
+enum class FrameType : uint8_t { kHello = 1, kWelcome = 2, kReject = 3, kData = 4, kAck = 5, kSnapshot = 6 };
 const char* frame_type_name(FrameType type);
 
 enum class RejectReason : uint8_t {
@@ -111,6 +122,21 @@ struct Data {
   std::span<const std::byte> bytes;  // whole entries; a view into the decoded payload
 };
 
+// SNAPSHOT's fixed fields; `bytes` [offset, offset + size) of the snapshot follow them. The
+// pieces come in order, from offset 0 to total_bytes, right after a WELCOME whose truncate_to is
+// above the follower's log end (the snapshot's begin); DATA follows from there.
+struct SnapshotHeader {
+  int32_t epoch = 0;        // the session's (leader's) epoch
+  int64_t total_bytes = 0;  // the whole snapshot: 1 .. kMaxSnapshotBytes
+  int64_t offset = 0;       // of this piece's first byte
+  bool operator==(const SnapshotHeader&) const = default;
+};
+
+struct SnapshotPiece {
+  SnapshotHeader header;
+  std::span<const std::byte> bytes;  // 1 .. kSnapshotChunkBytes, within total_bytes; a view into the payload
+};
+
 struct Ack {
   int64_t written_end = 0;
   int64_t durable_end = 0;
@@ -135,6 +161,7 @@ std::vector<std::byte> encode(const Welcome& welcome);
 std::vector<std::byte> encode(const Reject& reject);
 std::vector<std::byte> encode(const Ack& ack);
 std::vector<std::byte> encode_data(const DataHeader& header, std::span<const std::byte> bytes);
+std::vector<std::byte> encode_snapshot_piece(const SnapshotHeader& header, std::span<const std::byte> bytes);
 // DATA without copying the log bytes: the frame header and fixed fields, to be sent followed by
 // `bytes` (scatter-gather). bytes.size() <= kMaxDataBytesCeiling.
 std::array<std::byte, kHeaderBytes + kDataFixedBytes> encode_data_prefix(const DataHeader& header,
@@ -146,8 +173,9 @@ Result<Welcome> decode_welcome(std::span<const std::byte> payload);
 Result<Reject> decode_reject(std::span<const std::byte> payload);
 Result<Data> decode_data(std::span<const std::byte> payload, size_t max_data_bytes = kDataFrameBytes);
 Result<Ack> decode_ack(std::span<const std::byte> payload);
+Result<SnapshotPiece> decode_snapshot_piece(std::span<const std::byte> payload);
 
-using Frame = std::variant<Hello, Welcome, Reject, Data, Ack>;
+using Frame = std::variant<Hello, Welcome, Reject, Data, Ack, SnapshotPiece>;
 // A whole frame from one buffer (tests, and anything holding a frame at once). A Data's bytes
 // point into `frame`.
 Result<Frame> decode_frame(std::span<const std::byte> frame, size_t max_data_bytes = kDataFrameBytes);

@@ -200,7 +200,11 @@ std::variant<repl::Welcome, repl::Reject> ReplicationServer::answer(const repl::
   const int64_t begin = log_->log_begin();
   const int64_t end = log_->log_end();
   const int64_t cut = truncation_point(epochs, end, hello.epochs, hello.log_begin, hello.log_end);
-  if (cut < begin) {
+  // Its log ends below what this leader holds: it starts over at the leader's log_begin from a
+  // snapshot (truncate_to above its end says so; run_session sends the snapshot). A follower
+  // holding entries at or above log_begin that diverge below it is refused.
+  const bool rebootstrap = cut < begin && hello.log_end < begin;
+  if (cut < begin && !rebootstrap) {
     return reject(RejectReason::kTooFarBehind, "the follower would resume at " + std::to_string(cut) +
                                                    ", below the leader's log begin " + std::to_string(begin));
   }
@@ -213,9 +217,27 @@ std::variant<repl::Welcome, repl::Reject> ReplicationServer::answer(const repl::
   return repl::Welcome{.leader_id = options_.leader_id,
                        .epoch = options_.epoch,
                        .epochs = std::vector<EpochStart>(epochs.begin() + static_cast<std::ptrdiff_t>(skip), epochs.end()),
-                       .truncate_to = cut,
+                       .truncate_to = rebootstrap ? begin : cut,
                        .leader_log_begin = begin,
                        .leader_log_end = end};
+}
+
+asio::awaitable<Result<LogSnapshot>> ReplicationServer::take_snapshot() {
+  auto result = std::make_shared<Result<LogSnapshot>>(Status::shutdown("no snapshot"));
+  auto target = log_;
+  std::function<void(storage::StatusCallback)> op = [target, result](storage::StatusCallback done) {
+    target->bootstrap_snapshot([result, done = std::move(done)](Result<LogSnapshot> r) {
+      *result = std::move(r);  // read after await_status posted `done` to this executor
+      done(result->ok() ? Status{} : result->status());
+    });
+  };
+  Status got = co_await repl::await_status(std::move(op));
+  if (!got.ok()) co_return got;
+  if (static_cast<int64_t>((*result)->bytes.size()) > repl::kMaxSnapshotBytes || (*result)->bytes.empty()) {
+    co_return Status::too_large("snapshot of " + std::to_string((*result)->bytes.size()) + " bytes, the bound is " +
+                                std::to_string(repl::kMaxSnapshotBytes));
+  }
+  co_return std::move(*result);
 }
 
 asio::awaitable<void> ReplicationServer::run_session(std::shared_ptr<Session> s) {
@@ -248,7 +270,27 @@ asio::awaitable<void> ReplicationServer::run_session(std::shared_ptr<Session> s)
     end_session(s, Status::conflict(reject->message));
     co_return;
   }
-  const auto& welcome = std::get<repl::Welcome>(answer_or_reject);
+  auto welcome = std::get<repl::Welcome>(answer_or_reject);
+  std::vector<std::byte> snapshot;
+  if (welcome.truncate_to > hello->log_end) {  // re-bootstrap: the snapshot's begin is where it resumes
+    auto snap = co_await take_snapshot();
+    if (!snap.ok()) {
+      const repl::Reject no{.reason = repl::RejectReason::kTooFarBehind,
+                            .leader_epoch = options_.epoch,
+                            .message = "the follower's log ends at " + std::to_string(hello->log_end) +
+                                       ", below the leader's log begin; no snapshot: " + snap.status().to_string()};
+      const auto frame = repl::encode(no);
+      Status sent = co_await repl::write_bytes(s->conn, frame);
+      (void)sent;  // the session ends either way
+      log().warn("replication: group {}: refused follower {} ({}): too_far_behind: {}", options_.group,
+                 hello->follower_id, s->peer, snap.status().to_string());
+      end_session(s, snap.status());
+      co_return;
+    }
+    welcome.truncate_to = welcome.leader_log_begin = snap->begin;
+    welcome.leader_log_end = std::max(welcome.leader_log_end, snap->begin);
+    snapshot = std::move(snap->bytes);
+  }
   s->follower_id = hello->follower_id;
   s->cursor = welcome.truncate_to;
   if (auto it = sessions_.find(s->follower_id); it != sessions_.end() && it->second != s) {
@@ -262,14 +304,33 @@ asio::awaitable<void> ReplicationServer::run_session(std::shared_ptr<Session> s)
     p.connected = true;
     p.sent_end = s->cursor;
     // The follower cut its log to truncate_to: nothing beyond it is acked any more.
-    p.written_end = std::min(p.written_end, welcome.truncate_to);
-    p.durable_end = std::min(p.durable_end, welcome.truncate_to);
+    // (A follower re-bootstrapped holds nothing of its log until it acks.)
+    p.written_end = std::min(p.written_end, std::min(welcome.truncate_to, hello->log_end));
+    p.durable_end = std::min(p.durable_end, std::min(welcome.truncate_to, hello->log_end));
     ++p.sessions;
   }
   const auto frame = repl::encode(welcome);
   if (Status sent = co_await repl::write_bytes(s->conn, frame); !sent.ok()) {
     end_session(s, sent);
     co_return;
+  }
+  if (!snapshot.empty()) {
+    // In pieces of at most kSnapshotChunkBytes; the follower resets, then takes DATA from its begin.
+    const auto total = static_cast<int64_t>(snapshot.size());
+    for (int64_t at = 0; at < total;) {
+      const auto n = std::min<int64_t>(total - at, static_cast<int64_t>(repl::kSnapshotChunkBytes));
+      const repl::SnapshotHeader h{.epoch = options_.epoch, .total_bytes = total, .offset = at};
+      const auto piece = repl::encode_snapshot_piece(
+          h, std::span<const std::byte>(snapshot).subspan(static_cast<size_t>(at), static_cast<size_t>(n)));
+      if (Status sent = co_await repl::write_bytes(s->conn, piece); !sent.ok()) {
+        end_session(s, sent);
+        co_return;
+      }
+      at += n;
+    }
+    log().warn("replication: group {} epoch {}: follower {} ({}) re-bootstrapped from {} (its end was {}): snapshot of "
+               "{} bytes", options_.group, options_.epoch, s->follower_id, s->peer, welcome.truncate_to, hello->log_end,
+               total);
   }
   log().info("replication: group {} epoch {}: follower {} ({}) from {} (its end {}, leader end {})", options_.group,
              options_.epoch, s->follower_id, s->peer, welcome.truncate_to, hello->log_end, welcome.leader_log_end);

@@ -3,7 +3,9 @@
 //
 // An acceptor on the replication listener. Per follower connection, a session: HELLO is
 // answered with WELCOME (the leader's epoch and epochs, and truncate_to by the epoch rule) or
-// REJECT; then the leader sends DATA frames of whole entries read with read_log from the
+// REJECT; a follower whose log ends below log_begin is WELCOMEd at log_begin and sent a
+// re-bootstrap snapshot first, in SNAPSHOT frames, when the log can give one (else REJECT
+// too_far_behind). Then the leader sends DATA frames of whole entries read with read_log from the
 // follower's position on (never across one of the leader's epoch boundaries), an empty DATA as
 // a heartbeat every `heartbeat` (and at once when C moved), each carrying C; it reads the
 // follower's ACKs. C = confirm_position over the in-sync set given by set_in_sync (the leader
@@ -111,6 +113,8 @@ class ReplicationServer : public std::enable_shared_from_this<ReplicationServer>
   boost::asio::awaitable<void> ack_loop(std::shared_ptr<Session> s);
   boost::asio::awaitable<storage::Status> send_loop(std::shared_ptr<Session> s);
   boost::asio::awaitable<void> tick_loop();
+  // The log's re-bootstrap snapshot (at most repl::kMaxSnapshotBytes), on the executor.
+  boost::asio::awaitable<storage::Result<LogSnapshot>> take_snapshot();
   // The WELCOME for a HELLO, or the REJECT.
   std::variant<repl::Welcome, repl::Reject> answer(const repl::Hello& hello) const;
   void end_session(const std::shared_ptr<Session>& s, const storage::Status& why);

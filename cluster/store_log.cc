@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "storage/format.h"
+#include "storage/replication.h"
 
 namespace rokka::cluster {
 
@@ -33,6 +34,22 @@ void StoreLog::set_confirmed(int64_t position) { store_->set_confirmed(position)
 void StoreLog::set_append_notifier(std::function<void()> notify) {
   if (!notify) return store_->set_log_listener(nullptr);
   store_->set_log_listener([notify = std::move(notify)](int64_t) { notify(); });
+}
+
+void StoreLog::bootstrap_snapshot(std::function<void(storage::Result<LogSnapshot>)> done) {
+  store_->bootstrap_snapshot([done = std::move(done)](storage::Result<storage::Store::BootstrapSnapshot> snap) {
+    if (!snap.ok()) return done(snap.status());
+    done(LogSnapshot{snap->begin, storage::replication::encode_snapshot(*snap)});  // on the writer, as the scan
+  });
+}
+
+void StoreLog::reset_to(int64_t begin, std::span<const std::byte> bytes, storage::StatusCallback done) {
+  auto snap = storage::replication::decode_snapshot(bytes);
+  if (!snap.ok()) return done(snap.status());
+  if (snap->begin != begin)
+    return done(storage::Status::invalid_argument("snapshot begins at " + std::to_string(snap->begin) + ", not " +
+                                                  std::to_string(begin)));
+  store_->reset_to(std::move(*snap), std::move(done));
 }
 
 }  // namespace rokka::cluster

@@ -38,6 +38,10 @@ class StoreLog final : public ReplicatedLog {
   void set_confirmed(int64_t position) override;
   // Through Store::set_log_listener (the Store has one such slot: one server per Store).
   void set_append_notifier(std::function<void()> notify) override;
+  // Store::bootstrap_snapshot, encoded; Store::reset_to of the decoded bytes (kCorruption when
+  // they do not decode, kInvalidArgument when their begin is not `begin`).
+  void bootstrap_snapshot(std::function<void(storage::Result<LogSnapshot>)> done) override;
+  void reset_to(int64_t begin, std::span<const std::byte> bytes, storage::StatusCallback done) override;
 
   // The largest log entry this Store writes (a batch of max_append_bytes and its entry header):
   // what ReplicationServerOptions::max_entry_bytes and ReplicationClientOptions::max_entry_bytes

@@ -149,6 +149,34 @@ Status CommitLog::truncate(LogPosition end) {
   return {};
 }
 
+Status CommitLog::restart_at(LogPosition begin, int64_t now_ms) {
+  if (begin.value < 0 || begin.value % segment_bytes_ != 0) return Status::invalid_argument("log start not a segment start");
+  {
+    std::lock_guard sync_lock(sync_mu_);  // no sync of an old segment runs meanwhile
+    {
+      std::lock_guard lock(marked_mu_);
+      marked_.clear();
+      marked_end_ = begin;
+    }
+    unsynced_.clear();
+    const auto list = segments_.load();
+    for (const auto& seg : *list) {
+      if (Status s = options_.fs->remove(seg->path()); !s.ok()) return s;
+    }
+    // The old files go before the new one appears (a crash between leaves no mix).
+    if (Status s = options_.fs->sync_dir(options_.dir); !s.ok()) return s;
+    current_.reset();
+    set_segments({});  // readers holding the old list keep their mappings
+    write_pos_ = flushed_pos_ = staged_pos_ = begin;
+    staged_ = 0;
+    synced_end_.store(begin.value, std::memory_order_release);
+    cache_dropped_to_.store(begin.value, std::memory_order_relaxed);
+  }
+  if (Status s = roll(now_ms); !s.ok()) return s;  // the empty segment at `begin`, directory synced
+  publish();
+  return {};
+}
+
 Status CommitLog::roll(int64_t now_ms) {
   if (current_) {
     const int64_t rem = current_->end().value - write_pos_.value;

@@ -56,6 +56,10 @@ class CommitLog {
   // Also the writer's, at runtime (Store::truncate_to), after write_out().
   Status truncate(LogPosition end);
   LogPosition begin() const;  // start of the oldest segment (or the write position if none)
+  // Re-bootstrap (Store::reset_to): deletes every segment and starts an empty log at
+  // `begin` (a segment start), its segment created and the directory synced before
+  // return. Also the writer's, at runtime, after write_out().
+  Status restart_at(LogPosition begin, int64_t now_ms);
 
   // ---- writer thread ----
   struct Reservation {

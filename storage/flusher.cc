@@ -39,6 +39,11 @@ void Flusher::submit(Job job) {
   cv_.notify_one();
 }
 
+void Flusher::wait_idle() {
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [this] { return !pending_ && !busy_; });
+}
+
 Status Flusher::error() const {
   if (!failed_.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mu_);
@@ -52,6 +57,7 @@ void Flusher::run() {
     if (!pending_) return;  // stopping, and nothing left
     Job job = std::move(*pending_);
     pending_.reset();
+    busy_ = true;
     const bool failed = !error_.ok();  // after a failure the store is read-only: skip
     lock.unlock();
     const Status s = failed ? Status{} : run_job(job);
@@ -66,6 +72,8 @@ void Flusher::run() {
       for (auto& cb : job.after) cb(outcome);
       lock.lock();
     }
+    busy_ = false;
+    idle_cv_.notify_all();
   }
 }
 

@@ -44,6 +44,9 @@ class Flusher {
   void submit(Job job);  // merges into a job not started yet
   Status error() const;  // the first failure, if any
   void stop();           // finishes the queued jobs first; idempotent
+  // Writer: waits until no job is queued or running (their callbacks run), so that a
+  // checkpoint written inline next is not overwritten by an older one queued before.
+  void wait_idle();
 
  private:
   void run();
@@ -57,6 +60,8 @@ class Flusher {
   std::condition_variable cv_;
   std::optional<Job> pending_;  // GUARDED_BY(mu_): submitted, not started
   bool stop_ = false;           // GUARDED_BY(mu_)
+  bool busy_ = false;           // GUARDED_BY(mu_): a job or its callbacks are running
+  std::condition_variable idle_cv_;
   Status error_;                // GUARDED_BY(mu_)
   std::atomic<bool> failed_{false};  // error_ is set: error() skips the lock until then
   std::thread thread_;               // last: starts once the members above exist

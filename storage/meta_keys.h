@@ -29,11 +29,19 @@ inline constexpr std::string_view kOffsets = "o/";           // coordinator: com
 inline constexpr std::string_view kGroups = "g/";            // coordinator: classic group metadata (meta_records.h)
 inline constexpr std::string_view kConsumerGroups = "k/";    // coordinator: consumer groups, KIP-848 (meta_records.h)
 inline constexpr std::string_view kTxns = "x/";              // coordinator: transaction metadata (coordinator/txn_records.h)
+inline constexpr std::string_view kLocal = "l/";             // storage: a re-bootstrap's marker (store_writer.cc)
 
 inline constexpr std::array kAll = {
     kStore, kTopics, kProducerIds, kAcls, kCluster, kDynamicConfig, kScramCredentials, kClientQuotas, kGroupConfigs,
-    kOffsets, kGroups, kConsumerGroups, kTxns,
+    kOffsets, kGroups, kConsumerGroups, kTxns, kLocal,
 };
+
+// Keys that stay on their node: the cluster id, the producer id blocks and the store's own
+// local state. A leader's re-bootstrap snapshot (Store::bootstrap_snapshot) carries every
+// other key; a follower's reset (Store::reset_to) keeps these and replaces the rest.
+constexpr bool node_local(std::string_view key) {
+  return key.starts_with(kCluster) || key.starts_with(kProducerIds) || key.starts_with(kLocal);
+}
 
 // True when no prefix starts with another (so no scan of one owner sees another's keys)
 // and each is non-empty and ends in '/'.

@@ -65,4 +65,16 @@ std::optional<EpochStart> parse_epoch(std::string_view key, std::string_view val
                     static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data())))};
 }
 
+MetaStore::Mutation put_state_at(int64_t position) {
+  std::string value(8, '\0');
+  format::put_le64(reinterpret_cast<std::byte*>(value.data()), static_cast<uint64_t>(position));
+  return {std::string(kStateAtKey), std::move(value), false};
+}
+
+std::optional<int64_t> parse_state_at(std::string_view value) {
+  if (value.size() != 8) return std::nullopt;
+  const auto v = static_cast<int64_t>(format::get_le64(reinterpret_cast<const std::byte*>(value.data())));
+  return v < 0 ? std::nullopt : std::optional<int64_t>(v);
+}
+
 }  // namespace rokka::storage::partition_records

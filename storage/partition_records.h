@@ -47,4 +47,15 @@ MetaStore::Mutation put_epoch(int32_t epoch, int64_t start);
 MetaStore::Mutation erase_epoch(int32_t epoch);
 std::optional<EpochStart> parse_epoch(std::string_view key, std::string_view value);
 
+// Re-bootstrap (Store::reset_to, FORMAT.md "Re-bootstrap"), node-local keys. kResetKey: a
+// reset in progress (replication::encode_snapshot of the snapshot without its meta keys),
+// written in the same journal record as the snapshot's keys and erased once the reset
+// store's checkpoint is durable. kStateAtKey: 8-byte LE log position E below which entries
+// apply no producer, transaction or meta state (the snapshot brought it as of E).
+inline constexpr std::string_view kResetKey = "l/reset";
+inline constexpr std::string_view kStateAtKey = "l/state_at";
+static_assert(kResetKey.starts_with(meta_prefix::kLocal) && kStateAtKey.starts_with(meta_prefix::kLocal));
+MetaStore::Mutation put_state_at(int64_t position);
+std::optional<int64_t> parse_state_at(std::string_view value);
+
 }  // namespace rokka::storage::partition_records

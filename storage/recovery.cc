@@ -50,12 +50,40 @@ class Recovery {
   void settle();  // after the replay: units, floors, publish, segment ages
   // C and the high watermarks as the checkpoint had them, capped by the recovered log.
   void restore_confirmed(const Checkpoint& cp);
+  // A re-bootstrap (Store::reset_to) whose journal record is durable but whose
+  // checkpoint is not: its log restarted at the marker's begin, the checkpoint ignored.
+  Status finish_reset(std::optional<Checkpoint>& cp);
+  Status erase_reset_marker();
 
   const StoreOptions& options_;
   FileSystem& fs_;
   PartitionTable& partitions_;
   RecoveredStore out_;
+  std::optional<Store::BootstrapSnapshot> reset_;  // l/reset (no meta keys), when the journal holds one
 };
+
+Status Recovery::finish_reset(std::optional<Checkpoint>& cp) {
+  auto v = out_.journal->get(std::string(partition_records::kResetKey));
+  if (!v) return {};
+  auto marker = replication::decode_snapshot({reinterpret_cast<const std::byte*>(v->data()), v->size()});
+  if (!marker.ok()) return Status::corruption("re-bootstrap marker does not decode: " + marker.status().to_string());
+  reset_ = std::move(*marker);
+  if (cp && cp->log_end.value >= reset_->begin) {  // the reset's checkpoint (older ones end below it)
+    reset_.reset();
+    return erase_reset_marker();
+  }
+  log_warn("finishing a re-bootstrap at log position {} a crash interrupted", reset_->begin);
+  cp.reset();
+  const auto segments = out_.log->segments();
+  if (segments.empty() || segments.front().start.value != reset_->begin)
+    return out_.log->restart_at(LogPosition{reset_->begin}, options_.clock_ms());
+  return {};
+}
+
+Status Recovery::erase_reset_marker() {
+  if (Status s = out_.journal->append({{std::string(partition_records::kResetKey), "", true}}); !s.ok()) return s;
+  return out_.journal->sync();
+}
 
 Status Recovery::open_journal_and_log() {
   auto journal = MetaJournal::open(fs_, options_.dir / "meta");
@@ -73,6 +101,9 @@ Status Recovery::open_journal_and_log() {
 
 void Recovery::load_partition_table() {
   namespace pr = partition_records;
+  if (auto v = out_.journal->get(std::string(pr::kStateAtKey))) {
+    if (auto at = pr::parse_state_at(*v)) out_.state_at = *at;
+  }
   for (const auto& [key, value] : out_.journal->scan(pr::kPartitionPrefix)) {
     const auto record = pr::parse_partition(key, value);
     if (!record) {
@@ -205,7 +236,9 @@ Status Recovery::replay_log(LogPosition from, bool rebuild, LogPosition commits_
   int64_t entries = 0, skipped = 0, rewritten = 0, commits = 0;
   Status failure;
   const LogPosition end = out_.log->scan(from, [&](const CommitLog::ScannedEntry& e) {
-    auto r = index_entry(partitions_, *out_.index, e, rebuild);
+    // Below a re-bootstrap's E the snapshot brought the producer and transaction state, unless
+    // the checkpoint that held it is gone (a whole-log rebuild keeps what the log gives).
+    auto r = index_entry(partitions_, *out_.index, e, rebuild, rebuild || e.pos.value >= out_.state_at);
     if (!r.ok()) {
       failure = r.status();
       return false;
@@ -234,10 +267,13 @@ Status Recovery::replay_log(LogPosition from, bool rebuild, LogPosition commits_
 void Recovery::settle() {
   IndexFiles& index = *out_.index;
   const LogPosition end = out_.log->write_end(), begin = out_.log->begin();
+  // Below a re-bootstrap's E the producer and transaction state is E's (the snapshot's), not
+  // the log's: it is cut only where the log reaches that far.
+  const bool state_of_log = end.value >= out_.state_at;
   partitions_.for_each([&](PartitionId, Partition& p) {
     p.queue.truncate_after(index, end);  // index ahead of log
-    if (p.producers) p.producers->truncate(p.queue.writer_next_offset());
-    if (p.txn_index) p.txn_index->truncate(p.queue.writer_next_offset());
+    if (p.producers && state_of_log) p.producers->truncate(p.queue.writer_next_offset());
+    if (p.txn_index && state_of_log) p.txn_index->truncate(p.queue.writer_next_offset());
     p.queue.drop_before(index, begin);   // segments deleted after the checkpoint
   });
   for (const auto& [key, value] : out_.journal->scan(partition_records::kPartitionPrefix)) {
@@ -272,8 +308,13 @@ Result<RecoveredStore> Recovery::run() {
   const bool crashed = fs_.exists(abort_marker_path(options_));
   auto cp = read_checkpoint();
   if (!cp.ok()) return cp.status();
+  if (Status s = finish_reset(*cp); !s.ok()) return s;
   auto rebuild = open_index(*cp);
   if (!rebuild.ok()) return rebuild.status();
+  if (reset_) {  // the reset's partitions, as its checkpoint would have had them
+    for (const auto& ps : reset_->partitions)
+      if (Partition* p = partitions_.get(ps.id)) start_partition(*p, p->queue.floor(), &ps);
+  }
 
   const auto segments = out_.log->segments();
   const LogPosition log_limit = segments.empty() ? LogPosition{} : segments.back().end;
@@ -293,6 +334,9 @@ Result<RecoveredStore> Recovery::run() {
     if (!pos.ok()) return pos.status();
     out_.checkpoint_pos = *pos;
   }
+  if (reset_) {
+    if (Status s = erase_reset_marker(); !s.ok()) return s;
+  }
   auto marker = fs_.open(abort_marker_path(options_), true);
   if (!marker.ok()) return marker.status();
   if (Status s = fs_.sync_dir(options_.dir); !s.ok()) return s;
@@ -302,21 +346,44 @@ Result<RecoveredStore> Recovery::run() {
 }  // namespace
 
 Result<Indexed> index_entry(PartitionTable& partitions, IndexFiles& index, const CommitLog::ScannedEntry& e,
-                            bool may_jump) {
+                            bool may_jump, bool apply_state) {
   if (e.header.magic == format::kMetaMagic) return Indexed::kMeta;
   if (e.header.magic == format::kRewriteCommitMagic) return Indexed::kRewriteCommit;
   Partition* p = partitions.get(e.header.partition);
-  if (!p) return Indexed::kNoPartition;
+  if (!p || !p->live.load(std::memory_order_relaxed)) return Indexed::kNoPartition;
   if (e.header.magic == format::kRewriteMagic) return Indexed::kRewrite;
   ConsumeQueue& q = p->queue;
-  if (!(may_jump && q.unit_count() == 0) && e.header.base_offset != q.writer_next_offset())
+  const bool jump = q.unit_count() == 0 && (may_jump || !apply_state);
+  if (!jump && e.header.base_offset != q.writer_next_offset())
     return Indexed::kSkipped;  // not the partition's next batch: stale or inconsistent, never index it
   const int32_t lod = format::batch::i32(e.batch, format::batch::kLastOffsetDelta);
   const format::QueueUnit unit{e.pos, static_cast<int32_t>(e.batch.size()), lod, e.header.base_offset,
                                e.header.max_timestamp};
   if (Status s = q.put(index, unit); !s.ok()) return s;
-  p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
+  if (apply_state) p->apply_producer_batch(e.batch, e.header.base_offset, e.header.append_time);
   return Indexed::kUnit;
+}
+
+void start_partition(Partition& p, int64_t floor, const Store::BootstrapSnapshot::PartitionStart* start) {
+  ProducerStateTable producers;
+  TxnIndex txns;
+  const bool have = start && replication::decode_partition_state(start->state, producers, txns);
+  ConsumeQueue::State empty;  // no units, no chunk
+  empty.floor = floor;
+  empty.next_offset = have ? start->next_offset : 0;
+  empty.running_max_ts = have ? start->running_max_ts : -1;
+  p.queue.restore(empty);
+  p.producers.reset();
+  if (have && !producers.empty()) p.producers = std::make_unique<ProducerStateTable>(std::move(producers));
+  if (p.txn_index) p.txn_index->truncate(0);  // readers may hold it: emptied, never freed
+  if (have && !txns.empty()) {
+    ProducerStateTable skipped;
+    (void)replication::decode_partition_state(start->state, skipped, p.writer_txns());  // decoded once above
+  }
+  if (p.txn_index) p.txn_index->publish();
+  p.queue.publish();
+  p.hw.store(-1, std::memory_order_release);
+  p.live.store(true, std::memory_order_release);
 }
 
 Status apply_rewrite_commit(PartitionTable& partitions, IndexFiles& index, const CommitLog& log, PartitionId partition,

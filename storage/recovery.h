@@ -35,6 +35,8 @@ struct RecoveredStore {
   // The checkpoint's confirmed position, at most the recovered log end; -1 when none.
   // Each partition's Partition::hw is restored with it (at most its next offset).
   int64_t confirmed = -1;
+  // l/state_at: entries below it apply no producer, transaction or meta state (0: none).
+  int64_t state_at = 0;
 };
 
 // How index_entry() took one valid CommitLog entry.
@@ -49,10 +51,17 @@ enum class Indexed {
 // Indexes one valid entry (CommitLog::scan checked it) as recovery's replay does at
 // open and a follower's append_replicated does live ("continuous recovery"): the one
 // copy of that dispatch. `may_jump`: an empty queue may start at the entry's base
-// offset (whole-log rebuild). Writer thread, or recovery before it starts; the units
-// are put, not published. A non-ok Status is a storage failure (no index chunk left).
+// offset (whole-log rebuild). `apply_state`: a batch also updates the producer and
+// transaction state (false below a re-bootstrap's E, whose snapshot brought that state); then
+// an empty queue also starts at the entry's base offset (FORMAT.md "Re-bootstrap").
+// Writer thread, or recovery before it starts; the units are put, not published. A
+// non-ok Status is a storage failure (no index chunk left).
 Result<Indexed> index_entry(PartitionTable& partitions, IndexFiles& index, const CommitLog::ScannedEntry& e,
-                            bool may_jump);
+                            bool may_jump, bool apply_state = true);
+// Re-bootstrap (Store::reset_to): `p` live, empty at the snapshot's next offset (0
+// without `start`), floor `floor`, with the snapshot's producer and transaction state
+// (none without `start`), published. Writer thread, or recovery before it starts.
+void start_partition(Partition& p, int64_t floor, const Store::BootstrapSnapshot::PartitionStart* start);
 // RKW1 (FORMAT.md): swaps `partition`'s units [from, to) for the RKR1 units the body
 // names, as the leader's apply_rewrites() did, and publishes them. The entries it
 // names must already be in the log's mapping (write_out()). A commit that no longer

@@ -128,4 +128,80 @@ std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> bo
   return c;
 }
 
+std::vector<std::byte> encode_partition_state(const ProducerStateTable* producers, const TxnIndex* txns) {
+  format::Encoder e;
+  if (producers) {
+    producers->encode(e);
+  } else {
+    ProducerStateTable().encode(e);
+  }
+  if (txns) {
+    txns->encode(e);
+  } else {
+    TxnIndex().encode(e);
+  }
+  return std::move(e.buffer());
+}
+
+bool decode_partition_state(std::span<const std::byte> state, ProducerStateTable& producers, TxnIndex& txns) {
+  format::Decoder d(state);
+  return producers.decode(d) && txns.decode(d) && d.ok() && d.remaining() == 0;
+}
+
+std::vector<std::byte> encode_snapshot(const Store::BootstrapSnapshot& snap) {
+  format::Encoder e;
+  e.u32(kSnapshotMagic);
+  e.i64(snap.begin);
+  e.i64(snap.end);
+  e.u32(static_cast<uint32_t>(snap.meta.size()));
+  for (const auto& [key, value] : snap.meta) {
+    e.bytes(key);
+    e.bytes(value);
+  }
+  e.u32(static_cast<uint32_t>(snap.partitions.size()));
+  for (const auto& p : snap.partitions) {
+    e.u32(p.id);
+    e.i64(p.next_offset);
+    e.i64(p.running_max_ts);
+    e.bytes({reinterpret_cast<const char*>(p.state.data()), p.state.size()});
+  }
+  return std::move(e.buffer());
+}
+
+Result<Store::BootstrapSnapshot> decode_snapshot(std::span<const std::byte> bytes) {
+  format::Decoder d(bytes);
+  Store::BootstrapSnapshot snap;
+  if (d.u32() != kSnapshotMagic) return Status::corruption("snapshot magic");
+  snap.begin = d.i64();
+  snap.end = d.i64();
+  if (!d.ok() || snap.begin < 0 || snap.end < snap.begin) return Status::corruption("snapshot positions");
+  const uint32_t keys = d.count(8);  // a key and a value length at least
+  snap.meta.reserve(keys);
+  for (uint32_t i = 0; i < keys && d.ok(); ++i) {
+    std::string key(d.bytes());
+    std::string value(d.bytes());
+    snap.meta.emplace_back(std::move(key), std::move(value));
+  }
+  const uint32_t parts = d.count(24);  // id, next offset, running max, state length at least
+  if (!d.ok()) return Status::corruption("snapshot meta keys");
+  snap.partitions.reserve(parts);
+  for (uint32_t i = 0; i < parts && d.ok(); ++i) {
+    Store::BootstrapSnapshot::PartitionStart p;
+    p.id = d.u32();
+    p.next_offset = d.i64();
+    p.running_max_ts = d.i64();
+    const std::string_view state = d.bytes();
+    if (!d.ok() || p.next_offset < 0 || p.running_max_ts < -1 || (!snap.partitions.empty() && p.id <= snap.partitions.back().id))
+      return Status::corruption("snapshot partition");
+    const auto* b = reinterpret_cast<const std::byte*>(state.data());
+    p.state.assign(b, b + state.size());
+    ProducerStateTable producers;
+    TxnIndex txns;
+    if (!decode_partition_state(p.state, producers, txns)) return Status::corruption("snapshot partition state");
+    snap.partitions.push_back(std::move(p));
+  }
+  if (!d.ok() || d.remaining() != 0) return Status::corruption("snapshot body");
+  return snap;
+}
+
 }  // namespace rokka::storage::replication

@@ -18,6 +18,10 @@
 
 #include "storage/format.h"
 #include "storage/meta_store.h"
+#include "storage/producer_state.h"
+#include "storage/status.h"
+#include "storage/store.h"
+#include "storage/txn_index.h"
 #include "storage/types.h"
 
 namespace rokka::storage::replication {
@@ -66,5 +70,17 @@ inline int64_t max_rewrite_units(int64_t max_body_bytes) {
 }
 std::vector<std::byte> encode_rewrite_commit(const RewriteCommit& c);
 std::optional<RewriteCommit> decode_rewrite_commit(std::span<const std::byte> body);
+
+// A re-bootstrap snapshot (Store::bootstrap_snapshot, FORMAT.md "Re-bootstrap") as bytes:
+// what a leader sends a follower below its log_begin. decode_snapshot() takes hostile
+// input: every length and count is bounded by the bytes left before anything is
+// allocated, and each partition state must decode (kCorruption otherwise).
+inline constexpr uint32_t kSnapshotMagic = 0x31534B52;  // "RKS1" in file order
+std::vector<std::byte> encode_snapshot(const Store::BootstrapSnapshot& snapshot);
+Result<Store::BootstrapSnapshot> decode_snapshot(std::span<const std::byte> bytes);
+// Decodes one partition state (producer, then transaction state) into `producers` and
+// `txns` (both empty on entry); false if malformed or followed by other bytes.
+bool decode_partition_state(std::span<const std::byte> state, ProducerStateTable& producers, TxnIndex& txns);
+std::vector<std::byte> encode_partition_state(const ProducerStateTable* producers, const TxnIndex* txns);
 
 }  // namespace rokka::storage::replication

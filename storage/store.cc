@@ -60,7 +60,7 @@ Status StoreImpl::start() {
   index_ = std::move(recovered->index);
   writer_ = std::make_unique<StoreWriter>(StoreState{options_, *log_, *index_, *journal_, partitions_},
                                           StoreWriter::Start{recovered->next_partition, recovered->checkpoint_pos,
-                                                             recovered->confirmed});
+                                                             recovered->confirmed, recovered->state_at});
   return {};
 }
 
@@ -119,6 +119,12 @@ void StoreImpl::append_replicated(int64_t from, std::span<const std::byte> bytes
 
 void StoreImpl::truncate_to(int64_t position, StatusCallback done) {
   writer_->submit(TruncateOp{position, std::move(done)});
+}
+
+void StoreImpl::bootstrap_snapshot(SnapshotCallback done) { writer_->submit(SnapshotOp{std::move(done)}); }
+
+void StoreImpl::reset_to(BootstrapSnapshot snapshot, StatusCallback done) {
+  writer_->submit(ResetOp{std::move(snapshot), std::move(done)});
 }
 
 void StoreImpl::set_role(Role role, int32_t epoch, StatusCallback done) {

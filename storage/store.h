@@ -23,6 +23,8 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "storage/count_histogram.h"
@@ -220,6 +222,43 @@ class Store {
   // says what cannot be undone) -- then `done` once a checkpoint of the result is durable.
   virtual void truncate_to(int64_t /*position*/, StatusCallback done) {
     done(Status::invalid_argument("truncate_to not supported"));
+  }
+  // Re-bootstrap (FORMAT.md "Re-bootstrap"): a follower whose log ends below the leader's
+  // log_begin() cannot be sent the bytes it lacks; it starts its log at the leader's
+  // log_begin() instead, from this snapshot of the leader's state.
+  struct BootstrapSnapshot {
+    int64_t begin = 0;  // the leader's log_begin(): the first position the follower will hold
+    int64_t end = 0;    // the leader's log end when the snapshot was taken (E)
+    // Every journal key as of E except the node-local ones (meta_prefix::node_local).
+    std::vector<std::pair<std::string, std::string>> meta;
+    struct PartitionStart {
+      PartitionId id = 0;
+      // At `begin`: the base offset of the partition's first stored batch, or its next
+      // offset when it holds none.
+      int64_t next_offset = 0;
+      // The running max timestamp before `begin` (its first batch's stored one, or the queue's
+      // when it holds none; -1: none): the follower's index units carry the same column.
+      int64_t running_max_ts = -1;
+      // Its producer and transaction state as of E, encoded as in the checkpoint.
+      std::vector<std::byte> state;
+    };
+    std::vector<PartitionStart> partitions;  // every live partition, by id
+  };
+  // Queued on the writer (any role): the snapshot above, as of the writer's log end.
+  // replication::encode_snapshot() gives its bytes for the wire.
+  using SnapshotCallback = std::function<void(Result<BootstrapSnapshot>)>;
+  virtual void bootstrap_snapshot(SnapshotCallback done) {
+    done(Status::invalid_argument("bootstrap_snapshot not supported"));
+  }
+  // Follower role only (else kNotLeader). `snapshot.begin` must be a segment start above
+  // log_end() (else kInvalidArgument). Replaces this store's replicated state with the
+  // snapshot: every journal key but the node-local ones, the partition table (partitions
+  // the snapshot lacks are deleted; each of its partitions is empty, its next offset the
+  // snapshot's), no producer or transaction state; the log is emptied and starts at
+  // snapshot.begin, where append_replicated() continues with the leader's bytes. Crash-atomic:
+  // a crash leaves either the old store or the reset one (FORMAT.md). `done` once durable.
+  virtual void reset_to(BootstrapSnapshot /*snapshot*/, StatusCallback done) {
+    done(Status::invalid_argument("reset_to not supported"));
   }
   // Queued on the writer in order with the writes. kLeader: `epoch` must be above
   // every epoch in epochs() (else kConflict), unless already leading it; its (epoch,

@@ -60,6 +60,8 @@ class StoreImpl final : public Store, public MetaStore {
   }
   void append_replicated(int64_t from, std::span<const std::byte> bytes, StatusCallback done) override;
   void truncate_to(int64_t position, StatusCallback done) override;
+  void bootstrap_snapshot(SnapshotCallback done) override;
+  void reset_to(BootstrapSnapshot snapshot, StatusCallback done) override;
   void set_role(Role role, int32_t epoch, StatusCallback done) override;
   void set_confirmed(int64_t position) override;
   int64_t confirmed_position() const override { return writer_->confirmed_position(); }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "storage/logger.h"
+#include "storage/meta_keys.h"
 #include "storage/partition_records.h"
 #include "storage/recovery.h"
 #include "storage/store_writer.h"
@@ -106,6 +108,7 @@ StoreWriter::StoreWriter(const StoreState& state, Start start)
       journal_(state.journal),
       partitions_(state.partitions),
       flusher_(state.log, state.fs(), checkpoint_path(state.options)),
+      state_at_(start.state_at),
       restored_confirmed_(start.confirmed),
       next_partition_(start.next_partition),
       checkpoint_pos_(start.checkpoint_pos) {
@@ -751,7 +754,8 @@ Status StoreWriter::apply_piece(const replication::Piece& piece) {
   std::copy(piece.bytes.begin(), piece.bytes.end(), r->bytes.begin());
   changed_since_checkpoint_ = true;
   const CommitLog::ScannedEntry e{piece.pos, piece.header, piece.body()};
-  auto indexed = index_entry(partitions_, index_, e, /*may_jump=*/false);
+  const bool below_snapshot = piece.pos.value < state_at_;  // its state came with a re-bootstrap
+  auto indexed = index_entry(partitions_, index_, e, /*may_jump=*/false, /*apply_state=*/!below_snapshot);
   if (!indexed.ok()) return indexed.status();
   switch (*indexed) {
     case Indexed::kUnit: {
@@ -764,7 +768,7 @@ Status StoreWriter::apply_piece(const replication::Piece& piece) {
       return {};
     }
     case Indexed::kMeta:
-      return apply_replicated_meta(e.batch);
+      return below_snapshot ? Status{} : apply_replicated_meta(e.batch);
     case Indexed::kRewriteCommit:
       // Its RKR1 entries must be readable before readers switch to them.
       if (Status s = log_.write_out(); !s.ok()) return s;
@@ -889,6 +893,10 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
     apply_store_records(undo, /*undo=*/true);
     if (!undo.empty()) s = write_meta(undo, true);
   }
+  if (s.ok() && position < state_at_) {  // entries from the cut on apply their state again
+    state_at_ = position;
+    s = write_meta({partition_records::put_state_at(position)}, true);
+  }
   if (s.ok()) {  // epochs of cut entries that carried no undo part
     std::vector<MetaStore::Mutation> erase;
     for (const auto& [key, value] : journal_.scan(partition_records::kEpochPrefix))
@@ -930,6 +938,135 @@ std::vector<MetaStore::Mutation> StoreWriter::meta_undo(LogPosition from, LogPos
   });
   if (without > 0) log_warn("{} meta entries cut from the log carry no undo part: their writes stay", without);
   return undo;
+}
+
+void StoreWriter::handle(SnapshotOp& op) {
+  Store::BootstrapSnapshot snap;
+  snap.begin = log_.begin().value;
+  snap.end = log_.write_end().value;
+  for (auto& kv : journal_.scan(""))
+    if (!meta_prefix::node_local(kv.first)) snap.meta.push_back(std::move(kv));
+  partitions_.for_each([&](PartitionId id, const Partition& p) {
+    if (!p.live.load(std::memory_order_relaxed)) return;
+    // Retention drops the units below log_begin: the first one left is the partition's
+    // first batch at or after it (in log order, unless compaction moved it: FORMAT.md).
+    const ConsumeQueue::State q = p.queue.state();
+    int64_t next = q.next_offset, running = q.running_max_ts;
+    if (p.queue.unit_count() > 0) {
+      next = q.first_base;
+      const auto v = p.queue.units();
+      if (const auto first = p.queue.unit(index_, v, v.first)) running = first->max_timestamp;  // max up to it
+    }
+    snap.partitions.push_back(
+        {id, next, running, replication::encode_partition_state(p.producers.get(), p.txn_index.get())});
+  });
+  Result<Store::BootstrapSnapshot> result = std::move(snap);
+  completions_.push_back([result = std::move(result), done = std::move(op.done)](const Status&) mutable {
+    if (done) done(std::move(result));
+  });
+}
+
+void StoreWriter::handle(ResetOp& op) {
+  const Status s = reset_store(op.snapshot);
+  if (!s.ok()) log_error("re-bootstrap at log position {} refused or failed: {}", op.snapshot.begin, s.to_string());
+  completions_.push_back([s, done = std::move(op.done)](const Status& durable) {
+    if (done) done(s.ok() ? durable : s);
+  });
+}
+
+// Re-bootstrap (FORMAT.md "Re-bootstrap"). The commit point is one synced journal record:
+// the snapshot's keys, the erasure of every other replicated key, l/state_at and the
+// marker l/reset; recovery finishes a reset whose marker it finds (recovery.cc). Then the
+// in-memory state, the log restarted at `begin`, and a checkpoint written inline once the
+// flusher is idle (no older checkpoint may land after it); last the marker goes.
+Status StoreWriter::reset_store(const Store::BootstrapSnapshot& snap) {
+  namespace pr = partition_records;
+  if (read_only_) return read_only_status();
+  if (role_ != Role::kFollower) return Status::not_leader("reset_to needs the follower role");
+  if (snap.begin % options_.segment_bytes != 0 || snap.begin <= log_.write_end().value || snap.end < snap.begin)
+    return Status::invalid_argument("reset_to " + std::to_string(snap.begin) + ": not a segment start above the log end " +
+                                    std::to_string(log_.write_end().value));
+  std::set<std::string_view> keep;
+  for (const auto& [key, value] : snap.meta) {
+    if (meta_prefix::node_local(key)) return Status::invalid_argument("snapshot holds a node-local key: " + key);
+    if (!keep.insert(key).second) return Status::invalid_argument("snapshot holds a key twice: " + key);
+  }
+  std::unordered_map<PartitionId, const Store::BootstrapSnapshot::PartitionStart*> starts;
+  for (const auto& ps : snap.partitions) {
+    ProducerStateTable producers;
+    TxnIndex txns;
+    if (!replication::decode_partition_state(ps.state, producers, txns) || ps.next_offset < 0)
+      return Status::corruption("snapshot state of partition " + std::to_string(ps.id) + " does not decode");
+    if (!starts.emplace(ps.id, &ps).second) return Status::invalid_argument("snapshot names a partition twice");
+  }
+  std::vector<MetaStore::Mutation> batch;
+  for (const auto& [key, value] : journal_.scan(""))
+    if (!meta_prefix::node_local(key) && !keep.contains(key)) batch.push_back({key, "", true});
+  for (const auto& [key, value] : snap.meta) batch.push_back({key, value, false});
+  Store::BootstrapSnapshot marker{snap.begin, snap.end, {}, snap.partitions};
+  const auto marker_bytes = replication::encode_snapshot(marker);
+  batch.push_back({std::string(pr::kResetKey),
+                   std::string(reinterpret_cast<const char*>(marker_bytes.data()), marker_bytes.size()), false});
+  batch.push_back(pr::put_state_at(snap.end));
+  if (Status s = log_.write_out(); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  if (Status s = journal_.append(batch); !s.ok()) {  // the commit point
+    if (s.code() == StatusCode::kTooLarge) return s;  // nothing written
+    enter_read_only(s);
+    return s;
+  }
+  if (Status s = journal_.sync(); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  // The partition table as the snapshot says: every partition forgotten, the journal's
+  // back, empty at their next offsets, with the snapshot's producer and transaction state.
+  partitions_.for_each([&](PartitionId, Partition& p) {
+    if (p.live.load(std::memory_order_relaxed)) forget_partition(p);
+    p.hw.store(-1, std::memory_order_release);
+  });
+  next_partition_ = 0;
+  for (const auto& [key, value] : journal_.scan(pr::kPartitionPrefix)) {
+    const auto record = pr::parse_partition(key, value);
+    if (!record) continue;
+    Partition* p = partitions_.get(record->id);
+    if (!p) p = partitions_.add(record->id);
+    const auto it = starts.find(record->id);
+    start_partition(*p, record->floor, it == starts.end() ? nullptr : it->second);
+    next_partition_ = std::max(next_partition_, record->id + 1);
+  }
+  if (auto v = journal_.get(std::string(pr::kNextIdKey)))
+    if (auto n = pr::parse_next_id(*v)) next_partition_ = std::max(next_partition_, *n);
+  state_at_ = snap.end;
+  // The log, empty from `begin`; confirmations start over there.
+  if (Status s = log_.restart_at(LogPosition{snap.begin}, options_.clock_ms()); !s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  led_epoch_ = -1;
+  unconfirmed_.clear();
+  confirmed_ = 0;
+  UnconfirmedGroup at_begin{snap.begin, {}};
+  partitions_.for_each([&](PartitionId id, Partition& p) {
+    if (p.live.load(std::memory_order_relaxed)) at_begin.next.emplace_back(id, p.queue.writer_next_offset());
+  });
+  unconfirmed_.push_back(std::move(at_begin));
+  publish_confirmed();
+  changed_since_checkpoint_ = true;
+  flusher_.wait_idle();
+  Status s = flusher_.error();
+  if (s.ok()) s = checkpoint_now();
+  if (s.ok()) s = journal_.append({{std::string(pr::kResetKey), "", true}});
+  if (s.ok()) s = journal_.sync();
+  if (!s.ok()) {
+    enter_read_only(s);
+    return s;
+  }
+  log_warn("store re-bootstrapped: its log starts at {} (the leader's end was {}), {} meta keys, {} partitions",
+           snap.begin, snap.end, snap.meta.size(), snap.partitions.size());
+  return {};
 }
 
 void StoreWriter::run_timers() {

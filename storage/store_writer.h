@@ -23,6 +23,8 @@
 //   Store::set_role             SetRoleOp        handle(SetRoleOp&)
 //   Store::append_replicated    AppendReplicatedOp  handle(AppendReplicatedOp&) -> apply_piece() per entry
 //   Store::truncate_to          TruncateOp       handle(TruncateOp&)
+//   Store::bootstrap_snapshot   SnapshotOp       handle(SnapshotOp&)  (a read of the writer's state)
+//   Store::reset_to             ResetOp          handle(ResetOp&) -> reset_store()
 //
 // Roles (types.h): in kFollower and kFenced the write ops above complete with
 // kNotLeader; in kLeader append_one() stamps the epoch into each batch and
@@ -105,12 +107,19 @@ struct TruncateOp {
   int64_t position;
   StatusCallback done;
 };
+struct SnapshotOp {
+  Store::SnapshotCallback done;
+};
+struct ResetOp {
+  Store::BootstrapSnapshot snapshot;
+  StatusCallback done;
+};
 struct ConfirmOp {  // Store::set_confirmed
   int64_t position;
   StatusCallback done;  // unused (null): fail_op's shape
 };
 using WriterOp = std::variant<AppendOp, CreateOp, DeleteOp, DeleteRecordsOp, MetaOp, RewriteOp, ProducersOp, SetRoleOp,
-                              AppendReplicatedOp, TruncateOp, ConfirmOp>;
+                              AppendReplicatedOp, TruncateOp, ConfirmOp, SnapshotOp, ResetOp>;
 
 // The writer's inbox: callers push, the writer takes everything queued at once.
 class OpQueue {
@@ -144,6 +153,7 @@ class StoreWriter {
     PartitionId next_partition = 0;  // the next id create_partitions hands out
     LogPosition checkpoint_pos;      // the log the newest durable checkpoint covers
     int64_t confirmed = -1;          // the checkpoint's C (high watermarks restored with it), or -1
+    int64_t state_at = 0;            // l/state_at (a re-bootstrap's E), or 0
   };
 
   // Starts the flusher and the writer thread. The objects in `state` outlive this one.
@@ -201,6 +211,9 @@ class StoreWriter {
   void handle(AppendReplicatedOp& op);
   void handle(TruncateOp& op);
   void handle(ConfirmOp& op);
+  void handle(SnapshotOp& op);
+  void handle(ResetOp& op);
+  Status reset_store(const Store::BootstrapSnapshot& snapshot);
   void change_role(Role role);     // role_, replicated_, and the high watermark queue
   void confirm_groups();           // pops the groups at or below confirmed_, moves high watermarks
   bool takes_writes() const { return role_ == Role::kSingle || role_ == Role::kLeader; }
@@ -263,6 +276,9 @@ class StoreWriter {
   };
   std::deque<UnconfirmedGroup> unconfirmed_;
   int64_t confirmed_ = 0;
+  // A re-bootstrap's E (l/state_at): replicated entries below it put index units but apply
+  // no producer, transaction or meta state (the snapshot held it); lowered by a cut.
+  int64_t state_at_ = 0;
   // The checkpoint's C until the first change into a replicated role uses it (with the
   // high watermarks recovery restored); -1 when none or used.
   int64_t restored_confirmed_ = -1;

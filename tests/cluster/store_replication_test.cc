@@ -5,22 +5,31 @@
 // compaction rewrite, delete_records, committed offsets through MetaStore), and the test checks
 // what a user would notice: identical segment files, index files, meta keys, epochs, offsets and
 // read() bytes per partition; high watermarks following the leader's C on both; a connection cut
-// mid-stream, a follower crashed and reopened, and a follower wiped, each ending identical; an
-// acks=all waiter answered only once the follower acked; a 4 MiB batch replicated.
+// mid-stream, a follower crashed and reopened, and a follower wiped, each ending identical; a
+// wiped follower below the leader's log_begin (retention deleted the start) re-bootstrapped from
+// a snapshot and following on; an acks=all waiter answered only once the follower acked; a 4 MiB
+// batch replicated.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <random>
+#include <thread>
+#include <utility>
 
 #include "cluster/replication_client.h"
 #include "cluster/replication_server.h"
 #include "cluster/store_log.h"
 #include "storage/format.h"
+#include "storage/meta_keys.h"
 #include "tests/cluster/cluster_fixture.h"
 #include "tests/storage/store_fixture.h"
 #include "tests/testutil/record_batch.h"
@@ -54,6 +63,13 @@ const tcp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
 constexpr int32_t kEpoch = 3;
 constexpr int32_t kLeaderId = 1;
 constexpr int32_t kFollowerId = 2;
+
+// The journal without the node-local keys (each member's own: storage/meta_keys.h).
+std::vector<std::pair<std::string, std::string>> replicated_meta(Store& s) {
+  auto all = s.meta().scan("");
+  std::erase_if(all, [](const auto& kv) { return storage::meta_prefix::node_local(kv.first); });
+  return all;
+}
 
 StoreOptions store_options(const std::filesystem::path& dir) {
   StoreOptions o = storage::test::small_options(dir);  // 64 KiB segments: many rolls, blanks copied too
@@ -168,7 +184,7 @@ class StoreLogReplication : public ::testing::Test {
     EXPECT_TRUE(leader->epochs() == follower->epochs());
     ASSERT_FALSE(leader->epochs().empty());
     EXPECT_EQ(leader->epochs().back().epoch, kEpoch);
-    EXPECT_EQ(leader->meta().scan(""), follower->meta().scan(""));
+    EXPECT_EQ(replicated_meta(*leader), replicated_meta(*follower));
     // High watermarks follow C: wait for them on both (set_confirmed is queued on the writers).
     PartitionId lagging = 0;
     EXPECT_TRUE(wait_until([&] {
@@ -411,6 +427,148 @@ TEST_F(StoreLogReplication, AWipedFollowerRebuildsByteIdenticalLogAndIndex) {
   ASSERT_NO_FATAL_FAILURE(open_follower());
   follower->set_confirmed(follower->log_end());
   expect_identical(w.partitions());
+}
+
+// Re-bootstrap below log_begin (docs/cluster.md "Re-bootstrap"): the leader's retention deleted
+// the start of its log, so a wiped follower cannot be sent it; it is WELCOMEd at log_begin, gets
+// the snapshot in SNAPSHOT frames, resets, and ends identical from log_begin on: the same segment
+// files, offsets, batches, producers, replicated meta; then it follows new appends (both stores
+// keeping about eight segments, deleting the same old ones by size).
+TEST_F(StoreLogReplication, AWipedFollowerBelowTheLeadersLogBeginRebootstrapsAndFollows) {
+  // Both stores keep about four segments: the leader's retention moves log_begin.
+  leader_log.reset();
+  ASSERT_TRUE(leader->close().ok());
+  leader.reset();
+  std::filesystem::remove_all(ldir.path());
+  std::filesystem::create_directories(ldir.path());
+  leader_options.retention_bytes = 8 * leader_options.segment_bytes;
+  leader_options.retention_check_interval_ms = 1;
+  auto l = Store::open(leader_options);
+  ASSERT_TRUE(l.ok()) << l.status().to_string();
+  leader = std::shared_ptr<Store>(std::move(*l));
+  ASSERT_TRUE(set_role(*leader, Role::kLeader, kEpoch).ok());
+  leader_log = std::make_shared<StoreLog>(leader, leader_options.max_append_bytes);
+
+  Workload w(*leader, 31);
+  w.create_partitions(12);
+  for (int i = 0; i < 1200 && leader->log_begin() < 8 * leader_options.segment_bytes; ++i) {
+    ASSERT_NO_FATAL_FAILURE(w.step());
+  }
+  ASSERT_GE(leader->log_begin(), 8 * leader_options.segment_bytes);
+  const auto o = leader->offsets(2);
+  ASSERT_TRUE(o.ok());
+  ASSERT_TRUE(storage::test::delete_records(*leader, 2, (o->log_start_offset + o->next_offset + 1) / 2).ok());
+  const auto doomed = storage::test::create(*leader, 1);  // not the workload's: it keeps writing to those
+  ASSERT_EQ(doomed.size(), 1u);
+  ASSERT_TRUE(storage::test::append(*leader, doomed[0], make_batch({})).ok());
+  ASSERT_TRUE(storage::test::delete_partition(*leader, doomed[0]).ok());
+  ASSERT_NO_FATAL_FAILURE(steps(w, 20));
+  // Retention settles (it depends on the log's end only, which stops moving here).
+  int64_t begin = -1;
+  ASSERT_TRUE(wait_until([&] {
+    const int64_t b = leader->log_begin();
+    std::this_thread::sleep_for(50ms);
+    return std::exchange(begin, b) == b && leader->log_begin() == b;
+  }, 30s));
+
+  // The wiped follower, with the same retention.
+  follower_log.reset();
+  ASSERT_TRUE(follower->close().ok());
+  follower.reset();
+  std::filesystem::remove_all(fdir.path());
+  std::filesystem::create_directories(fdir.path());
+  follower_options = store_options(fdir.path());
+  follower_options.retention_bytes = leader_options.retention_bytes;
+  follower_options.retention_check_interval_ms = 1;
+  auto f = Store::open(follower_options);
+  ASSERT_TRUE(f.ok()) << f.status().to_string();
+  follower = std::shared_ptr<Store>(std::move(*f));
+  ASSERT_TRUE(set_role(*follower, Role::kFollower, kEpoch).ok());
+  follower_log = std::make_shared<StoreLog>(follower, follower_options.max_append_bytes);
+  ASSERT_EQ(follower->log_end(), 0);
+
+  start_server();
+  start_client();
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  EXPECT_EQ(client->rebootstraps(), 1u);
+  EXPECT_EQ(follower->log_begin(), leader->log_begin());
+  expect_identical(w.partitions());
+  for (PartitionId pid = 0; pid < w.partitions(); ++pid) {
+    const auto a = storage::test::view(*leader, pid, storage::test::ReadUntil::kHighWatermark);
+    if (a.code != storage::StatusCode::kOk) continue;
+    const auto pa = wait_for<Result<std::vector<storage::ActiveProducer>>>([&](auto cb) { leader->active_producers(pid, cb); });
+    const auto pb = wait_for<Result<std::vector<storage::ActiveProducer>>>([&](auto cb) { follower->active_producers(pid, cb); });
+    ASSERT_TRUE(pa.ok() && pb.ok());
+    EXPECT_EQ(*pa, *pb) << "partition " << pid;
+  }
+
+  // The leader goes on (retention deleting more on both); the follower follows in the same session.
+  ASSERT_NO_FATAL_FAILURE(steps(w, 150));
+  ASSERT_NO_FATAL_FAILURE(wait_caught_up());
+  EXPECT_TRUE(wait_until([&] { return leader->log_begin() == follower->log_begin(); }, 30s))
+      << leader->log_begin() << " vs " << follower->log_begin();
+  expect_identical(w.partitions());
+  EXPECT_EQ(client->rebootstraps(), 1u);
+  EXPECT_EQ(client->welcomes(), 1u);
+}
+
+// A SNAPSHOT frame that lies (over the bound, past its total, out of order, another epoch) ends
+// the session before anything is allocated or written: the follower's store is untouched.
+TEST_F(StoreLogReplication, AHostileSnapshotEndsTheSessionWithNothingWritten) {
+  // A fake leader: accepts, reads HELLO, sends a WELCOME above the follower's end, then the frame.
+  struct Case {
+    const char* what;
+    std::function<std::vector<std::byte>()> frame;
+    const char* why;  // in the follower's error
+  };
+  const std::vector<std::byte> some(64, std::byte{7});
+  const std::vector<Case> cases = {
+      {"a total over the bound",
+       [&] { return repl::encode_snapshot_piece({kEpoch, repl::kMaxSnapshotBytes + 1, 0}, some); }, "out of bounds"},
+      {"a piece past its total", [&] { return repl::encode_snapshot_piece({kEpoch, 32, 0}, some); }, "out of bounds"},
+      {"a first piece not at 0", [&] { return repl::encode_snapshot_piece({kEpoch, 4096, 64}, some); }, "expected 0"},
+      {"another epoch", [&] { return repl::encode_snapshot_piece({kEpoch + 1, 64, 0}, some); }, "of epoch 4"},
+      {"bytes that are no snapshot", [&] { return repl::encode_snapshot_piece({kEpoch, 64, 0}, some); },
+       "snapshot magic"},
+      {"DATA instead", [&] { return repl::encode_data({kEpoch, 1 << 20, 0, 1 << 20}, {}); }, "expected SNAPSHOT"},
+  };
+  const auto meta_before = follower->meta().scan("");
+  for (const auto& c : cases) {
+    tcp::acceptor acceptor(leader_io.executor(), kLoopback);
+    endpoint = acceptor.local_endpoint();
+    std::promise<void> served;
+    std::thread fake([&] {
+      tcp::socket sock(leader_io.executor());
+      acceptor.accept(sock);
+      std::vector<std::byte> header(repl::kHeaderBytes);
+      asio::read(sock, asio::buffer(header));
+      auto h = repl::decode_header(header);
+      std::vector<std::byte> payload(h.ok() ? h->payload_bytes : 0);
+      asio::read(sock, asio::buffer(payload));
+      const auto welcome = repl::encode(repl::Welcome{.leader_id = kLeaderId,
+                                                      .epoch = kEpoch,
+                                                      .epochs = {{kEpoch, 0}},
+                                                      .truncate_to = 1 << 20,
+                                                      .leader_log_begin = 1 << 20,
+                                                      .leader_log_end = 1 << 20});
+      asio::write(sock, asio::buffer(welcome));
+      const auto frame = c.frame();
+      boost::system::error_code ec;
+      asio::write(sock, asio::buffer(frame), ec);
+      std::array<std::byte, 1> one;
+      asio::read(sock, asio::buffer(one), ec);  // until the follower closes
+      served.set_value();
+    });
+    start_client();
+    EXPECT_EQ(served.get_future().wait_for(30s), std::future_status::ready) << c.what;
+    fake.join();
+    EXPECT_TRUE(wait_until([&] { return client->last_error().find(c.why) != std::string::npos; }, 10s))
+        << c.what << ": " << client->last_error();
+    stop_client();
+    EXPECT_EQ(follower->log_end(), 0) << c.what;
+    EXPECT_EQ(follower->log_begin(), 0) << c.what;
+    EXPECT_EQ(follower->meta().scan(""), meta_before) << c.what;
+  }
 }
 
 TEST_F(StoreLogReplication, AnAcksAllWaiterResolvesOnlyOnceTheFollowerAcked) {

@@ -1,8 +1,9 @@
 // FaultyFileSystem: the real file system with faults on demand. Arm fail_sync and
 // every later File::sync() and sync_dir() fails with kIoError (like a disk that
 // returned EIO to fsync); arm fail_write and pwrite-style writes fail; arm fail_create
-// and creating a file fails (ENOSPC). hold_syncs() makes File::sync() block until
-// release_syncs() (a disk slow to fsync), to show what does not wait for it.
+// and creating a file fails (ENOSPC); arm fail_rename and renames fail. hold_syncs()
+// makes File::sync() block until release_syncs() (a disk slow to fsync), to show what
+// does not wait for it.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,7 @@ class FaultyFileSystem final : public storage::FileSystem {
   std::atomic<bool> fail_write{false};
   std::atomic<bool> fail_create{false};  // opening a file that does not exist yet fails (disk full)
   std::atomic<bool> fail_allocate{false};  // reserving blocks (posix_fallocate) fails: ENOSPC
+  std::atomic<bool> fail_rename{false};    // rename() fails (a file written tmp + rename stays the old one)
   std::atomic<int> syncs{0};
 
   void hold_syncs() {
@@ -52,6 +54,7 @@ class FaultyFileSystem final : public storage::FileSystem {
   }
   storage::Status remove(const std::filesystem::path& p) override { return real().remove(p); }
   storage::Status rename(const std::filesystem::path& a, const std::filesystem::path& b) override {
+    if (fail_rename) return storage::Status::io_error("injected rename failure");
     return real().rename(a, b);
   }
   storage::Status sync_dir(const std::filesystem::path& d) override {
