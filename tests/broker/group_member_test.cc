@@ -116,7 +116,8 @@ class GroupMemberTest : public testutil::EtcdTest {
       ASSERT_TRUE(wait_until([&] { return n->member->role() == want && n->member->epoch() == epoch; }, 30s))
           << "broker " << n->id << ": " << group_role_name(n->member->role()) << " " << n->member->epoch();
     }
-    EXPECT_EQ(node(leader).member->leading_epoch(), epoch);
+    // Published once its replication server listens, after the store leads.
+    EXPECT_TRUE(wait_until([&] { return node(leader).member->leading_epoch() == epoch; }, 30s));
     for (auto& n : nodes_) {
       if (n->id != leader) { EXPECT_EQ(n->member->leading_epoch(), -1); }
     }
