@@ -97,27 +97,37 @@ int64_t ConsumeQueue::find_timestamp(const IndexFiles& ix, const Units& v, int64
 
 Status ConsumeQueue::put(IndexFiles& ix, const QueueUnit& in) {
   const int64_t ordinal = w_unit_end_;
-  const ChunkDir* dir = w_dir_.get();
-  // A queue holding no chunk (new, emptied, or rebuilt) starts over in the small-first
-  // layout; one that holds chunks keeps its layout.
-  const bool fresh = !dir || dir->chunks.empty();
-  const bool small_first = fresh || dir->small_first;
-  const int64_t chunk_ordinal = unit_place(ix, small_first, ordinal).chunk_ordinal;
-  if (fresh || chunk_ordinal - dir->first_chunk_ordinal >= static_cast<int64_t>(dir->chunks.size())) {
-    auto chunk = small_first && chunk_ordinal == 0 ? ix.allocate_small_chunk() : ix.allocate_chunk();
-    if (!chunk.ok()) return chunk.status();
-    auto next = std::make_shared<ChunkDir>();
-    next->small_first = small_first;
-    next->first_chunk_ordinal = fresh ? chunk_ordinal : dir->first_chunk_ordinal;
-    if (!fresh) next->chunks = dir->chunks;
-    next->chunks.push_back(*chunk);
-    set_dir(std::move(next));
-    dir = w_dir_.get();
+  if (w_room_ == 0 || w_next_ordinal_ != ordinal) {  // find the unit's place in the ChunkDir
+    const ChunkDir* dir = w_dir_.get();
+    // A queue holding no chunk (new, emptied, or rebuilt) starts over in the small-first
+    // layout; one that holds chunks keeps its layout.
+    const bool fresh = !dir || dir->chunks.empty();
+    const bool small_first = fresh || dir->small_first;
+    const UnitPlace at = unit_place(ix, small_first, ordinal);
+    const bool small = small_first && at.chunk_ordinal == 0;
+    if (fresh || at.chunk_ordinal - dir->first_chunk_ordinal >= static_cast<int64_t>(dir->chunks.size())) {
+      auto chunk = small ? ix.allocate_small_chunk() : ix.allocate_chunk();
+      if (!chunk.ok()) return chunk.status();
+      auto next = std::make_shared<ChunkDir>();
+      next->small_first = small_first;
+      next->first_chunk_ordinal = fresh ? at.chunk_ordinal : dir->first_chunk_ordinal;
+      if (!fresh) next->chunks = dir->chunks;
+      next->chunks.push_back(*chunk);
+      set_dir(std::move(next));
+      dir = w_dir_.get();
+    }
+    const uint32_t chunk = dir->chunks[static_cast<size_t>(at.chunk_ordinal - dir->first_chunk_ordinal)];
+    w_next_ = small ? ix.small_place(chunk, at.slot) : IndexFiles::Place{chunk, at.slot};
+    w_room_ = (small ? ix.first_chunk_units() : ix.chunk_units()) - at.slot;
+    w_next_ordinal_ = ordinal;
   }
   QueueUnit u = in;
   running_max_ts_ = std::max(running_max_ts_, in.max_timestamp);
   u.max_timestamp = running_max_ts_;
-  format::encode_unit(u, unit_ptr_for_write(ix, *dir, ordinal));
+  format::encode_unit(u, ix.unit_for_write(w_next_.chunk, w_next_.slot));
+  ++w_next_.slot;
+  --w_room_;
+  ++w_next_ordinal_;
   digest_ += unit_digest(ordinal, u);
   if (w_unit_end_ == w_first_unit_) first_base_ = u.base_offset;  // rebuild: the log says where offsets start
   ++w_unit_end_;

@@ -53,9 +53,14 @@ class IndexFiles {
     std::byte* base = bases_[chunk / options_.file_chunks].load(std::memory_order_acquire);
     return base + (static_cast<size_t>(chunk % options_.file_chunks) * options_.chunk_units + slot) * kUnitBytes;
   }
-  // Slot `slot` (< first_chunk_units) of small chunk `id`.
+  // Where slot `slot` (< first_chunk_units) of small chunk `id` is: its chunk and slot there.
+  struct Place {
+    uint32_t chunk, slot;
+  };
+  Place small_place(uint32_t id, uint32_t slot) const { return {id / per_page_, id % per_page_ * first_units_ + slot}; }
   std::byte* small_unit(uint32_t id, uint32_t slot) const {
-    return unit(id / per_page_, id % per_page_ * first_units_ + slot);
+    const Place at = small_place(id, slot);
+    return unit(at.chunk, at.slot);
   }
   // Writer: a unit slot to fill (marks its file for the next sync).
   std::byte* unit_for_write(uint32_t chunk, uint32_t slot) {
@@ -63,7 +68,8 @@ class IndexFiles {
     return unit(chunk, slot);
   }
   std::byte* small_unit_for_write(uint32_t id, uint32_t slot) {
-    return unit_for_write(id / per_page_, id % per_page_ * first_units_ + slot);
+    const Place at = small_place(id, slot);
+    return unit_for_write(at.chunk, at.slot);
   }
 
   Result<uint32_t> allocate_chunk();

@@ -220,6 +220,9 @@ class StoreWriter {
   Status append_payload_entry(uint32_t magic, PartitionId partition, uint32_t count,
                               std::span<const std::byte> payload);
   Result<AppendInfo> append_one(const AppendRequest& req, int64_t now);
+  // Starts loading the state append_one() reads for each of `requests` at once: with batches
+  // for many partitions each one's state is a cache miss, and this way the misses overlap.
+  void prefetch_partitions(std::span<const AppendRequest> requests) const;
   Status stage_rewrite(RewriteOp& op);
   Result<format::QueueUnit> append_rewritten(PartitionId id, std::span<const std::byte> batch, int64_t now);
   void apply_rewrites(const Status& durable);

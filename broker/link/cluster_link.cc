@@ -11,6 +11,7 @@
 #include <boost/asio/use_future.hpp>
 #include <future>
 
+#include "broker/link/group_controller.h"
 #include "broker/link/group_member.h"
 #include "broker/logging.h"
 #include "cluster/placement.h"
@@ -145,6 +146,8 @@ Result<std::unique_ptr<ClusterLink>> ClusterLink::connect(const BrokerConfig& co
   link->client_ = cluster::EtcdClient::create(link->io_.get_executor(), std::move(options));
   link->view_ = cluster::ClusterView::create(link->client_, link->keys_);
   link->producer_ids_ = std::make_unique<cluster::ProducerIdBlocks>(link->client_, link->keys_, link->self_);
+  link->group_controller_ =
+      GroupController::create(link->client_, link->keys_, GroupController::options_from(config));
   link->view_->subscribe([l = link.get()](const cluster::ClusterView::SnapshotPtr& s) { l->on_snapshot(s); });
   asio::post(link->io_, [view = link->view_] { view->start(); });
 
@@ -302,6 +305,7 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
     else
       broker_log().warn("no longer controller: controller_epoch={}", e.epoch);
   });
+  election_->subscribe([gc = group_controller_](const cluster::ControllerEvent& e) { gc->on_controller(e); });
 
   // The registry follows the view from here on; a founding broker's own topics go to etcd first.
   std::promise<void> first_sync;
@@ -338,6 +342,7 @@ void ClusterLink::stop() {
   if (stopped_ || !thread_.joinable()) return;
   stopped_ = true;
   auto shutdown = [this]() -> asio::awaitable<void> {
+    group_controller_->stop();
     for (auto& m : members_) co_await m->stop();  // the group stores are not used after this
     if (election_) co_await election_->stop(true);
     if (membership_) co_await membership_->stop(true);
@@ -379,6 +384,7 @@ void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
   latest_ = snap;
   complete_up_to(seen_waiters_, snap->revision);  // the writers first: followers may reload over their changes
   for (auto& fn : view_followers_) fn(snap);
+  group_controller_->on_snapshot(snap);
   for (auto& m : members_) m->on_snapshot(snap);
   sync_topics();
 }

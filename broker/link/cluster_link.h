@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "broker/config/config.h"
+#include "broker/link/group_controller.h"
 #include "broker/meta/etcd_shared_meta.h"
 #include "broker/meta/topic_registry.h"
 #include "cluster/cluster_view.h"
@@ -145,6 +146,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   std::shared_ptr<cluster::Membership> membership_;
   std::shared_ptr<cluster::ControllerElection> election_;
   std::unique_ptr<cluster::ProducerIdBlocks> producer_ids_;
+  std::shared_ptr<GroupController> group_controller_;  // the replication groups' bootstrap and elections
   std::atomic<std::shared_ptr<const ClusterPicture>> picture_;
   bool founded_ = false;  // this broker created the cluster id (start-up only)
   std::string cluster_id_;  // agree_cluster_id's answer

@@ -303,8 +303,10 @@ TEST_F(ClusterModeTest, AKilledBrokerLeavesAndComesBackWithItsData) {
   const auto killed_at = std::chrono::steady_clock::now();
   broker(victim).kill9();
   ASSERT_TRUE(testutil::eventually([&] { return !live_brokers(broker(witness)).count(victim); }, 30s));
-  EXPECT_LE(std::chrono::steady_clock::now() - killed_at, std::chrono::milliseconds(2 * kSessionMs) + 3s)
-      << "the dead broker stayed in Metadata longer than twice its lease";
+  // The lease, not some later event, takes it out: within twice the lease, with room for a
+  // loaded machine (etcd's expiry and the watch run on the same 2 busy cores as the tests).
+  EXPECT_LE(std::chrono::steady_clock::now() - killed_at, std::chrono::milliseconds(2 * kSessionMs) + 10s)
+      << "the dead broker stayed in Metadata far longer than twice its lease";
   auto md = metadata(broker(witness), "survive");
   ASSERT_TRUE(md);
   for (const auto& p : md->topics.at(0).partitions) {

@@ -274,6 +274,33 @@ TEST_F(ConsumeQueueTest, StateRestoresIntoAQueueThatAnswersTheSame) {
   EXPECT_TRUE(copy.units_consistent(*ix_, {pos_}, all));
 }
 
+// The writer remembers where its next unit goes; every change of the chunks or of the end
+// (restore, a cut inside a chunk, a drop) must send the next put where readers look.
+TEST_F(ConsumeQueueTest, PutsAfterARestoreACutAndADropLandWhereReadersLook) {
+  std::vector<int64_t> positions;
+  for (int i = 0; i < 6; ++i) {  // units 0-3 in one chunk, 4-5 in the next
+    positions.push_back(pos_);
+    put(q_);
+  }
+  ConsumeQueue copy;
+  copy.restore(q_.state());
+  put(copy);  // unit 6, into the restored queue's second chunk
+  copy.publish();
+  EXPECT_EQ(bases(copy), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  copy.truncate_after(*ix_, {positions[5]});  // inside that chunk: no chunk goes
+  put(copy);
+  put(copy);
+  copy.publish();
+  EXPECT_EQ(bases(copy), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  ASSERT_TRUE(copy.drop_before(*ix_, {positions[4]}));  // the first chunk goes
+  put(copy);
+  put(copy);  // units 7-8: the third chunk
+  copy.publish();
+  EXPECT_EQ(bases(copy), (std::vector<int64_t>{4, 5, 6, 7, 8}));
+  const auto all = [](const QueueUnit&) { return true; };
+  EXPECT_TRUE(copy.units_consistent(*ix_, {pos_}, all));
+}
+
 // The checkpoint's digest vouches for the units at open (no entry header read below the
 // re-verify window): it must follow every change a writer makes, and catch a changed unit.
 TEST_F(ConsumeQueueTest, TheDigestFollowsEveryChangeAndCatchesADamagedUnit) {

@@ -55,7 +55,7 @@ command -v ip >/dev/null 2>&1 || skip "no 'ip' (apt-get install iproute2)"
 command -v etcd >/dev/null 2>&1 || skip "no 'etcd' (apt-get install etcd-server)"
 command -v etcdctl >/dev/null 2>&1 || skip "no 'etcdctl' (apt-get install etcd-client)"
 
-ns_exists() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$1"; }
+ns_exists() { ip netns list 2>/dev/null | awk -v n="$1" '$1 == n { found = 1 } END { exit !found }'; }
 
 # Every process inside our namespaces was started by a run of this script: end them by id.
 kill_ns_processes() {
@@ -110,7 +110,10 @@ ip netns del "$probe"
 
 if [ "$mode" = full ]; then
   if [ ! -x "$ROKKA_BIN" ]; then echo "FAIL setup: no broker binary $ROKKA_BIN (build it first)"; echo "0 passed, 1 failed"; exit 1; fi
-  if ! "$ROKKA_BIN" --help 2>/dev/null | grep -q 'rokka.cluster.etcd.endpoints'; then
+  # The help text captured whole: `--help | grep -q` under pipefail fails when grep exits
+  # first and the broker dies of SIGPIPE.
+  help_text=$("$ROKKA_BIN" --help 2>/dev/null)
+  if [[ "$help_text" != *rokka.cluster.etcd.endpoints* ]]; then
     echo "FAIL setup: $ROKKA_BIN has no cluster mode (its --help lists no rokka.cluster.etcd.endpoints)"
     echo "0 passed, 1 failed"; exit 1
   fi
