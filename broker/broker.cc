@@ -1,6 +1,7 @@
 #include "broker/broker.h"
 
 #include <algorithm>
+#include <boost/asio/ip/address.hpp>
 #include <future>
 
 #include "broker/config/config_schema.h"
@@ -144,6 +145,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   b->stores_.add("root", *b->store_, b->config_.log_dirs);
   for (ExtraStore& e : b->extra_stores_) b->stores_.add(e.name, *e.store, e.dir);
   if (auto s = b->load_cluster_id(); !s.ok()) return s;
+  if (auto s = b->open_group_stores(); !s.ok()) return s;
 
   b->topics_ = std::make_unique<TopicRegistry>(b->stores_, b->config_, std::move(store_for));
   if (auto s = b->topics_->load(); !s.ok()) return s;
@@ -273,6 +275,55 @@ storage::Status Broker::load_cluster_id() {
   auto s = save_cluster_id();
   if (s.ok()) broker_log().info("new cluster: cluster_id={}", cluster_id_);
   return s;
+}
+
+// Cluster mode: the store of each replication group this broker is a member of, in
+// log.dirs/groups/<g>/, fenced before anything can write it; the ClusterLink gives it the
+// role the group's state names once the broker has joined (broker/link/group_member.h).
+storage::Status Broker::open_group_stores() {
+  if (!cluster_) return {};
+  const std::vector<std::string> groups = cluster_->member_groups();
+  if (groups.empty()) return {};
+  // One ReplicationServer per group store, each with its own acceptor: one port serves one group.
+  if (groups.size() > 1)
+    return storage::Status::invalid_argument(
+        "broker " + std::to_string(config_.broker_id) + " is a member of " + std::to_string(groups.size()) +
+        " replication groups (" + groups[0] + ", " + groups[1] +
+        (groups.size() > 2 ? ", ..." : "") + "): a broker may be a member of one group only for now");
+  if (!config_.replication_listener || config_.replication_listener->port == 0)
+    return storage::Status::invalid_argument(
+        "config rokka.replication.listener must name a port other than 0: broker " +
+        std::to_string(config_.broker_id) + " is a member of replication group " + groups[0] +
+        ", and its registration tells the other members where to connect");
+  if (const std::string& host = config_.replication_listener->host; !host.empty()) {
+    boost::system::error_code ec;
+    (void)boost::asio::ip::make_address(host, ec);
+    if (ec)
+      return storage::Status::invalid_argument("config rokka.replication.listener: the host must be an IP address "
+                                               "(or empty: every interface), not " + host);
+  }
+  for (const std::string& group : groups) {
+    storage::StoreOptions o = store_options(config_);
+    o.dir = std::filesystem::path(config_.log_dirs) / "groups" / group;
+    std::error_code ec;
+    std::filesystem::create_directories(o.dir, ec);
+    if (ec) return storage::Status::io_error("cannot create " + o.dir.string() + ": " + ec.message());
+    auto store = storage::Store::open(o);
+    if (!store.ok()) return store.status();
+    std::promise<storage::Status> fenced;
+    (*store)->set_role(storage::Role::kFenced, 0, [&fenced](storage::Status s) { fenced.set_value(std::move(s)); });
+    if (auto s = fenced.get_future().get(); !s.ok()) {
+      (void)(*store)->close();
+      return s;
+    }
+    broker_log().info("replication group {}: store opened fenced: dir={} log_end={}", group, o.dir.string(),
+                      (*store)->log_end());
+    extra_stores_.push_back({group, std::move(store).value(), o.dir});
+    ExtraStore& e = extra_stores_.back();
+    stores_.add(e.name, *e.store, e.dir);
+    cluster_->add_group_store(group, *e.store, o);
+  }
+  return {};
 }
 
 // ACLs, SCRAM credentials, client quotas and dynamic broker configs: this broker's MetaStore

@@ -71,6 +71,7 @@ class Broker {
   storage::Status load_cluster_id();
   std::string local_cluster_id();
   storage::Status save_cluster_id();
+  storage::Status open_group_stores();
   storage::Status open_shared_meta();
   void follow_shared_meta();
 

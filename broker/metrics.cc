@@ -11,6 +11,8 @@
 #include <unordered_map>
 
 #include "broker/config/config_schema.h"
+#include "broker/link/cluster_link.h"
+#include "broker/link/group_member.h"
 #include "broker/services.h"
 #include "broker/meta/topic_registry.h"
 #include "coordinator/group_service.h"
@@ -482,6 +484,22 @@ asio::awaitable<std::string> Metrics::scrape() {
     window.metric.push_back(gauge(static_cast<double>(stats.page_cache_log_bytes), {label("file", "commitlog")}));
     window.metric.push_back(gauge(static_cast<double>(stats.page_cache_index_bytes), {label("file", "index")}));
     out.push_back(std::move(window));
+  }
+  if (services != nullptr && services->cluster != nullptr && !services->cluster->group_members().empty()) {
+    auto epoch = family("rokka_replication_group_epoch",
+                        "Each replication group's store on this broker: the group epoch of the role it holds "
+                        "(role=leader, follower or fenced; -1 before it held one).",
+                        MetricType::Gauge);
+    auto end = family("rokka_replication_group_log_end_bytes",
+                      "Each replication group's store on this broker: its log end (a log position).",
+                      MetricType::Gauge);
+    for (const auto& m : services->cluster->group_members()) {
+      epoch.metric.push_back(gauge(static_cast<double>(m->epoch()),
+                                   {label("group", m->group()), label("role", group_role_name(m->role()))}));
+      end.metric.push_back(gauge(static_cast<double>(m->store().log_end()), {label("group", m->group())}));
+    }
+    out.push_back(std::move(epoch));
+    out.push_back(std::move(end));
   }
   if (services != nullptr) {
     const std::vector<TopicPtr> topics = services->topics.all();

@@ -397,21 +397,24 @@ inline constexpr Row kRows[] = {
      .doc = "Cluster mode: the replication groups, name=broker.id,broker.id,... separated by ';' (g1=1,2,3;"
             "g2=4,5,6); names are [a-z0-9_-]{1,32}, each member once per group. A group's members hold a copy "
             "of each of its partitions. Needs rokka.cluster.etcd.endpoints; a member needs "
-            "rokka.replication.listener. Empty: none. Not applied yet (issue 24, stages S2 and S5).",
+            "rokka.replication.listener. Empty: none. A member keeps each group's copy in log.dirs/groups/<name>/ "
+            "(a broker may be a member of one group for now); topics are not placed on groups yet (issue 24, "
+            "stage S6).",
      .read = Read::kReplicationGroups, .field = &BrokerConfig::replication_groups},
     host_port("rokka.replication.listener", &BrokerConfig::replication_listener,
               "Cluster mode: host:port where this broker's replication groups copy their logs to their "
-              "followers; needed on a member of any group. Not applied yet (issue 24, stage S5)."),
+              "followers while it leads one (an IP address, empty for every interface, and a port other than 0: "
+              "the registration publishes it); needed on a member of any group."),
     host_port("rokka.replication.advertised.listener", &BrokerConfig::replication_advertised_listener,
               "host:port the other members reach rokka.replication.listener on. Empty: its port on the host of "
-              "the first advertised listener. Not applied yet (issue 24, stage S5)."),
+              "the first advertised listener."),
     integer("rokka.replication.heartbeat.ms", kStatic, &BrokerConfig::replication_heartbeat_ms, 10, 60000, "100",
             "A group's leader sends each follower a heartbeat (carrying the confirmed position) at least this "
-            "often. Not applied yet (issue 24, stage S5)."),
+            "often."),
     integer("rokka.replication.idle.timeout.ms", kStatic, &BrokerConfig::replication_idle_timeout_ms, 100, 3600000,
             "5000",
             "A replication stream silent for this long is closed and reconnected; more than "
-            "rokka.replication.heartbeat.ms. Not applied yet (issue 24, stage S5)."),
+            "rokka.replication.heartbeat.ms."),
     // Operations
     choice("rokka.log.level", kStatic, &BrokerConfig::log_level, "trace,debug,info,warn,error", "info",
            "Log level; debug logs one line per request."),

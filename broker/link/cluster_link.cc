@@ -12,6 +12,7 @@
 #include <future>
 
 #include "broker/link/group_controller.h"
+#include "broker/link/group_member.h"
 #include "broker/logging.h"
 #include "cluster/placement.h"
 #include "wire/random_id.h"
@@ -121,7 +122,11 @@ const cluster::Listener* ClusterBroker::listener(std::string_view name) const {
 }
 
 ClusterLink::ClusterLink(const BrokerConfig& config)
-    : config_(config), self_(config.broker_id), keys_(config.cluster_root), work_(asio::make_work_guard(io_)) {
+    : config_(config),
+      self_(config.broker_id),
+      keys_(config.cluster_root),
+      work_(asio::make_work_guard(io_)),
+      stream_work_(asio::make_work_guard(stream_io_)) {
   picture_.store(std::make_shared<const ClusterPicture>());
 }
 
@@ -195,7 +200,67 @@ Result<std::string> ClusterLink::agree_cluster_id(const std::string& local) {
                                     keys_.cluster_id() + " in etcd is " + *id +
                                     ": use an empty log.dirs to join this cluster");
   broker_log().info("{} cluster: cluster_id={} root={}", founded_ ? "founded" : "joined", *id, keys_.root());
+  cluster_id_ = *id;
   return id;
+}
+
+std::vector<std::string> ClusterLink::member_groups() const {
+  const auto snap = view_->snapshot();
+  std::vector<std::string> out;
+  for (const auto& [name, info] : snap->groups) {
+    if (!info.spec) continue;
+    const auto& members = info.spec->members;
+    if (std::find(members.begin(), members.end(), self_) != members.end()) out.push_back(name);
+  }
+  for (const ReplicationGroup& g : config_.replication_groups) {
+    const cluster::GroupInfo* info = snap->group(g.name);
+    if (info != nullptr && info->spec) {
+      if (info->spec->members != g.members)
+        broker_log().warn("replication group {}: etcd's spec has members {}, rokka.replication.groups says {}; "
+                          "etcd's is used", g.name, cluster::encode_group_spec(*info->spec),
+                          cluster::encode_group_spec(cluster::GroupSpec{g.members}));
+      continue;
+    }
+    if (std::find(g.members.begin(), g.members.end(), self_) != g.members.end()) out.push_back(g.name);
+  }
+  return out;
+}
+
+void ClusterLink::add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options) {
+  group_stores_.push_back({std::move(group), &store, options.segment_bytes, options.max_append_bytes,
+                           options.flush_mode == storage::FlushMode::kAsync});
+}
+
+// On the cluster thread, before the membership starts: a member per group store, following
+// the view and the membership from now on.
+Status ClusterLink::start_group_members() {
+  if (group_stores_.empty()) return {};
+  if (!config_.replication_listener) return Status::invalid_argument("rokka.replication.listener is not set");
+  boost::system::error_code ec;
+  const std::string& host = config_.replication_listener->host;
+  const auto address = host.empty() ? asio::ip::address(asio::ip::address_v4::any()) : asio::ip::make_address(host, ec);
+  if (ec)
+    return Status::invalid_argument("rokka.replication.listener: " + host + " is not an IP address: " + ec.message());
+  for (const GroupStore& g : group_stores_) {
+    GroupMemberOptions o;
+    o.cluster_id = cluster_id_;
+    o.group = g.group;
+    o.self = self_;
+    o.listen_at = asio::ip::tcp::endpoint(address, config_.replication_listener->port);
+    o.segment_bytes = g.segment_bytes;
+    o.max_append_bytes = g.max_append_bytes;
+    o.confirm_written = g.flush_async;
+    o.heartbeat = std::chrono::milliseconds(config_.replication_heartbeat_ms);
+    o.idle_timeout = std::chrono::milliseconds(config_.replication_idle_timeout_ms);
+    auto member = GroupMember::create(io_.get_executor(), stream_io_.get_executor(), *g.store, membership_, std::move(o));
+    member->on_snapshot(view_->snapshot());
+    member->start();
+    members_.push_back(std::move(member));
+  }
+  membership_->subscribe([this](const cluster::MembershipEvent& e) {
+    for (auto& m : members_) m->on_membership(e);
+  });
+  return {};
 }
 
 Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry& topics) {
@@ -204,6 +269,22 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
   for (const Listener& l : advertised)
     options.listeners.push_back({l.name, l.host, l.port, l.security_protocol});
   if (!config_.broker_rack.empty()) options.rack = config_.broker_rack;
+  if (!group_stores_.empty()) {  // a group member: where its stream listens, what its stores hold
+    if (auto at = config_.effective_replication_advertised_listener())
+      options.replication = cluster::ReplicationEndpoint{at->host, at->port};
+    options.group_hints = [this] {
+      std::map<std::string, cluster::GroupHint, std::less<>> hints;
+      for (const GroupStore& g : group_stores_) {
+        const auto epochs = g.store->epochs();
+        hints[g.group] = cluster::GroupHint{epochs.empty() ? -1 : epochs.back().epoch, g.store->log_end()};
+      }
+      return hints;
+    };
+    stream_thread_ = std::thread([io = &stream_io_] {
+      pthread_setname_np(pthread_self(), "rokka-repl");
+      io->run();
+    });
+  }
   options.lease_ttl = std::chrono::seconds(std::max<int64_t>(2, config_.cluster_session_timeout_ms / 1000));
 
   auto serving = std::make_shared<std::promise<void>>();
@@ -228,10 +309,12 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
 
   // The registry follows the view from here on; a founding broker's own topics go to etcd first.
   std::promise<void> first_sync;
-  asio::post(io_, [this, &topics, &first_sync] {
+  Status members_started;
+  asio::post(io_, [this, &topics, &first_sync, &members_started] {
     asio::co_spawn(
         io_,
-        [this, &topics, &first_sync]() -> asio::awaitable<void> {
+        [this, &topics, &first_sync, &members_started]() -> asio::awaitable<void> {
+          members_started = start_group_members();
           if (founded_) co_await publish_local_topics(topics);
           topics_ = &topics;
           topics.set_authority(this);
@@ -243,6 +326,7 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
         asio::detached);
   });
   first_sync.get_future().wait();
+  if (!members_started.ok()) return members_started;
 
   asio::post(io_, [m = membership_, e = election_] {
     m->start();
@@ -259,6 +343,7 @@ void ClusterLink::stop() {
   stopped_ = true;
   auto shutdown = [this]() -> asio::awaitable<void> {
     group_controller_->stop();
+    for (auto& m : members_) co_await m->stop();  // the group stores are not used after this
     if (election_) co_await election_->stop(true);
     if (membership_) co_await membership_->stop(true);
     view_->stop();
@@ -274,6 +359,9 @@ void ClusterLink::stop() {
   work_.reset();
   io_.stop();
   thread_.join();
+  stream_work_.reset();
+  stream_io_.stop();
+  if (stream_thread_.joinable()) stream_thread_.join();
 }
 
 // ---- the view ----
@@ -297,6 +385,7 @@ void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
   complete_up_to(seen_waiters_, snap->revision);  // the writers first: followers may reload over their changes
   for (auto& fn : view_followers_) fn(snap);
   group_controller_->on_snapshot(snap);
+  for (auto& m : members_) m->on_snapshot(snap);
   sync_topics();
 }
 

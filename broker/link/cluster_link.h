@@ -38,6 +38,8 @@
 
 namespace rokka::broker {
 
+class GroupMember;  // broker/link/group_member.h
+
 struct ClusterBroker {
   int32_t id = -1;
   std::vector<cluster::Listener> listeners;
@@ -70,6 +72,14 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // broker's data, may be empty: then a new one) when this broker founds the cluster. A
   // broker whose data belongs to another cluster is refused, as Kafka refuses it.
   storage::Result<std::string> agree_cluster_id(const std::string& local);
+  // Start-up, after agree_cluster_id: the replication groups this broker is a member of, by
+  // their spec in etcd, else (no spec there yet) by rokka.replication.groups. A config group
+  // whose spec in etcd differs is logged: etcd's wins.
+  std::vector<std::string> member_groups() const;
+  // Start-up, before join: the store of group `group` (opened and fenced by the broker, which
+  // closes it only after stop()). From join on, a GroupMember gives it the role the group's
+  // state names (broker/link/group_member.h), and the registration publishes its hints.
+  void add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options);
   // Registers this broker under its lease with `advertised`, campaigns for controller, and
   // makes `topics` follow etcd (a founding broker first publishes the topics it already had).
   // Returns once registered and the registry matches the view.
@@ -86,6 +96,8 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // The broker coordinating `key` (a group or transactional id), or -1 while none can: the
   // shards are being placed (first use), or their broker is down.
   int32_t coordinator_of(std::string_view key);
+  // This broker's replication group members (fixed once join() returned).
+  const std::vector<std::shared_ptr<GroupMember>>& group_members() const { return members_; }
   // A block of producer ids no other broker gets (ProducerIds::BlockSource).
   void reserve_producer_ids(std::function<void(storage::Result<std::pair<int64_t, int64_t>>)> done);
 
@@ -121,6 +133,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   void update_topic(std::string name, std::function<TopicError(cluster::TopicRecord&)> change,
                     std::function<void(TopicError)> done);
   std::vector<int32_t> live_brokers() const;
+  storage::Status start_group_members();  // join(): after the membership exists
 
   const BrokerConfig& config_;
   const int32_t self_;
@@ -136,6 +149,22 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   std::shared_ptr<GroupController> group_controller_;  // the replication groups' bootstrap and elections
   std::atomic<std::shared_ptr<const ClusterPicture>> picture_;
   bool founded_ = false;  // this broker created the cluster id (start-up only)
+  std::string cluster_id_;  // agree_cluster_id's answer
+
+  // Replication groups: their stores (start-up), a member each (from join on), and the thread
+  // their replication streams run on (reads of mapped log files must not delay a keepalive).
+  struct GroupStore {
+    std::string group;
+    storage::Store* store = nullptr;
+    int64_t segment_bytes = 0;
+    int64_t max_append_bytes = 0;
+    bool flush_async = false;
+  };
+  std::vector<GroupStore> group_stores_;
+  boost::asio::io_context stream_io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> stream_work_;
+  std::thread stream_thread_;
+  std::vector<std::shared_ptr<GroupMember>> members_;  // destroyed before the io_contexts they run on
   bool stopped_ = false;
 
   // ---- cluster thread ----

@@ -2,11 +2,11 @@
 // docs/cluster.md "Replication groups in etcd"): three build/rokka processes configured with
 // rokka.replication.groups=g1=1,2,3 and a real etcd, whose group keys the test reads.
 //
-// Two parts of what a member does are not in the broker yet, so the test does them the way the
-// brokers will: it publishes the members' hints in their registrations (each broker's group
-// store opened; issue 24's plan, S5a), and it widens the SSS with the group leader's own guarded
-// write (cluster::expand + sss_change_txn; S8). A broker that publishes its hints itself makes
-// the first of these an overwrite. Skipped, with the reason, where etcd is not installed.
+// The brokers publish their own hints (their new group stores, all alike), from which the
+// controller bootstraps at once; the test then puts hints of its own in their registrations,
+// removes that first state, and checks the bootstrap its hints decide. The SSS widening, the
+// group leader's guarded write (cluster::expand + sss_change_txn; S8), is not in the broker yet:
+// the test writes it. Skipped, with the reason, where etcd is not installed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -190,11 +190,21 @@ TEST_F(GroupElectionTest, LeadersAreBootstrappedAndReplacedByTheControllerOfTheM
   }();
   if (!brokers_publish) {
     EXPECT_FALSE(state()) << "a state before any member published a hint";
+  } else {
+    // The brokers published their own hints (new group stores, all alike), and the controller
+    // bootstraps from them at once: wait for that state, so that no bootstrap decided on those
+    // hints is still in flight, and remove it below once the test's hints are in.
+    ASSERT_TRUE(testutil::eventually([&] { return state().has_value(); }, 30s)) << broker(1).log_tail();
   }
   std::map<int32_t, cluster::GroupHint> hints = {{1, {-1, 0}}, {2, {-1, 0}}, {3, {-1, 0}}};
   hints[favoured] = {-1, 4096};
   publish_hints(hints);
   ASSERT_FALSE(HasFatalFailure());
+  if (brokers_publish) {  // the controller bootstraps again, from the test's hints
+    cluster::DeleteRequest del{.key = keys_.group_state("g1")};
+    auto deleted = io_.run(client_->delete_range(std::move(del)));
+    ASSERT_TRUE(deleted.ok()) << deleted.status().to_string();
+  }
 
   std::optional<GroupState> st;
   ASSERT_TRUE(testutil::eventually([&] { return (st = state()).has_value() && st->leader == favoured; }, 30s))
