@@ -53,6 +53,7 @@ using testutil::make_control_batch;
 using testutil::TempDir;
 using testutil::wait_until;
 using storage::test::files_in;
+using storage::test::expect_same_files;
 using storage::test::PartitionView;
 using storage::test::set_role;
 using storage::test::wait_for;
@@ -174,13 +175,8 @@ class StoreLogReplication : public ::testing::Test {
   void expect_identical(PartitionId partitions) {
     EXPECT_EQ(leader->log_begin(), follower->log_begin());
     EXPECT_EQ(leader->log_end(), follower->log_end());
-    const auto lseg = files_in(ldir.path() / "commitlog"), fseg = files_in(fdir.path() / "commitlog");
-    EXPECT_GT(lseg.size(), 3u);  // rolled several times: blanks were copied too
-    EXPECT_EQ(lseg.size(), fseg.size());
-    for (const auto& [name, bytes] : lseg) {
-      ASSERT_TRUE(fseg.count(name)) << "segment " << name << " missing on the follower";
-      EXPECT_TRUE(fseg.at(name) == bytes) << "segment " << name << " differs";
-    }
+    EXPECT_GT(files_in(ldir.path() / "commitlog").size(), 3u);  // rolled several times: blanks were copied too
+    expect_same_files(ldir.path() / "commitlog", fdir.path() / "commitlog", "segment");
     EXPECT_TRUE(leader->epochs() == follower->epochs());
     ASSERT_FALSE(leader->epochs().empty());
     EXPECT_EQ(leader->epochs().back().epoch, kEpoch);
@@ -217,13 +213,8 @@ class StoreLogReplication : public ::testing::Test {
   // The index files, byte for byte (called after expect_identical, whose high watermark wait went
   // through both writers' queues after the last entry).
   void expect_same_index() {
-    const auto li = files_in(ldir.path() / "index"), fi = files_in(fdir.path() / "index");
-    ASSERT_FALSE(li.empty());
-    EXPECT_EQ(li.size(), fi.size());
-    for (const auto& [name, bytes] : li) {
-      ASSERT_TRUE(fi.count(name)) << "index file " << name << " missing on the follower";
-      EXPECT_TRUE(fi.at(name) == bytes) << "index file " << name << " differs";
-    }
+    ASSERT_FALSE(files_in(ldir.path() / "index").empty());
+    expect_same_files(ldir.path() / "index", fdir.path() / "index", "index file");
   }
 
   std::chrono::milliseconds heartbeat{100}, idle_timeout{5000};  // the stream's defaults

@@ -69,12 +69,7 @@ void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follow
   EXPECT_EQ(leader.log_end(), follower.log_end());
   confirm(leader, leader.log_end());
   confirm(follower, follower.log_end());
-  const auto lf = files_in(ldir / "commitlog"), ff = files_in(fdir / "commitlog");
-  ASSERT_EQ(lf.size(), ff.size());
-  for (const auto& [name, bytes] : lf) {
-    ASSERT_TRUE(ff.count(name)) << name;
-    EXPECT_TRUE(ff.at(name) == bytes) << "segment " << name << " differs";
-  }
+  expect_same_files(ldir / "commitlog", fdir / "commitlog", "segment");
   EXPECT_TRUE(leader.epochs() == follower.epochs());
   EXPECT_EQ(replicated_meta(leader), replicated_meta(follower));
   size_t batches = 0;

@@ -58,12 +58,7 @@ void expect_same(Store& leader, const std::filesystem::path& ldir, Store& follow
   confirm(leader, leader.log_end());  // high watermarks up to the end: every batch readable
   confirm(follower, follower.log_end());
   size_t batches = 0;
-  const auto lf = files_in(ldir / "commitlog"), ff = files_in(fdir / "commitlog");
-  ASSERT_EQ(lf.size(), ff.size());
-  for (const auto& [name, bytes] : lf) {
-    ASSERT_TRUE(ff.count(name)) << name;
-    EXPECT_TRUE(ff.at(name) == bytes) << "segment " << name << " differs";
-  }
+  expect_same_files(ldir / "commitlog", fdir / "commitlog", "segment");
   EXPECT_TRUE(leader.epochs() == follower.epochs());
   EXPECT_EQ(leader.meta().scan(""), follower.meta().scan(""));
   for (PartitionId pid = 0; pid < partitions; ++pid) {

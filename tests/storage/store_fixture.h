@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storage/format.h"
@@ -122,6 +123,20 @@ inline std::map<std::string, std::vector<std::byte>> files_in(const std::filesys
   for (const auto& e : std::filesystem::directory_iterator(dir))
     out[e.path().filename().string()] = testutil::file_bytes(e.path());
   return out;
+}
+
+// Replicas hold the same files in `a` and `b` (e.g. two stores' commitlog/ directories), byte for
+// byte: the same names, none missing, none differing. `what` names them in failures ("segment").
+inline void expect_same_files(const std::filesystem::path& a, const std::filesystem::path& b, std::string_view what) {
+  const auto fa = files_in(a), fb = files_in(b);
+  EXPECT_EQ(fa.size(), fb.size()) << what << " files: " << a << " vs " << b;
+  for (const auto& [name, bytes] : fa) {
+    if (!fb.count(name)) {
+      ADD_FAILURE() << what << " " << name << " missing in " << b;
+      continue;
+    }
+    EXPECT_TRUE(fb.at(name) == bytes) << what << " " << name << " differs";
+  }
 }
 
 // A partition as a reader sees it: its offsets, and every batch from its start offset up to
