@@ -1,5 +1,6 @@
 // Store facade (store_impl.h): open, op submission, and the read paths (any thread).
 #include <algorithm>
+#include <limits>
 
 #include "storage/logger.h"
 #include "storage/partition_records.h"
@@ -247,6 +248,50 @@ Result<int64_t> StoreImpl::partition_bytes(PartitionId partition) const {
     if (u->next_offset() > start) bytes += u->size;  // not a batch wholly below the start offset
   }
   return bytes;
+}
+
+Result<EpochEndOffset> StoreImpl::epoch_end_offset(PartitionId partition, int32_t leader_epoch) const {
+  const Partition* p = partitions_.live(partition);
+  if (!p) return Status::not_found("partition " + std::to_string(partition));
+  const std::vector<EpochStart> known = epochs();
+  if (known.empty() || leader_epoch < 0 || leader_epoch > known.back().epoch) return EpochEndOffset{};
+  const ConsumeQueue& q = p->queue;
+  // next first, as offsets() does: the units read below end at or after it.
+  const int64_t next = q.next_offset();
+  const int64_t start = std::min(q.start_offset(), next);
+  if (leader_epoch == known.back().epoch) return EpochEndOffset{leader_epoch, next};
+  const auto v = q.units();
+  // The epoch a leader stamped into unit i's batch; the lowest int32 when the unit or its
+  // bytes went meanwhile (retention drops the oldest first: they count as below every epoch).
+  auto epoch_of = [&](int64_t i) -> int32_t {
+    constexpr int32_t kGone = std::numeric_limits<int32_t>::min();
+    const auto u = q.unit(*index_, v, i);
+    if (!u) return kGone;
+    auto slice = log_->read_batch(u->pos, u->size, partition, u->base_offset);
+    if (!slice.ok()) return kGone;
+    return format::batch::i32(slice->bytes, format::batch::kLeaderEpoch);
+  };
+  // The first unit holding a batch at or after the start offset, and the first after it
+  // whose epoch is above the one asked (epochs never decrease with the offset).
+  const int64_t lo = v.end > v.first ? first_unit_for(q, v, start) : -1;
+  if (lo < 0) return EpochEndOffset{-1, start};  // no batch held
+  int64_t a = lo, b = v.end;
+  while (a < b) {
+    const int64_t mid = a + (b - a) / 2;
+    if (epoch_of(mid) > leader_epoch) {
+      b = mid;
+    } else {
+      a = mid + 1;
+    }
+  }
+  if (a == lo) return EpochEndOffset{-1, start};  // the later epochs cover the log from its start
+  int64_t end = next;
+  if (a < v.end) {
+    const auto u = q.unit(*index_, v, a);
+    if (u) end = std::clamp(u->base_offset, start, next);
+  }
+  const int32_t held = epoch_of(a - 1);
+  return EpochEndOffset{held < 0 ? -1 : held, end};
 }
 
 Result<TimestampOffset> StoreImpl::max_timestamp(PartitionId partition) const {

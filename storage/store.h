@@ -12,8 +12,9 @@
 //    writer thread and return at once; the callback runs later ON THE WRITER
 //    THREAD, so it must only hand the result over (post to an executor), never
 //    block or call back into the Store's write paths synchronously.
-//  - read(), offsets(), lookup_timestamp() and max_timestamp() may be called from
-//    any thread at any time, concurrently with the writer; they never block on it.
+//  - read(), offsets(), lookup_timestamp(), max_timestamp() and epoch_end_offset() may
+//    be called from any thread at any time, concurrently with the writer; they never
+//    block on it.
 //  - Storage knows the RecordBatch v2 header layout (it must set the base offset,
 //    read producer fields and patch LogAppendTime), but not the Kafka codec.
 #pragma once
@@ -120,6 +121,30 @@ class Store {
   // The batch with the largest max timestamp (ListOffsets MAX_TIMESTAMP).
   virtual Result<TimestampOffset> max_timestamp(PartitionId partition) const = 0;
 
+  // OffsetForLeaderEpoch, as Kafka's leader epoch cache answers it, from the epochs a
+  // leader stamped into the partition's batches (PartitionLeaderEpoch) and the store's
+  // epochs():
+  //  - `leader_epoch` is the store's last epoch: that epoch and the next offset (the
+  //    log end offset, on any role), batches of it or not;
+  //  - below it: the epoch of the last batch whose epoch is at or below `leader_epoch`
+  //    and the offset of the first batch of a later epoch (the next offset when none);
+  //    -1 and the start offset when no batch held is at or below `leader_epoch` (the
+  //    later epochs cover the whole log, as Kafka's cache moves its first entry up to
+  //    the log start);
+  //  - -1 / -1 when `leader_epoch` is negative or above the last epoch, and always in a
+  //    store that never led nor followed (no epochs(): a kSingle store writes the
+  //    producer's field unchanged, so its batches carry no epoch).
+  // Offsets are never below the start offset. Any thread, like read(); kNotFound for an
+  // unknown or deleted partition. A binary search over the partition's index units (one
+  // batch header read per step): a batch's epoch never decreases with its offset --
+  // leaders stamp their epoch, which only rises; followers copy it; truncate_to and
+  // retention cut whole batches; rewrites keep each batch's header (the cleaner's do) --
+  // as long as the store is not appended to in kSingle after it led (every open starts
+  // kSingle: set the role before serving). A compaction that drops every batch of an
+  // epoch drops the epoch from the answers (Kafka's cache keeps it).
+  virtual Result<EpochEndOffset> epoch_end_offset(PartitionId /*partition*/, int32_t /*leader_epoch*/) const {
+    return Status::invalid_argument("epoch_end_offset not supported");
+  }
   // The bytes of the partition's stored batches, from the one holding the start offset
   // to the end (DescribeLogDirs' partition size; Kafka counts its segment bytes, which
   // are the same batches). Any thread; it reads the partition's index units, one per

@@ -40,6 +40,7 @@ class StoreImpl final : public Store, public MetaStore {
   Result<TimestampOffset> lookup_timestamp(PartitionId partition, int64_t ts) const override;
   Result<TimestampOffset> max_timestamp(PartitionId partition) const override;
   Result<int64_t> partition_bytes(PartitionId partition) const override;
+  Result<EpochEndOffset> epoch_end_offset(PartitionId partition, int32_t leader_epoch) const override;
   void active_producers(PartitionId partition, ProducersCallback done) override;
   void delete_records(PartitionId partition, int64_t offset, std::function<void(Result<int64_t>)> done) override;
   void rewrite(RewriteRequest request, StatusCallback done) override;

@@ -109,6 +109,16 @@ struct ReadResult {
   std::vector<AbortedTxn> aborted;
 };
 
+// OffsetForLeaderEpoch's answer for one partition (Store::epoch_end_offset): the largest
+// leader epoch at or below the one asked that the partition's log holds and the offset
+// where it ends; -1 / -1 when unknown (end_offset alone, the start offset, when the
+// epoch asked is below every epoch the partition holds).
+struct EpochEndOffset {
+  int32_t leader_epoch = -1;
+  int64_t end_offset = -1;
+  bool operator==(const EpochEndOffset&) const = default;
+};
+
 struct TimestampOffset {
   int64_t timestamp = -1;
   int64_t offset = -1;  // -1 when nothing matches

@@ -13,6 +13,8 @@ using protocol::ErrorCode;
 
 // Every partition has had one leader epoch (0) for its whole life, so the end
 // offset of epoch 0 is the log end; an epoch we never had has no end offset.
+// Partitions of a replication group's store will answer from Store::epoch_end_offset
+// (plan24 S10: the epochs stamped into their batches) once topics live there.
 boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx, protocol::OffsetForLeaderEpochRequest& req) {
   Services& svc = *ctx.services;
   protocol::OffsetForLeaderEpochResponse resp;
