@@ -1,7 +1,6 @@
 #include "broker/broker.h"
 
 #include <algorithm>
-#include <boost/asio/ip/address.hpp>
 #include <future>
 
 #include "broker/config/config_schema.h"
@@ -295,13 +294,6 @@ storage::Status Broker::open_group_stores() {
         "config rokka.replication.listener must name a port other than 0: broker " +
         std::to_string(config_.broker_id) + " is a member of replication group " + groups[0] +
         ", and its registration tells the other members where to connect");
-  if (const std::string& host = config_.replication_listener->host; !host.empty()) {
-    boost::system::error_code ec;
-    (void)boost::asio::ip::make_address(host, ec);
-    if (ec)
-      return storage::Status::invalid_argument("config rokka.replication.listener: the host must be an IP address "
-                                               "(or empty: every interface), not " + host);
-  }
   for (const std::string& group : groups) {
     storage::StoreOptions o = store_options(config_);
     o.dir = std::filesystem::path(config_.log_dirs) / "groups" / group;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/asio/ip/address.hpp>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -488,6 +489,13 @@ Status check_replication_configs(const BrokerConfig& c) {
     return Status::invalid_argument("config rokka.replication.listener must be set: broker " +
                                     std::to_string(c.broker_id) + " is a member of replication group " +
                                     groups.front()->name);
+  if (c.replication_listener && !c.replication_listener->host.empty()) {  // it binds: no name lookup
+    boost::system::error_code ec;
+    (void)boost::asio::ip::make_address(c.replication_listener->host, ec);
+    if (ec)
+      return Status::invalid_argument("config rokka.replication.listener: the host must be an IP address (or empty: "
+                                      "every interface), not " + c.replication_listener->host);
+  }
   if (c.replication_advertised_listener) {
     const std::string& host = c.replication_advertised_listener->host;
     if (host.empty() || host == "0.0.0.0" || host == "::")

@@ -189,6 +189,8 @@ TEST(ConfigTest, ReplicationAdvertisedListenerDefaultsToTheFirstAdvertisedHost) 
   EXPECT_FALSE(load_config("", {})->effective_replication_advertised_listener());
   EXPECT_FALSE(load_config("rokka.replication.listener=9500\n", {}).ok());
   EXPECT_FALSE(load_config("rokka.replication.listener=host:99999\n", {}).ok());
+  // It binds: an IP address, never a name to look up.
+  EXPECT_FALSE(load_config("rokka.replication.listener=broker-1.example:9500\n", {}).ok());
   EXPECT_FALSE(load_config("rokka.replication.listener=PLAINTEXT://host:9500\n", {}).ok());
   EXPECT_FALSE(load_config("rokka.replication.advertised.listener=0.0.0.0:9500\n", {}).ok());
   EXPECT_FALSE(load_config("rokka.replication.advertised.listener=:9500\n", {}).ok());
