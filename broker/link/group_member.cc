@@ -286,7 +286,12 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
   const auto fresh = co_await reread(t);
   if (stopping_) co_return true;
   if (!fresh) co_return false;
-  const std::vector<int32_t> sss = fresh->first.sss;
+  // An SSS change of an earlier leadership of this epoch whose write may still land (the state has
+  // not moved since it was decided): an expand is counted from the start.
+  if (pending_ && pending_->seen_state != fresh->second) pending_.reset();
+  std::vector<int32_t> sss = fresh->first.sss;
+  if (pending_ && pending_->change.kind == SssChange::Kind::kExpand && !contains(sss, pending_->change.member))
+    sss.push_back(pending_->change.member);
   if (role_.load() != GroupRole::kLeader || epoch_.load() != t.epoch) {
     const Status s = co_await set_role(Role::kLeader, t.epoch);
     if (!s.ok()) {
@@ -328,7 +333,6 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
   in_sync_ = sss;
   leading_since_ = std::chrono::steady_clock::now();
   state_seen_ = fresh->second;
-  pending_.reset();
   leading_epoch_ = t.epoch;
   broker_log().info("group {}: leads epoch {} (in-sync {}), confirmed {}; the state re-read at revision {}",
                     options_.group, t.epoch, ids(sss), server_->confirmed(), fresh->second);
@@ -346,7 +350,6 @@ asio::awaitable<std::optional<std::pair<cluster::GroupState, int64_t>>> GroupMem
     co_return std::nullopt;
   }
   std::string why;
-  std::optional<cluster::GroupState> state;
   if (r->kvs.empty()) {
     why = "the group has no state";
   } else if (auto s = cluster::decode_group_state(r->kvs[0].value); !s.ok()) {
