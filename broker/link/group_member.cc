@@ -274,6 +274,10 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
     co_return false;
   }
   server_ = std::move(server);
+  {
+    std::lock_guard lock(server_mu_);
+    published_server_ = server_;
+  }
   in_sync_ = t.sss;
   leading_epoch_ = t.epoch;
   broker_log().info("group {}: leads epoch {} (in-sync {}), confirmed {}", options_.group, t.epoch, ids(t.sss),
@@ -281,8 +285,17 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
   co_return true;
 }
 
+std::shared_ptr<cluster::ReplicationServer> GroupMember::server() const {
+  std::lock_guard lock(server_mu_);
+  return published_server_;
+}
+
 void GroupMember::stop_server() {
   if (!server_) return;
+  {
+    std::lock_guard lock(server_mu_);
+    published_server_.reset();
+  }
   server_->stop(cluster::ConfirmOutcome::Kind::kNotLeader, "group " + options_.group + ": no longer its leader");
   server_.reset();
 }

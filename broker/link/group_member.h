@@ -31,6 +31,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,10 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   // The epoch this store leads, -1 unless it leads: what routing compares with the state's.
   int32_t leading_epoch() const { return leading_epoch_.load(); }
   storage::Store& store() const { return store_; }
+  // The replication server while this store leads (nullptr otherwise): acks=all produce and
+  // confirmed meta writes wait on its waiters(). A server that stopped meanwhile fails them
+  // with kNotLeader.
+  std::shared_ptr<cluster::ReplicationServer> server() const;
 
  private:
   struct Target {
@@ -131,6 +136,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   bool stopping_ = false;
   bool running_ = false;  // run() has not returned
   cluster::Signal ended_;  // -> stop(): run() returned
+
+  mutable std::mutex server_mu_;  // guards published_server_ (server(): any thread)
+  std::shared_ptr<cluster::ReplicationServer> published_server_;
 
   std::atomic<GroupRole> role_{GroupRole::kFenced};
   std::atomic<int32_t> epoch_{-1};
