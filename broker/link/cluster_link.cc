@@ -15,6 +15,7 @@
 #include "broker/link/group_member.h"
 #include "broker/logging.h"
 #include "cluster/placement.h"
+#include "cluster/replication_server.h"
 #include "wire/random_id.h"
 
 namespace rokka::broker {
@@ -238,6 +239,15 @@ GroupMember* ClusterLink::member_of(StoreSlot slot) const {
     if (group_stores_[i].slot == slot) return members_[i].get();
   }
   return nullptr;
+}
+
+std::optional<std::shared_ptr<cluster::ConfirmWaiters>> ClusterLink::confirm_waiters(StoreSlot slot) const {
+  GroupMember* member = member_of(slot);
+  if (member == nullptr) return std::nullopt;
+  std::shared_ptr<cluster::ReplicationServer> server = member->server();
+  if (!server) return std::shared_ptr<cluster::ConfirmWaiters>();
+  cluster::ConfirmWaiters* waiters = &server->waiters();
+  return std::shared_ptr<cluster::ConfirmWaiters>(std::move(server), waiters);
 }
 
 // On the cluster thread, before the membership starts: a member per group store, following

@@ -33,6 +33,7 @@
 #include "broker/meta/topic_registry.h"
 #include "broker/records/store_set.h"
 #include "cluster/cluster_view.h"
+#include "cluster/confirm_waiters.h"
 #include "cluster/controller.h"
 #include "cluster/membership.h"
 #include "cluster/producer_id_blocks.h"
@@ -103,6 +104,10 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // The member owning the group store at `slot` of the broker's StoreSet, or nullptr (the root
   // store, a slot of no group, before join()).
   GroupMember* member_of(StoreSlot slot) const;
+  // For the store of a replication group at `slot`: the ConfirmWaiters of this broker's lead of
+  // the group (kept alive with its replication server), nullptr while it does not lead it;
+  // nullopt when `slot` is no group's store (nothing to confirm).
+  std::optional<std::shared_ptr<cluster::ConfirmWaiters>> confirm_waiters(StoreSlot slot) const;
   // A block of producer ids no other broker gets (ProducerIds::BlockSource).
   void reserve_producer_ids(std::function<void(storage::Result<std::pair<int64_t, int64_t>>)> done);
 
