@@ -378,8 +378,8 @@ inline constexpr Row kRows[] = {
     // Replication (issue 24): these keys are read and checked at start-up; a doc that says "Not applied
     // yet" names the stage of the plan that applies its key.
     integer("min.insync.replicas", kDynamicCluster, &BrokerConfig::min_insync_replicas, 1, 32767, "1",
-            "Topic default for min.insync.replicas: with acks=all, the fewest in-sync copies a produce needs "
-            "(else NOT_ENOUGH_REPLICAS). Not applied yet (issue 24, stage S7): every topic has one copy."),
+            "Topic default for min.insync.replicas: with acks=all, the fewest in-sync copies a produce to a "
+            "replicated topic needs (else NOT_ENOUGH_REPLICAS); RF-1 topics have one copy and ignore it."),
     integer("replica.lag.time.max.ms", kStatic, &BrokerConfig::replica_lag_time_max_ms, 1, kI64, "30000",
             "A replication group's follower that has not caught up with its leader for this long leaves the "
             "in-sync set (the leader writes the smaller set to etcd); it joins again once it has caught up "
@@ -514,7 +514,7 @@ inline constexpr Row kRows[] = {
     topic("min.cleanable.dirty.ratio", ConfigType::kDouble, kApplied, "0.5", "dirty share that makes a partition due"),
     topic("min.compaction.lag.ms", ConfigType::kLong, kApplied, "0", "records younger than this stay uncleaned"),
     topic_from("min.insync.replicas", ConfigType::kInt, kApplied, "min.insync.replicas",
-               "1 to 32767: acks=all needs this many in-sync copies (enforced with replication, issue 24 S7)"),
+               "1 to 32767: acks=all to a replicated topic needs this many in-sync copies (RF-1 topics ignore it)"),
     topic_from("preallocate", ConfigType::kBoolean, kAcceptedOnly, "log.preallocate",
                "the shared CommitLog follows log.preallocate"),
     // Not log.retention.bytes: Rokka's bounds the whole CommitLog, this one each partition.

@@ -11,10 +11,14 @@
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/produce_acks.h"
 #include "broker/handlers/routing.h"
+#include "broker/link/cluster_link.h"
+#include "broker/link/group_member.h"
 #include "broker/metrics.h"
 #include "broker/net/quota_manager.h"
 #include "broker/logging.h"
+#include "cluster/replication_server.h"
 #include "coordinator/transaction_service.h"
 #include "protocol/legacy_records.h"
 #include "protocol/record_batch.h"
@@ -203,6 +207,50 @@ AnswerPlan plan_answers(const ProduceRequest& req) {
   return plan;
 }
 
+// The in-sync set's size of the replication group whose store is at `slot`, as the cluster
+// view has the group's state (0 without one).
+size_t group_in_sync(const Services& svc, StoreSlot slot) {
+  if (svc.cluster == nullptr || slot >= svc.stores.size()) return 0;
+  const auto snap = svc.cluster->view();
+  const cluster::GroupInfo* group = snap ? snap->group(svc.stores.entries()[slot].name) : nullptr;
+  return group != nullptr && group->state ? group->state->sss.size() : 0;
+}
+
+// This broker's lead of the replication groups a request writes to, looked up once per store
+// other than the root: whether it is a replication group's store (else, as a store of the tests'
+// or before cluster mode, it is written as the root store is), the server while this broker
+// leads the group (acks=all waits on its ConfirmWaiters; nullptr: it does not lead it) and the
+// group's in-sync set size before the append.
+class GroupLeads {
+ public:
+  struct Lead {
+    StoreSlot slot = kRootSlot;
+    bool replicated = false;
+    std::shared_ptr<cluster::ReplicationServer> server;
+    size_t in_sync = 0;
+  };
+  const Lead& of(const Services& svc, StoreSlot slot) {
+    for (const Lead& l : leads_) {
+      if (l.slot == slot) return l;
+    }
+    Lead& l = leads_.emplace_back();
+    l.slot = slot;
+    GroupMember* member = svc.cluster != nullptr ? svc.cluster->member_of(slot) : nullptr;
+    if (member == nullptr) return l;
+    l.replicated = true;
+    l.server = member->server();
+    l.in_sync = group_in_sync(svc, slot);
+    return l;
+  }
+  const std::vector<Lead>& all() const { return leads_; }
+  bool any_replicated() const {
+    return std::any_of(leads_.begin(), leads_.end(), [](const Lead& l) { return l.replicated; });
+  }
+
+ private:
+  std::vector<Lead> leads_;  // a request writes to few group stores (one per group)
+};
+
 }  // namespace
 
 // GCC 12 reports asio's coroutine frame allocation of this handler as mismatched
@@ -240,6 +288,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
                              .count();
 
   LeaderHints leader_hints(ctx);
+  GroupLeads group_leads;  // partitions of replication groups' stores (issue 24)
   const AnswerPlan plan = plan_answers(req);
   resp.responses.resize(plan.entry_names.size());
   for (size_t e = 0; e < plan.entry_names.size(); ++e) {
@@ -293,6 +342,20 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
         fail(ref.error, "unknown topic or partition");
         continue;
       }
+      if (const GroupLeads::Lead* lead = ref.slot != kRootSlot ? &group_leads.of(svc, ref.slot) : nullptr;
+          lead != nullptr && lead->replicated) {  // a replicated topic: its group's leader takes the write
+        if (!lead->server) {
+          if (v >= 10) out.current_leader = leader_hints.hint(*topic, p.index);
+          fail(ErrorCode::kNotLeaderOrFollower, "this broker does not lead the partition's replication group");
+          continue;
+        }
+        const int32_t min_insync = topic->settings.min_insync_replicas;
+        if (const ErrorCode e = check_in_sync_before_append(req.acks, lead->in_sync, min_insync); e != ErrorCode::kNone) {
+          fail(e, "the in-sync set has " + std::to_string(lead->in_sync) + " replicas, min.insync.replicas is " +
+                      std::to_string(min_insync));
+          continue;
+        }
+      }
       protocol::RecordBatchView batch;
       const auto check = batch_to_store(p.records, v, converted, &batch);
       if (check != protocol::BatchCheck::kOk) {
@@ -329,6 +392,9 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
 
   using Results = std::vector<storage::Result<storage::AppendInfo>>;
   Results results;
+  // acks=all on a group store waits for the group's confirmed position after the append.
+  std::vector<StoreSlot> confirm_slots;
+  if (req.acks == -1 && group_leads.any_replicated()) confirm_slots = append_slots;
   const auto append_start = std::chrono::steady_clock::now();
   // The coordinator checks that the transaction is open and queues these appends ahead of
   // its markers. In cluster mode, a transaction coordinated by another broker is not checked
@@ -382,6 +448,42 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   }
   if (svc.metrics && !produced.empty()) svc.metrics->produced(produced, append_took);
 
+  // acks=all on a group store: answered once C covers the append (never before), by the
+  // Produce's timeout_ms, with Kafka's errors (produce_acks.h). Each group's appends wait for
+  // the end of the last of them; the waits run one after another under one deadline.
+  const auto confirm_start = std::chrono::steady_clock::now();
+  if (!confirm_slots.empty()) {
+    const auto deadline = confirm_start + std::chrono::milliseconds(std::max<int32_t>(req.timeout_ms, 0));
+    for (const GroupLeads::Lead& lead : group_leads.all()) {
+      int64_t end = -1;
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (confirm_slots[i] == lead.slot && results[i].ok()) end = std::max(end, results[i]->log_end);
+      }
+      if (!lead.replicated || !lead.server || end < 0) continue;  // not a group's, or nothing appended there
+      const cluster::ConfirmOutcome outcome = co_await lead.server->waiters().wait(end, deadline);
+      const size_t in_sync = group_in_sync(svc, lead.slot);  // as it is now: it may have shrunk meanwhile
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (confirm_slots[i] != lead.slot || !results[i].ok()) continue;
+        const int32_t min_insync = entry_topics[counted[i].entry]->settings.min_insync_replicas;
+        const ErrorCode e = acks_all_answer(outcome.kind, in_sync, min_insync);
+        if (e == ErrorCode::kNone) continue;
+        auto& out = *append_outs[i];
+        out.error_code = e;
+        out.base_offset = -1;
+        out.log_append_time_ms = -1;
+        if (v >= 8) {
+          out.error_message = outcome.ok() ? "confirmed by " + std::to_string(in_sync) +
+                                                 " in-sync replicas, min.insync.replicas is " +
+                                                 std::to_string(min_insync)
+                                           : std::string(cluster::confirm_outcome_name(outcome.kind)) + ": " +
+                                                 outcome.reason;
+        }
+        any_error = true;
+      }
+    }
+  }
+  const auto confirm_took = std::chrono::steady_clock::now() - confirm_start;
+
   // producer_byte_rate counts the whole request, as Kafka's does; the records are kept
   // either way, and the client is throttled after.
   const int32_t throttle = svc.quotas.record_produce(quota_user(ctx.principal), ctx.header.client_id.value_or(""),
@@ -401,7 +503,7 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
   if (v >= 10) resp.node_endpoints = leader_hints.endpoints();
   Response out = make_response(resp, v);
   out.throttle_ms = throttle;
-  out.waited = append_took;
+  out.waited = append_took + confirm_took;
   co_return out;
 }
 

@@ -5,6 +5,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
+#include "broker/link/cluster_link.h"
 #include "broker/records/txn_markers.h"
 
 namespace rokka::broker {
@@ -46,11 +47,16 @@ boost::asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& c
     }
   }
   auto results = co_await await_all<storage::Status>(writes.size(), [&](size_t m, auto done) {
-    write_txn_markers(svc.topics, writes[m], done);
+    ConfirmWaitersOf confirm;  // markers in a group store answer once its in-sync members have them
+    if (svc.cluster != nullptr) confirm = [link = svc.cluster](StoreSlot slot) { return link->confirm_waiters(slot); };
+    write_txn_markers(svc.topics, writes[m], done, std::move(confirm));
   });
   for (size_t m = 0; m < results.size(); ++m) {
     if (results[m].ok()) continue;
-    for (auto [t, p] : slots[m]) resp.markers[m].topics[t].partitions[p].error_code = ErrorCode::kKafkaStorageError;
+    // Not confirmed by the group (no lead, demoted, timed out): the coordinator asks the leader again.
+    const ErrorCode e = results[m].code() == storage::StatusCode::kNotLeader ? ErrorCode::kNotLeaderOrFollower
+                                                                            : ErrorCode::kKafkaStorageError;
+    for (auto [t, p] : slots[m]) resp.markers[m].topics[t].partitions[p].error_code = e;
   }
   co_return make_response(resp, ctx.version());
 }

@@ -15,6 +15,7 @@
 #include "broker/link/group_member.h"
 #include "broker/logging.h"
 #include "cluster/placement.h"
+#include "cluster/replication_server.h"
 #include "wire/random_id.h"
 
 namespace rokka::broker {
@@ -226,9 +227,27 @@ std::vector<std::string> ClusterLink::member_groups() const {
   return out;
 }
 
-void ClusterLink::add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options) {
-  group_stores_.push_back({std::move(group), &store, options.segment_bytes, options.max_append_bytes,
+void ClusterLink::add_group_store(std::string group, StoreSlot slot, storage::Store& store,
+                                  const storage::StoreOptions& options) {
+  group_stores_.push_back({std::move(group), slot, &store, options.segment_bytes, options.max_append_bytes,
                            options.flush_mode == storage::FlushMode::kAsync});
+}
+
+GroupMember* ClusterLink::member_of(StoreSlot slot) const {
+  // members_[i] is group_stores_[i]'s (start_group_members).
+  for (size_t i = 0; i < group_stores_.size() && i < members_.size(); ++i) {
+    if (group_stores_[i].slot == slot) return members_[i].get();
+  }
+  return nullptr;
+}
+
+std::optional<std::shared_ptr<cluster::ConfirmWaiters>> ClusterLink::confirm_waiters(StoreSlot slot) const {
+  GroupMember* member = member_of(slot);
+  if (member == nullptr) return std::nullopt;
+  std::shared_ptr<cluster::ReplicationServer> server = member->server();
+  if (!server) return std::shared_ptr<cluster::ConfirmWaiters>();
+  cluster::ConfirmWaiters* waiters = &server->waiters();
+  return std::shared_ptr<cluster::ConfirmWaiters>(std::move(server), waiters);
 }
 
 // On the cluster thread, before the membership starts: a member per group store, following

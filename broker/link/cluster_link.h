@@ -31,7 +31,9 @@
 #include "broker/link/group_controller.h"
 #include "broker/meta/etcd_shared_meta.h"
 #include "broker/meta/topic_registry.h"
+#include "broker/records/store_set.h"
 #include "cluster/cluster_view.h"
+#include "cluster/confirm_waiters.h"
 #include "cluster/controller.h"
 #include "cluster/membership.h"
 #include "cluster/producer_id_blocks.h"
@@ -79,7 +81,8 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // Start-up, before join: the store of group `group` (opened and fenced by the broker, which
   // closes it only after stop()). From join on, a GroupMember gives it the role the group's
   // state names (broker/link/group_member.h), and the registration publishes its hints.
-  void add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options);
+  // `slot` is the store's place in the broker's StoreSet (member_of).
+  void add_group_store(std::string group, StoreSlot slot, storage::Store& store, const storage::StoreOptions& options);
   // Registers this broker under its lease with `advertised`, campaigns for controller, and
   // makes `topics` follow etcd (a founding broker first publishes the topics it already had).
   // Returns once registered and the registry matches the view.
@@ -98,6 +101,13 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   int32_t coordinator_of(std::string_view key);
   // This broker's replication group members (fixed once join() returned).
   const std::vector<std::shared_ptr<GroupMember>>& group_members() const { return members_; }
+  // The member owning the group store at `slot` of the broker's StoreSet, or nullptr (the root
+  // store, a slot of no group, before join()).
+  GroupMember* member_of(StoreSlot slot) const;
+  // For the store of a replication group at `slot`: the ConfirmWaiters of this broker's lead of
+  // the group (kept alive with its replication server), nullptr while it does not lead it;
+  // nullopt when `slot` is no group's store (nothing to confirm).
+  std::optional<std::shared_ptr<cluster::ConfirmWaiters>> confirm_waiters(StoreSlot slot) const;
   // A block of producer ids no other broker gets (ProducerIds::BlockSource).
   void reserve_producer_ids(std::function<void(storage::Result<std::pair<int64_t, int64_t>>)> done);
 
@@ -155,6 +165,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // their replication streams run on (reads of mapped log files must not delay a keepalive).
   struct GroupStore {
     std::string group;
+    StoreSlot slot = kRootSlot;
     storage::Store* store = nullptr;
     int64_t segment_bytes = 0;
     int64_t max_append_bytes = 0;

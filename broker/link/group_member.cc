@@ -330,6 +330,10 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
     co_return false;
   }
   server_ = std::move(server);
+  {
+    std::lock_guard lock(server_mu_);
+    published_server_ = server_;
+  }
   in_sync_ = sss;
   leading_since_ = std::chrono::steady_clock::now();
   state_seen_ = fresh->second;
@@ -485,8 +489,17 @@ std::optional<GroupMember::LeaderStats> GroupMember::leader_stats() const {
   return stats_;
 }
 
+std::shared_ptr<cluster::ReplicationServer> GroupMember::server() const {
+  std::lock_guard lock(server_mu_);
+  return published_server_;
+}
+
 void GroupMember::stop_server() {
   if (!server_) return;
+  {
+    std::lock_guard lock(server_mu_);
+    published_server_.reset();
+  }
   server_->stop(cluster::ConfirmOutcome::Kind::kNotLeader, "group " + options_.group + ": no longer its leader");
   server_.reset();
 }

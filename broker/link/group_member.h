@@ -143,6 +143,10 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
     std::vector<std::pair<int32_t, int64_t>> lag_bytes;
   };
   std::optional<LeaderStats> leader_stats() const;
+  // The replication server while this store leads (nullptr otherwise): acks=all produce and
+  // confirmed meta writes wait on its waiters(). A server that stopped meanwhile fails them
+  // with kNotLeader.
+  std::shared_ptr<cluster::ReplicationServer> server() const;
 
  private:
   struct Target {
@@ -212,6 +216,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   bool stopping_ = false;
   bool running_ = false;  // run() has not returned
   cluster::Signal ended_;  // -> stop(): run() returned
+
+  mutable std::mutex server_mu_;  // guards published_server_ (server(): any thread)
+  std::shared_ptr<cluster::ReplicationServer> published_server_;
 
   std::atomic<GroupRole> role_{GroupRole::kFenced};
   std::atomic<int32_t> epoch_{-1};

@@ -50,7 +50,10 @@ asio::awaitable<void> TxnMarkerSender::run(coordinator::MarkerRequest request,
     if (!local.empty()) {
       coordinator::MarkerRequest mine{request.producer_id, request.producer_epoch, request.commit, local};
       const storage::Status s = co_await await_callback<storage::Status>(
-          [&](std::function<void(storage::Status)> cb) { write_txn_markers(topics_, mine, std::move(cb)); });
+          [&](std::function<void(storage::Status)> cb) {
+            write_txn_markers(topics_, mine, std::move(cb),
+                              [link = &cluster_](StoreSlot slot) { return link->confirm_waiters(slot); });
+          });
       if (!s.ok()) {
         broker_log().warn("transaction markers not written here: producer_id={} error={}", request.producer_id,
                           s.to_string());

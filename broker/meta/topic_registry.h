@@ -46,8 +46,8 @@ struct TopicSettings {
   double min_cleanable_dirty_ratio = 0.5;
   int64_t min_compaction_lag_ms = 0;
   int64_t max_compaction_lag_ms = INT64_MAX;
-  // acks=all: the fewest in-sync copies a produce needs (min.insync.replicas, 1 to 32767).
-  // Not read yet: every topic has one copy until replication (issue 24, stage S7).
+  // acks=all: the fewest in-sync copies a produce to a replicated topic needs
+  // (min.insync.replicas, 1 to 32767; Produce on a group store, docs/cluster.md).
   int32_t min_insync_replicas = 1;
 };
 

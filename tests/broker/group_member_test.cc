@@ -12,8 +12,11 @@
 #include <boost/asio/ip/address.hpp>
 #include <functional>
 #include <utility>
+#include <future>
 
 #include "broker/link/group_member.h"
+#include "broker/records/confirmed_meta.h"
+#include "cluster/replication_server.h"
 #include "cluster/cluster_view.h"
 #include "cluster/membership.h"
 #include "tests/cluster/cluster_fixture.h"
@@ -380,6 +383,67 @@ TEST(NextSssChangeTest, ShrinksALaggingMemberAndExpandsOneFreshlyCaughtUp) {
   in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, t0 + 10s, 1000, 1000),
                   follower(4, t0 + 10s, 1000, 1000)};
   EXPECT_EQ(next_sss_change(in), std::nullopt);
+}
+
+// The leader's server (GroupMember::server) confirms what every in-sync member holds: a meta write
+// through ConfirmedMeta is answered once the followers have its entry, and an append's log end
+// is waited for the same way (acks=all); followers have no server. A member that stops acking
+// holds C back: the write is not confirmed in time. A demoted leader's waiters fail.
+TEST_F(GroupMemberTest, TheLeadersServerConfirmsWhatEveryInSyncMemberHolds) {
+  ASSERT_NO_FATAL_FAILURE(name_leader(1, 3));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(1, 3));
+  std::shared_ptr<cluster::ReplicationServer> server = node(1).member->server();
+  ASSERT_TRUE(server);
+  EXPECT_FALSE(node(2).member->server());
+  EXPECT_FALSE(node(3).member->server());
+
+  storage::Store& leader = *node(1).store;
+  ConfirmedMeta meta(leader.meta(), [&leader] { return leader.log_end(); },
+                     [this] { return ConfirmedMeta::waiters_of(node(1).member->server()); }, 30s);
+  std::promise<storage::Status> written;
+  meta.write({{"o/test-key", "committed", false}}, [&written](storage::Status s) { written.set_value(std::move(s)); });
+  auto answer = written.get_future();
+  ASSERT_EQ(answer.wait_for(30s), std::future_status::ready);
+  const storage::Status s = answer.get();
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  for (int id : {2, 3}) {  // confirmed: already on every follower
+    EXPECT_EQ(node(id).store->meta().scan("o/test-key").size(), 1u) << "broker " << id;
+  }
+
+  // An append is confirmed the same way: its log end, once C covers it.
+  const std::vector<PartitionId> pids = storage::test::create(leader, 1);
+  ASSERT_EQ(pids.size(), 1u);
+  auto appended = storage::test::append(leader, pids[0], testutil::make_batch({.records = 1, .value_bytes = 10}));
+  ASSERT_TRUE(appended.ok()) << appended.status().to_string();
+  std::promise<cluster::ConfirmOutcome> confirmed;
+  server->waiters().add(appended->log_end, cluster::ConfirmWaiters::Clock::now() + 30s,
+                        [&confirmed](cluster::ConfirmOutcome o) { confirmed.set_value(std::move(o)); });
+  auto outcome = confirmed.get_future();
+  ASSERT_EQ(outcome.wait_for(30s), std::future_status::ready);
+  EXPECT_TRUE(outcome.get().ok());
+
+  // Broker 3 stops following (its member stops): C stays below the next write, which is not
+  // confirmed in time.
+  io_.run(node(3).member->stop());
+  ConfirmedMeta quick(leader.meta(), [&leader] { return leader.log_end(); },
+                      [this] { return ConfirmedMeta::waiters_of(node(1).member->server()); }, 500ms);
+  std::promise<storage::Status> late;
+  quick.write({{"o/test-key", "again", false}}, [&late](storage::Status s) { late.set_value(std::move(s)); });
+  auto late_answer = late.get_future();
+  ASSERT_EQ(late_answer.wait_for(30s), std::future_status::ready);
+  const storage::Status ls = late_answer.get();
+  EXPECT_EQ(ls.code(), StatusCode::kNotLeader) << ls.to_string();
+  EXPECT_NE(ls.message().find("timed_out"), std::string::npos) << ls.message();
+
+  // A waiter on the leader when it is demoted fails with kNotLeader.
+  std::promise<cluster::ConfirmOutcome> demoted;
+  server->waiters().add(leader.log_end() + 1, cluster::ConfirmWaiters::Clock::now() + 60s,
+                        [&demoted](cluster::ConfirmOutcome o) { demoted.set_value(std::move(o)); });
+  ASSERT_NO_FATAL_FAILURE(name_leader(2, 4));
+  auto demoted_outcome = demoted.get_future();
+  ASSERT_EQ(demoted_outcome.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(demoted_outcome.get().kind, cluster::ConfirmOutcome::Kind::kNotLeader);
+  EXPECT_TRUE(wait_until([&] { return node(1).member->server() == nullptr; }, 30s));
 }
 
 }  // namespace
