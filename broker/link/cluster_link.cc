@@ -227,9 +227,16 @@ std::vector<std::string> ClusterLink::member_groups() const {
   return out;
 }
 
-void ClusterLink::add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options) {
-  group_stores_.push_back({std::move(group), &store, options.segment_bytes, options.max_append_bytes,
+void ClusterLink::add_group_store(std::string group, StoreSlot slot, storage::Store& store,
+                                  const storage::StoreOptions& options) {
+  group_stores_.push_back({std::move(group), slot, &store, options.segment_bytes, options.max_append_bytes,
                            options.flush_mode == storage::FlushMode::kAsync});
+}
+
+GroupMember* ClusterLink::member_of(StoreSlot slot) const {
+  for (size_t i = 0; i < members_.size(); ++i)
+    if (member_slots_[i] == slot) return members_[i].get();
+  return nullptr;
 }
 
 // On the cluster thread, before the membership starts: a member per group store, following
@@ -260,6 +267,7 @@ Status ClusterLink::start_group_members() {
     member->on_snapshot(view_->snapshot());
     member->start();
     members_.push_back(std::move(member));
+    member_slots_.push_back(g.slot);
   }
   membership_->subscribe([this](const cluster::MembershipEvent& e) {
     for (auto& m : members_) m->on_membership(e);
@@ -375,7 +383,8 @@ void ClusterLink::stop() {
 void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
   auto p = std::make_shared<ClusterPicture>();
   for (const auto& [id, b] : snap->brokers)
-    p->brokers[id] = ClusterBroker{id, b.registration.listeners, b.registration.rack};
+    p->brokers[id] = ClusterBroker{id, b.epoch, b.registration.listeners, b.registration.rack};
+  for (const auto& [name, g] : snap->groups) p->groups.emplace(name, picture_group(g, p->brokers));
   if (snap->controller) p->controller = snap->controller->broker_id;
   if (auto it = snap->raw.find(keys_.coordinators()); it != snap->raw.end()) {
     auto rec = cluster::decode_coordinators(it->second.value);
@@ -393,6 +402,21 @@ void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
   group_controller_->on_snapshot(snap);
   for (auto& m : members_) m->on_snapshot(snap);
   sync_topics();
+}
+
+ClusterGroup picture_group(const cluster::GroupInfo& info, const std::map<int32_t, ClusterBroker>& brokers) {
+  ClusterGroup g;
+  if (info.spec) g.members = info.spec->members;
+  if (info.state) {
+    const cluster::GroupState& s = *info.state;
+    auto leader = brokers.find(s.leader);
+    if (leader != brokers.end() && leader->second.epoch == s.leader_broker_epoch) g.leader = s.leader;
+    g.epoch = s.epoch;
+    g.sss = s.sss;
+  }
+  for (int32_t m : g.members)
+    if (brokers.count(m) == 0) g.offline.push_back(m);
+  return g;
 }
 
 std::vector<int32_t> ClusterLink::live_brokers() const {
@@ -623,14 +647,6 @@ std::optional<StoreSlot> ClusterLink::slot_of(std::string_view group) const {
     if (stores_->entries()[slot].name == group && member_of(static_cast<StoreSlot>(slot)) != nullptr)
       return static_cast<StoreSlot>(slot);
   return std::nullopt;
-}
-
-GroupMember* ClusterLink::member_of(StoreSlot slot) const {
-  if (stores_ == nullptr || slot == kRootSlot) return nullptr;
-  const storage::Store* store = stores_->at(slot);
-  for (const auto& m : members_)
-    if (&m->store() == store) return m.get();
-  return nullptr;
 }
 
 std::map<std::string, std::vector<int32_t>> ClusterLink::replication_groups() const {

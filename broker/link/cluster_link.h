@@ -32,9 +32,11 @@
 #include <vector>
 
 #include "broker/config/config.h"
+#include "broker/link/cluster_group.h"
 #include "broker/link/group_controller.h"
 #include "broker/meta/etcd_shared_meta.h"
 #include "broker/meta/topic_registry.h"
+#include "broker/records/store_set.h"
 #include "cluster/cluster_view.h"
 #include "cluster/controller.h"
 #include "cluster/membership.h"
@@ -46,6 +48,7 @@ class GroupMember;  // broker/link/group_member.h
 
 struct ClusterBroker {
   int32_t id = -1;
+  int64_t epoch = 0;  // its registration's create_revision (cluster::BrokerInfo::epoch)
   std::vector<cluster::Listener> listeners;
   std::optional<std::string> rack;
   // The listener named `name` (the one a request came in on), or nullptr: Kafka lists a
@@ -59,8 +62,15 @@ struct ClusterPicture {
   int32_t controller = -1;
   int32_t coordinator_shards = 0;      // 0 until the shards are placed (the first FindCoordinator)
   std::vector<int32_t> coordinators;  // each shard's broker
+  std::map<std::string, ClusterGroup, std::less<>> groups;  // every group with a spec or a state
   bool live(int32_t id) const { return brokers.count(id) != 0; }
+  const ClusterGroup* group(std::string_view name) const {
+    auto it = groups.find(name);
+    return it == groups.end() ? nullptr : &it->second;
+  }
 };
+// The picture's view of one group from the snapshot's spec and state, given the live brokers.
+ClusterGroup picture_group(const cluster::GroupInfo& info, const std::map<int32_t, ClusterBroker>& brokers);
 
 class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
  public:
@@ -83,7 +93,8 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // Start-up, before join: the store of group `group` (opened and fenced by the broker, which
   // closes it only after stop()). From join on, a GroupMember gives it the role the group's
   // state names (broker/link/group_member.h), and the registration publishes its hints.
-  void add_group_store(std::string group, storage::Store& store, const storage::StoreOptions& options);
+  // `slot` is the store's in the broker's StoreSet (member_of).
+  void add_group_store(std::string group, StoreSlot slot, storage::Store& store, const storage::StoreOptions& options);
   // Registers this broker under its lease with `advertised`, campaigns for controller, and
   // makes `topics` follow etcd (a founding broker first publishes the topics it already had).
   // Returns once registered and the registry matches the view.
@@ -102,8 +113,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   int32_t coordinator_of(std::string_view key);
   // This broker's replication group members (fixed once join() returned).
   const std::vector<std::shared_ptr<GroupMember>>& group_members() const { return members_; }
-  // The GroupMember of the store in `slot` of the registry's StoreSet, or nullptr (the root
-  // store; before join()).
+  // The member holding the store of `slot`, or nullptr (the root store, a slot of no group).
   GroupMember* member_of(StoreSlot slot) const;
   // The replication groups this cluster has, by name, with their members: etcd's specs, and
   // rokka.replication.groups' groups etcd has no spec of.
@@ -178,6 +188,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   // their replication streams run on (reads of mapped log files must not delay a keepalive).
   struct GroupStore {
     std::string group;
+    StoreSlot slot = kRootSlot;
     storage::Store* store = nullptr;
     int64_t segment_bytes = 0;
     int64_t max_append_bytes = 0;
@@ -189,6 +200,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> stream_work_;
   std::thread stream_thread_;
   std::vector<std::shared_ptr<GroupMember>> members_;  // destroyed before the io_contexts they run on
+  std::vector<StoreSlot> member_slots_;                // members_[i]'s store's slot
   bool stopped_ = false;
 
   // ---- cluster thread ----
