@@ -4,10 +4,12 @@
 // through replication, with the same partition ids; the followers' registries publish it; a deletion
 // follows the same way. After the state names another leader, the new leader serves the same partitions
 // at the same offsets. Checked in the brokers' answers (CreateTopics, Metadata, Produce) and, once the
-// brokers stopped, in their group stores (the `t/` records, and the batches read back through the store).
-// Skipped, with the reason, where etcd is not installed.
+// brokers stopped, in their group stores (the `t/` records, and the batches read back through the store);
+// and through librdkafka clients, which the group's routing sends to its leader. Skipped, with the reason,
+// where etcd is not installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "protocol/messages/produce.h"
 #include "storage/store.h"
 #include "tests/integration/group_cluster.h"
+#include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/wire_client.h"
 
@@ -196,6 +199,57 @@ TEST_F(GroupTopicsTest, ReplicatedTopicsLiveInTheGroupStoresWithTheSamePartition
   EXPECT_EQ(batches[2], batches[1]);
   EXPECT_EQ(batches[3], batches[1]);
   EXPECT_EQ(batches[1].size(), 10u);
+}
+
+// Through librdkafka with the group's routing (Metadata names the group's leader): records produced
+// (acks=1) and consumed from offset 0, bootstrapped at a follower; after the state names another
+// leader, more records go to it and every record comes back once, at its offset.
+TEST_F(GroupTopicsTest, ClientsProduceAndConsumeAcrossALeaderChange) {
+  std::optional<std::pair<int, int>> first;
+  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
+  const auto [leader, epoch] = *first;
+  const int follower = leader == 1 ? 2 : 1;
+  ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
+  ASSERT_EQ(create(follower, "e2e", 3, 3).first, ErrorCode::kNone);
+
+  auto produce_all = [&](int from, int to) {
+    testutil::TestProducer producer(broker(follower).bootstrap(), {{"acks", "1"}});
+    for (int i = from; i < to; ++i)
+      EXPECT_EQ(producer.produce("e2e", i % 3, std::nullopt, "v" + std::to_string(i)), RdKafka::ERR_NO_ERROR);
+    std::map<int32_t, std::vector<int64_t>> offsets;
+    for (const auto& d : producer.flush()) {
+      EXPECT_EQ(d.error, RdKafka::ERR_NO_ERROR) << RdKafka::err2str(d.error);
+      offsets[d.partition].push_back(d.offset);
+    }
+    return offsets;
+  };
+  auto first_offsets = produce_all(0, 30);
+  for (int32_t p = 0; p < 3; ++p) {
+    std::sort(first_offsets[p].begin(), first_offsets[p].end());
+    std::vector<int64_t> want(10);
+    for (int64_t i = 0; i < 10; ++i) want[static_cast<size_t>(i)] = i;
+    EXPECT_EQ(first_offsets[p], want) << "partition " << p;
+  }
+
+  const int next = leader == 3 ? 2 : 3;
+  ASSERT_NO_FATAL_FAILURE(name_leader(next, epoch + 1));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(next, epoch + 1, {1, 2, 3}));
+  auto second_offsets = produce_all(30, 60);
+  for (int32_t p = 0; p < 3; ++p)
+    for (int64_t o : second_offsets[p]) EXPECT_GE(o, 10) << "partition " << p;  // after the old leader's records
+
+  const auto consumed = testutil::consume_assigned(broker(follower).bootstrap(), "e2e", {0, 1, 2}, 0, 60);
+  std::map<std::string, std::pair<int32_t, int64_t>> seen;  // value -> (partition, offset)
+  for (const auto& c : consumed) {
+    ASSERT_TRUE(c.value);
+    EXPECT_TRUE(seen.emplace(*c.value, std::pair{c.partition, c.offset}).second) << *c.value << " twice";
+  }
+  EXPECT_EQ(seen.size(), 60u);
+  for (int i = 0; i < 60; ++i) {
+    auto it = seen.find("v" + std::to_string(i));
+    ASSERT_NE(it, seen.end()) << "v" << i;
+    EXPECT_EQ(it->second.first, i % 3) << "v" << i;
+  }
 }
 
 }  // namespace
