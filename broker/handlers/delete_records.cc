@@ -46,7 +46,7 @@ boost::asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx,
           out.error_code = to_kafka(offs.status());
           continue;
         }
-        offset = offs->next_offset;
+        offset = offs->high_watermark;  // the next offset, but in a group store's replicated roles
       } else if (offset < 0) {
         out.error_code = ErrorCode::kOffsetOutOfRange;
         continue;

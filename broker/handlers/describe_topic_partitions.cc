@@ -107,7 +107,7 @@ boost::asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestCo
     for (int64_t i = std::max<int64_t>(first, 0); i < end; ++i) {
       auto& p = out.partitions.emplace_back();
       p.partition_index = static_cast<int32_t>(i);
-      describe_place(p, places.of(*t, p.partition_index), kLeaderEpoch);
+      describe_place(p, places.of(*t, p.partition_index));
       p.eligible_leader_replicas.emplace();  // no ELR on a single broker: empty, not null
       p.last_known_elr.emplace();
     }

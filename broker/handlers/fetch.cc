@@ -114,18 +114,18 @@ int64_t read_all(std::vector<Target>& targets, int32_t max_bytes, bool read_comm
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
       if (r.status().code() == storage::StatusCode::kOutOfRange) {
         if (auto offs = store.offsets(t.pid); offs.ok()) {
-          out.high_watermark = out.last_stable_offset = offs->next_offset;
+          out.high_watermark = out.last_stable_offset = offs->high_watermark;
           out.log_start_offset = offs->log_start_offset;
         }
       }
       continue;
     }
     out.error_code = ErrorCode::kNone;
-    out.high_watermark = r->offsets.next_offset;
+    out.high_watermark = r->offsets.high_watermark;  // the next offset, but in a group store's replicated roles
     out.last_stable_offset = r->offsets.last_stable_offset;
     out.log_start_offset = r->offsets.log_start_offset;
     // read_committed stops at the last stable offset: batches of open transactions wait.
-    const int64_t stable_end = read_committed ? r->offsets.last_stable_offset : r->offsets.next_offset;
+    const int64_t stable_end = read_committed ? r->offsets.last_stable_offset : r->offsets.high_watermark;
     if (negative_limit && t.offset < stable_end) {
       out.error_code = ErrorCode::kUnknownServerError;
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
@@ -211,7 +211,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
     PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
     if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
-    if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+    if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch, ref.leader_epoch);
     if (ref.error == ErrorCode::kNotLeaderOrFollower && v >= 12)
       out.current_leader = leader_hints.hint(*topic, p.partition);
     out.error_code = ref.error;
@@ -251,7 +251,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     for (const Target& t : targets) {
       if (!t.valid) continue;
       auto offs = t.store->offsets(t.pid);
-      grown = grown || (offs.ok() && offs->next_offset > t.out->high_watermark);  // appended since the read
+      grown = grown || (offs.ok() && offs->high_watermark > t.out->high_watermark);  // readable since the read
     }
     if (!grown && !waiter->woken.load()) {
       const auto parked = std::chrono::steady_clock::now();

@@ -70,6 +70,7 @@ struct PartitionRef {
   protocol::ErrorCode error = protocol::ErrorCode::kNone;
   storage::Store* store = nullptr;
   StoreSlot slot = kRootSlot;
+  int32_t leader_epoch = kLeaderEpoch;  // the epoch this broker leads the partition in (resolve_led_partition)
 };
 
 inline PartitionRef resolve_partition(const StoreSet& stores, const TopicPtr& topic, int32_t index) {
@@ -81,11 +82,12 @@ inline PartitionRef resolve_partition(const StoreSet& stores, const TopicPtr& to
   return {topic, loc.pid, protocol::ErrorCode::kNone, store, loc.slot};
 }
 
-// A client's current_leader_epoch against ours: newer is unknown to us, older is fenced.
-inline protocol::ErrorCode check_leader_epoch(int32_t current_leader_epoch) {
-  if (current_leader_epoch < 0 || current_leader_epoch == kLeaderEpoch) return protocol::ErrorCode::kNone;
-  return current_leader_epoch > kLeaderEpoch ? protocol::ErrorCode::kUnknownLeaderEpoch
-                                             : protocol::ErrorCode::kFencedLeaderEpoch;
+// A client's current_leader_epoch against ours (PartitionRef::leader_epoch): newer is
+// unknown to us, older is fenced; a negative one asks for no check.
+inline protocol::ErrorCode check_leader_epoch(int32_t current_leader_epoch, int32_t ours) {
+  if (current_leader_epoch < 0 || current_leader_epoch == ours) return protocol::ErrorCode::kNone;
+  return current_leader_epoch > ours ? protocol::ErrorCode::kUnknownLeaderEpoch
+                                     : protocol::ErrorCode::kFencedLeaderEpoch;
 }
 
 }  // namespace rokka::broker

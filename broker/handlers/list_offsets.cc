@@ -39,7 +39,7 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, p
       auto& out = out_topic.partitions.emplace_back();
       out.partition_index = p.partition_index;
       PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition_index);
-      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch, ref.leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = ref.error;
         continue;
@@ -51,8 +51,9 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, p
       }
       storage::TimestampOffset found;
       if (p.timestamp == kLatest) {
+        // The high watermark (the next offset but in a group store's replicated roles);
         // read_committed (isolation level 1, v2+) sees up to the last stable offset.
-        found = {-1, req.isolation_level == 1 ? offs->last_stable_offset : offs->next_offset};
+        found = {-1, req.isolation_level == 1 ? offs->last_stable_offset : offs->high_watermark};
       } else if (p.timestamp == kEarliest || (p.timestamp == kEarliestLocal && v >= 8)) {
         // No tiered storage: the local log starts where the log starts.
         found = {-1, offs->log_start_offset};
@@ -81,7 +82,7 @@ boost::asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx, p
       } else {
         out.timestamp = found.timestamp;
         out.offset = found.offset;
-        if (found.offset >= 0) out.leader_epoch = kLeaderEpoch;
+        if (found.offset >= 0) out.leader_epoch = ref.leader_epoch;
       }
     }
   }

@@ -24,7 +24,7 @@ MetadataResponse::MetadataResponseTopic describe(const RequestContext& ctx, cons
   for (size_t i = 0; i < t.partitions.size(); ++i) {
     auto& p = out.partitions.emplace_back();
     p.partition_index = static_cast<int32_t>(i);
-    describe_place(p, places.of(t, p.partition_index), kLeaderEpoch);
+    describe_place(p, places.of(t, p.partition_index));
   }
   if (with_operations)
     out.topic_authorized_operations = authorized_operations(ctx, kAllTopicOperations, ResourceType::kTopic, t.name);

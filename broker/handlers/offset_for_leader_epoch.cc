@@ -11,10 +11,11 @@ namespace rokka::broker {
 
 using protocol::ErrorCode;
 
-// Every partition has had one leader epoch (0) for its whole life, so the end
-// offset of epoch 0 is the log end; an epoch we never had has no end offset.
-// Partitions of a replication group's store will answer from Store::epoch_end_offset
-// (plan24 S10: the epochs stamped into their batches) once topics live there.
+// A partition of a replication group's store answers from the epochs its leaders stamped
+// into its batches (Store::epoch_end_offset): an epoch that ended ends where the next one
+// starts. A store that never took a replicated role (the root store) has had one leader
+// epoch (kLeaderEpoch) for its whole life, so the end offset of that epoch is the log end;
+// an epoch it never had has no end offset.
 boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx, protocol::OffsetForLeaderEpochRequest& req) {
   Services& svc = *ctx.services;
   protocol::OffsetForLeaderEpochResponse resp;
@@ -27,9 +28,19 @@ boost::asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestCont
       auto& out = out_topic.partitions.emplace_back();
       out.partition = p.partition;
       PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
-      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch);
+      if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch, ref.leader_epoch);
       if (ref.error != ErrorCode::kNone) {
         out.error_code = ref.error;
+        continue;
+      }
+      if (!ref.store->epochs().empty()) {
+        auto end = ref.store->epoch_end_offset(ref.pid, p.leader_epoch);
+        if (!end.ok()) {
+          out.error_code = to_kafka(end.status());
+          continue;
+        }
+        out.leader_epoch = end->leader_epoch;
+        out.end_offset = end->end_offset;
         continue;
       }
       if (p.leader_epoch > kLeaderEpoch) continue;  // unknown epoch: -1 / -1

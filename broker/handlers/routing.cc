@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "broker/link/cluster_link.h"
+#include "broker/link/group_member.h"
 #include "broker/handlers/authorize.h"
 
 namespace rokka::broker {
@@ -10,11 +11,22 @@ namespace rokka::broker {
 PartitionPlaces::PartitionPlaces(const Services& svc)
     : svc_(svc), picture_(svc.cluster == nullptr ? nullptr : svc.cluster->picture()) {}
 
-PartitionPlace PartitionPlaces::of(const Topic& t, int32_t index) const {
-  if (picture_ == nullptr) return {svc_.config.broker_id, true};
+PartitionPlace place_of(const ClusterPicture* picture, const StoreSet& stores, int32_t self, const Topic& t,
+                        int32_t index) {
+  if (picture == nullptr) return {self, true};
+  if (index >= 0 && static_cast<size_t>(index) < t.partitions.size()) {
+    const StoreSlot slot = t.partitions[static_cast<size_t>(index)].slot;
+    if (slot != kRootSlot && slot < stores.size())
+      if (const ClusterGroup* g = picture->group(stores.entries()[slot].name))
+        return {g->leader, g->leader >= 0, g->epoch, g};
+  }
   if (index < 0 || static_cast<size_t>(index) >= t.leaders.size()) return {};
   const int32_t broker = t.leaders[static_cast<size_t>(index)];
-  return {broker, picture_->live(broker)};
+  return {broker, picture->live(broker)};
+}
+
+PartitionPlace PartitionPlaces::of(const Topic& t, int32_t index) const {
+  return place_of(picture_.get(), svc_.stores, svc_.config.broker_id, t, index);
 }
 
 protocol::LeaderIdAndEpoch LeaderHints::hint(const Topic& t, int32_t index) {
@@ -23,7 +35,7 @@ protocol::LeaderIdAndEpoch LeaderHints::hint(const Topic& t, int32_t index) {
   const PartitionPlace place = places_->of(t, index);
   if (!place.live || place.broker == svc.config.broker_id) return {};
   if (std::find(named_.begin(), named_.end(), place.broker) == named_.end()) named_.push_back(place.broker);
-  return {place.broker, kLeaderEpoch};
+  return {place.broker, place.leader_epoch};
 }
 
 std::vector<protocol::NodeEndpoint> LeaderHints::endpoints() const {
@@ -35,17 +47,30 @@ std::vector<protocol::NodeEndpoint> LeaderHints::endpoints() const {
   return out;
 }
 
-protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index) {
+protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index, int32_t* leader_epoch) {
+  if (leader_epoch != nullptr) *leader_epoch = kLeaderEpoch;
   if (svc.cluster == nullptr) return protocol::ErrorCode::kNone;
+  if (svc.cluster->fenced()) return protocol::ErrorCode::kNotLeaderOrFollower;
+  const StoreSlot slot =
+      index >= 0 && static_cast<size_t>(index) < t.partitions.size() ? t.partitions[static_cast<size_t>(index)].slot : kRootSlot;
+  if (const GroupMember* member = slot == kRootSlot ? nullptr : svc.cluster->member_of(slot)) {
+    // The store leads, and in the epoch the group's state names now: a member still leading
+    // an epoch the controller has replaced is not the leader any more.
+    const int32_t epoch = member->leading_epoch();
+    const ClusterGroup* g = svc.cluster->picture()->group(member->group());
+    if (epoch < 0 || g == nullptr || g->epoch != epoch) return protocol::ErrorCode::kNotLeaderOrFollower;
+    if (leader_epoch != nullptr) *leader_epoch = epoch;
+    return protocol::ErrorCode::kNone;
+  }
   if (index < 0 || static_cast<size_t>(index) >= t.leaders.size() ||
-      t.leaders[static_cast<size_t>(index)] != svc.config.broker_id || svc.cluster->fenced())
+      t.leaders[static_cast<size_t>(index)] != svc.config.broker_id)
     return protocol::ErrorCode::kNotLeaderOrFollower;
   return protocol::ErrorCode::kNone;
 }
 
 PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index) {
   PartitionRef ref = resolve_partition_if(svc.stores, allowed, topic, index);
-  if (ref.error == protocol::ErrorCode::kNone) ref.error = check_leader(svc, *topic, index);
+  if (ref.error == protocol::ErrorCode::kNone) ref.error = check_leader(svc, *topic, index, &ref.leader_epoch);
   return ref;
 }
 

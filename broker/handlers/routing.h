@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/handlers/handler_util.h"
+#include "broker/link/cluster_group.h"
 #include "broker/net/request_context.h"
 #include "broker/services.h"
 #include "broker/meta/topic_registry.h"
@@ -27,11 +28,21 @@ struct BrokerAddress {
   std::optional<std::string> rack;
 };
 
-// Where partition `index` of `t` lives: its broker, and whether that broker is alive.
+// Where partition `index` of `t` lives. A partition of an RF-1 topic: its broker, whether
+// that broker is alive, epoch kLeaderEpoch. A partition in a replication group's store (its
+// PartitionLoc's slot is not the root's): `group` (the picture's, alive as long as the
+// PartitionPlaces that answered), the group's leader as `broker` (-1 while it has none:
+// docs/cluster.md "Roles from the group state") and the state's epoch.
 struct PartitionPlace {
   int32_t broker = -1;
   bool live = false;
+  int32_t leader_epoch = kLeaderEpoch;
+  const ClusterGroup* group = nullptr;
 };
+// Where partition `index` of `t` lives by `picture` (nullptr on a single broker, where `self`
+// leads every partition); `stores` names each slot's store (a group's store: the group).
+PartitionPlace place_of(const ClusterPicture* picture, const StoreSet& stores, int32_t self, const Topic& t,
+                        int32_t index);
 // Where the partitions of a request's topics live, reading the cluster's picture once (not per
 // partition: a Metadata request may describe a million of them).
 class PartitionPlaces {
@@ -44,12 +55,22 @@ class PartitionPlaces {
   std::shared_ptr<const ClusterPicture> picture_;  // null on a single broker
 };
 
-// Fills a Metadata-style partition entry from where the partition lives: its broker as
-// leader and only replica, or, when that broker is down, no leader (LEADER_NOT_AVAILABLE,
-// as Kafka answers for an offline partition) and the broker in offline_replicas.
+// Fills a Metadata-style partition entry from where the partition lives. RF 1: its broker as
+// leader and only replica, or, when that broker is down, no leader (LEADER_NOT_AVAILABLE, as
+// Kafka answers for an offline partition) and the broker in offline_replicas. A group's
+// partition: the group's members as replicas, its synchronous replica set as ISR, the members
+// not registered as offline, and its leader, or LEADER_NOT_AVAILABLE while it has none.
 template <typename Partition>
-void describe_place(Partition& p, PartitionPlace place, int32_t leader_epoch) {
-  p.leader_epoch = leader_epoch;
+void describe_place(Partition& p, const PartitionPlace& place) {
+  p.leader_epoch = place.leader_epoch;
+  if (place.group != nullptr) {
+    p.replica_nodes = place.group->members;
+    p.isr_nodes = place.group->sss;
+    p.offline_replicas = place.group->offline;
+    p.leader_id = place.broker;
+    if (!place.live) p.error_code = protocol::ErrorCode::kLeaderNotAvailable;
+    return;
+  }
   p.replica_nodes = {place.broker};
   if (place.live) {
     p.leader_id = place.broker;
@@ -79,10 +100,14 @@ class LeaderHints {
 };
 
 // kNone when this broker may act as the partition's leader now, else NOT_LEADER_OR_FOLLOWER
-// (another broker leads it, or this broker's cluster lease may have ended).
-protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index);
+// (another broker leads it, or this broker's cluster lease may have ended). A partition of a
+// replication group's store: this broker's member of the group leads it, in the epoch the
+// group's state names, and this broker is not fenced. `leader_epoch`, when given, is set to
+// the epoch led (kLeaderEpoch for an RF-1 partition).
+protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t index, int32_t* leader_epoch = nullptr);
 
-// resolve_partition_if(), then check_leader(): the partition, if this broker may serve it.
+// resolve_partition_if(), then check_leader(): the partition, if this broker may serve it,
+// with the epoch it leads in PartitionRef::leader_epoch.
 PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index);
 
 // The broker coordinating `key` (a group or transactional id): this one on a single broker;

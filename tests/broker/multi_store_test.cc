@@ -4,11 +4,14 @@
 // handler that took the pid to the wrong store would answer with the other partition's
 // records, offsets or sizes. Over the wire (and librdkafka for idempotent and
 // transactional producers): produce and fetch, a long poll woken from either store,
-// ListOffsets, DeleteRecords, DescribeLogDirs, and a restart.
+// ListOffsets, DeleteRecords, DescribeLogDirs, and a restart. Then the second store in a
+// group leader's role: the high watermark Fetch and ListOffsets report, and OffsetForLeaderEpoch
+// over two epochs.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <set>
@@ -22,6 +25,7 @@
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/list_offsets.h"
+#include "protocol/messages/offset_for_leader_epoch.h"
 #include "protocol/messages/produce.h"
 #include "protocol/record_batch.h"
 #include "storage/format.h"
@@ -111,9 +115,9 @@ std::vector<std::byte> stored(std::vector<std::byte> batch, int64_t base_offset)
 // One Produce naming every partition of `topic`, in reverse order: the stores' appends are
 // merged back in request order. Returns each partition's base offset (-1: failed).
 std::map<int32_t, int64_t> produce_all(WireClient& c, const std::string& topic,
-                                       const std::vector<std::vector<std::byte>>& batches) {
+                                       const std::vector<std::vector<std::byte>>& batches, int16_t acks = -1) {
   protocol::ProduceRequest req;
-  req.acks = -1;
+  req.acks = acks;
   req.timeout_ms = 10000;
   auto& t = req.topic_data.emplace_back();
   t.name = topic;
@@ -413,6 +417,107 @@ TEST(MultiStoreTest, ARestartLoadsTheSameTopicsAndOffsets) {
   create_topic(b, "after");
   EXPECT_EQ(b.broker().services().topics.find("after")->partitions,
             (std::vector<PartitionLoc>{{kRootSlot, 2}, {kSecondSlot, 2}, {kRootSlot, 3}, {kSecondSlot, 3}}));
+}
+
+// ---- the second store in a replication group's leader role (as a group's leader holds it) ----
+
+// Sets the role of the second store, as a GroupMember does when the group's state names it.
+void set_second_role(TwoStoreBroker& b, storage::Role role, int32_t epoch) {
+  std::promise<storage::Status> done;
+  b.broker().services().stores.at(kSecondSlot)->set_role(role, epoch, [&done](storage::Status s) { done.set_value(s); });
+  const storage::Status s = done.get_future().get();
+  ASSERT_TRUE(s.ok()) << s.to_string();
+}
+
+// Fetch reports the high watermark (what every in-sync member holds), not the log end, and
+// returns nothing above it; ListOffsets LATEST is the high watermark. The root store's
+// partitions beside it report their log end as before (a kSingle store's high watermark).
+TEST(MultiStoreTest, ALeadingStoreReportsItsHighWatermarkNotItsLogEnd) {
+  TwoStoreBroker b;
+  create_topic(b, "hw");
+  set_second_role(b, storage::Role::kLeader, 3);
+  WireClient c(b.port());
+  std::vector<std::vector<std::byte>> batches;
+  for (int32_t p = 0; p < kPartitions; ++p) batches.push_back(batch_for(p, 0));
+  ASSERT_EQ(produce_all(c, "hw", batches, 1), (std::map<int32_t, int64_t>{{0, 0}, {1, 0}, {2, 0}, {3, 0}}));
+
+  auto r = c.call<protocol::FetchResponse>(fetch_request("hw", {{0, 0}, {1, 0}, {2, 0}, {3, 0}}), 11);
+  ASSERT_TRUE(r);
+  auto got = fetched(*r);
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    SCOPED_TRACE("partition " + std::to_string(p));
+    ASSERT_EQ(got.at(p).error, ErrorCode::kNone);
+    if (p % 2 == 1) {  // appended, not confirmed by the group: not readable yet
+      EXPECT_EQ(got.at(p).high_watermark, 0);
+      EXPECT_TRUE(got.at(p).records.empty());
+    } else {
+      EXPECT_EQ(got.at(p).high_watermark, p + 1);
+      EXPECT_EQ(got.at(p).records, stored(batches[static_cast<size_t>(p)], 0));
+    }
+  }
+  EXPECT_EQ(list_offsets(c, "hw", -1), (std::map<int32_t, int64_t>{{0, 1}, {1, 0}, {2, 3}, {3, 0}}));
+
+  // The group confirms the log up to its end: the high watermarks move to the log end.
+  storage::Store& second = *b.broker().services().stores.at(kSecondSlot);
+  second.set_confirmed(second.log_end());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    r = c.call<protocol::FetchResponse>(fetch_request("hw", {{0, 0}, {1, 0}, {2, 0}, {3, 0}}), 11);
+    ASSERT_TRUE(r);
+    got = fetched(*r);
+    if (got.at(3).high_watermark == 4 || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (int32_t p : {1, 3}) {
+    SCOPED_TRACE("partition " + std::to_string(p));
+    ASSERT_EQ(got.at(p).error, ErrorCode::kNone);
+    EXPECT_EQ(got.at(p).high_watermark, p + 1);
+    auto want = stored(batches[static_cast<size_t>(p)], 0);  // stamped with the epoch led
+    storage::format::put_be(want.data() + storage::format::batch::kLeaderEpoch, uint32_t{3}, 4);
+    EXPECT_EQ(got.at(p).records, want);
+  }
+  EXPECT_EQ(list_offsets(c, "hw", -1), (std::map<int32_t, int64_t>{{0, 1}, {1, 2}, {2, 3}, {3, 4}}));
+}
+
+// OffsetForLeaderEpoch for each partition of `topic` at `leader_epoch`: (epoch, end offset).
+std::map<int32_t, std::pair<int32_t, int64_t>> epoch_ends(WireClient& c, const std::string& topic, int32_t leader_epoch) {
+  protocol::OffsetForLeaderEpochRequest req;
+  req.replica_id = -1;
+  auto& t = req.topics.emplace_back();
+  t.topic = topic;
+  for (int32_t p = 0; p < kPartitions; ++p) t.partitions.push_back({p, -1, leader_epoch});
+  std::map<int32_t, std::pair<int32_t, int64_t>> out;
+  auto r = c.call<protocol::OffsetForLeaderEpochResponse>(req, 4);
+  if (!r) return out;
+  for (const auto& tr : r->topics)
+    for (const auto& p : tr.partitions) {
+      EXPECT_EQ(p.error_code, ErrorCode::kNone) << "partition " << p.partition;
+      out[p.partition] = {p.leader_epoch, p.end_offset};
+    }
+  return out;
+}
+
+// A store that led epoch 3, then epoch 5 (a new leader of the group): the end of epoch 3
+// (and of 4, which no leader had) is where epoch 5 starts, epoch 5 ends at the log end, a
+// later one is unknown. The root store's partitions keep their single epoch 0.
+TEST(MultiStoreTest, OffsetForLeaderEpochOfAnEndedEpochIsWhereTheNextStarts) {
+  TwoStoreBroker b;
+  create_topic(b, "epochs");
+  WireClient c(b.port());
+  set_second_role(b, storage::Role::kLeader, 3);
+  for (int n = 0; n < 2; ++n) {
+    if (n == 1) set_second_role(b, storage::Role::kLeader, 5);
+    std::vector<std::vector<std::byte>> batches;
+    for (int32_t p = 0; p < kPartitions; ++p) batches.push_back(batch_for(p, n));
+    ASSERT_EQ(produce_all(c, "epochs", batches, 1).size(), static_cast<size_t>(kPartitions));
+  }
+  // Partition p holds two batches of p + 1 records: the second starts at p + 1, the log ends at 2(p + 1).
+  using Ends = std::map<int32_t, std::pair<int32_t, int64_t>>;
+  EXPECT_EQ(epoch_ends(c, "epochs", 3), (Ends{{0, {-1, -1}}, {1, {3, 2}}, {2, {-1, -1}}, {3, {3, 4}}}));
+  EXPECT_EQ(epoch_ends(c, "epochs", 4), (Ends{{0, {-1, -1}}, {1, {3, 2}}, {2, {-1, -1}}, {3, {3, 4}}}));
+  EXPECT_EQ(epoch_ends(c, "epochs", 5), (Ends{{0, {-1, -1}}, {1, {5, 4}}, {2, {-1, -1}}, {3, {5, 8}}}));
+  EXPECT_EQ(epoch_ends(c, "epochs", 6), (Ends{{0, {-1, -1}}, {1, {-1, -1}}, {2, {-1, -1}}, {3, {-1, -1}}}));
+  EXPECT_EQ(epoch_ends(c, "epochs", 0), (Ends{{0, {0, 2}}, {1, {-1, 0}}, {2, {0, 6}}, {3, {-1, 0}}}));
 }
 
 }  // namespace
