@@ -111,6 +111,15 @@ class GroupClusterTest : public ::testing::Test {
     if (!d.IsObject() || !d.HasMember("leader") || !d.HasMember("epoch")) return std::nullopt;
     return std::pair{d["leader"].GetInt(), d["epoch"].GetInt()};
   }
+  // How many members the group's state names in sync now (0 without a state).
+  size_t sss_size() {
+    auto kv = get(std::string(kRoot) + "/groups/g1/state");
+    if (!kv) return 0;
+    rapidjson::Document d;
+    d.Parse(kv->first.c_str());
+    if (!d.IsObject() || !d.HasMember("sss") || !d["sss"].IsArray()) return 0;
+    return d["sss"].Size();
+  }
   // The broker epoch of broker `id`'s registration now (0 if not registered).
   int64_t broker_epoch(int id) {
     auto kv = get(std::string(kRoot) + "/brokers/" + std::to_string(id));

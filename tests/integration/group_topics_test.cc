@@ -87,12 +87,12 @@ class GroupTopicsTest : public testutil::GroupClusterTest {
     return static_cast<int>(md->topics[0].partitions.size());
   }
 
-  // Produces one batch of `records` (acks=1) to partition `p` through broker `id`: its base offset, or -1.
+  // Produces one batch of `records` (acks=all) to partition `p` through broker `id`: its base offset, or -1.
   int64_t produce(int id, const std::string& name, int32_t p, int32_t records, uint8_t fill) {
     WireClient c(broker(id).port());
     const std::vector<std::byte> batch = testutil::make_batch({.records = records, .fill = fill});
     protocol::ProduceRequest req;
-    req.acks = 1;
+    req.acks = -1;
     req.timeout_ms = 10000;
     auto& t = req.topic_data.emplace_back();
     t.name = name;
@@ -151,8 +151,10 @@ TEST_F(GroupTopicsTest, ReplicatedTopicsLiveInTheGroupStoresWithTheSamePartition
   for (int id = 1; id <= 3; ++id)
     EXPECT_TRUE(testutil::eventually([&] { return partitions_listed(id, "doomed") == -1; }, 30s)) << "broker " << id;
 
-  // Data through the leader, then the state names another member: it continues each partition at the
-  // offset the old leader reached.
+  // Data through the leader once every member is in sync (acks=all: answered once all three hold
+  // it), then the state names another member: it continues each partition at the offset the old
+  // leader reached.
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
   for (int32_t p = 0; p < 5; ++p) EXPECT_EQ(produce(leader, "rf3", p, 3, static_cast<uint8_t>(0x10 + p)), 0) << p;
   const int next = follower;
   ASSERT_NO_FATAL_FAILURE(name_leader(next, epoch + 1));
@@ -202,8 +204,9 @@ TEST_F(GroupTopicsTest, ReplicatedTopicsLiveInTheGroupStoresWithTheSamePartition
 }
 
 // Through librdkafka with the group's routing (Metadata names the group's leader): records produced
-// (acks=1) and consumed from offset 0, bootstrapped at a follower; after the state names another
-// leader, more records go to it and every record comes back once, at its offset.
+// (acks=all, once every member is in sync) and consumed from offset 0, bootstrapped at a follower;
+// after the state names another leader, more records go to it and every record comes back once, at
+// its offset.
 TEST_F(GroupTopicsTest, ClientsProduceAndConsumeAcrossALeaderChange) {
   std::optional<std::pair<int, int>> first;
   ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
@@ -211,9 +214,10 @@ TEST_F(GroupTopicsTest, ClientsProduceAndConsumeAcrossALeaderChange) {
   const int follower = leader == 1 ? 2 : 1;
   ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
   ASSERT_EQ(create(follower, "e2e", 3, 3).first, ErrorCode::kNone);
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
 
   auto produce_all = [&](int from, int to) {
-    testutil::TestProducer producer(broker(follower).bootstrap(), {{"acks", "1"}});
+    testutil::TestProducer producer(broker(follower).bootstrap(), {{"acks", "all"}});
     for (int i = from; i < to; ++i)
       EXPECT_EQ(producer.produce("e2e", i % 3, std::nullopt, "v" + std::to_string(i)), RdKafka::ERR_NO_ERROR);
     std::map<int32_t, std::vector<int64_t>> offsets;
