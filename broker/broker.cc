@@ -312,8 +312,8 @@ storage::Status Broker::open_group_stores() {
                       (*store)->log_end());
     extra_stores_.push_back({group, std::move(store).value(), o.dir});
     ExtraStore& e = extra_stores_.back();
-    const StoreSlot slot = stores_.add(e.name, *e.store, e.dir);
-    cluster_->add_group_store(group, slot, *e.store, o);
+    stores_.add(e.name, *e.store, e.dir);
+    cluster_->add_group_store(group, *e.store, o);
   }
   return {};
 }

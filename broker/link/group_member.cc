@@ -176,6 +176,7 @@ asio::awaitable<bool> GroupMember::become_fenced(const Target& t) {
   }
   role_ = GroupRole::kFenced;
   broker_log().warn("group {}: store fenced at epoch {}: {}", options_.group, epoch, t.why);
+  if (role_listener_) role_listener_();
   co_return true;
 }
 
@@ -191,6 +192,7 @@ asio::awaitable<bool> GroupMember::become_follower(const Target& t) {
     epoch_ = t.epoch;  // before the role: a reader of both never sees the new role with the old epoch
     role_ = GroupRole::kFollower;
     broker_log().info("group {}: follows broker {} at epoch {}", options_.group, t.leader, t.epoch);
+    if (role_listener_) role_listener_();
   }
   if (!t.leader_at) {
     // The leader is not registered (or publishes no endpoint): a client keeps trying where it was.
@@ -278,6 +280,7 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
   leading_epoch_ = t.epoch;
   broker_log().info("group {}: leads epoch {} (in-sync {}), confirmed {}", options_.group, t.epoch, ids(t.sss),
                     server_->confirmed());
+  if (role_listener_) role_listener_();
   co_return true;
 }
 

@@ -30,6 +30,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void start();
   void on_snapshot(const std::shared_ptr<const cluster::ClusterSnapshot>& snap);
   void on_membership(const cluster::MembershipEvent& event);
+  // `fn` runs on the control executor after each role this member takes (leading_epoch() set
+  // for a leader): the topic registry follows it (broker/link/cluster_link.cc). Before start().
+  void set_role_listener(std::function<void()> fn) { role_listener_ = std::move(fn); }
   // Stops the server and the client (waiting until the client has stopped) and the role loop;
   // the store is not used afterwards. The store keeps its role (a graceful stop of a leader
   // then closes a leading store; the next open fences it).
@@ -127,6 +131,7 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   std::shared_ptr<cluster::ReplicationClient> client_;
   std::optional<boost::asio::ip::tcp::endpoint> client_leader_;  // where client_ connects
   std::vector<int32_t> in_sync_;  // the server's in-sync set (kLeader)
+  std::function<void()> role_listener_;
   bool started_ = false;
   bool stopping_ = false;
   bool running_ = false;  // run() has not returned
