@@ -493,13 +493,30 @@ asio::awaitable<std::string> Metrics::scrape() {
     auto end = family("rokka_replication_group_log_end_bytes",
                       "Each replication group's store on this broker: its log end (a log position).",
                       MetricType::Gauge);
+    auto in_sync = family("rokka_replication_in_sync",
+                          "Each replication group this broker leads: the members of its in-sync set (SSS) the "
+                          "leader counts, itself included.",
+                          MetricType::Gauge);
+    auto lag = family("rokka_replication_follower_lag_bytes",
+                      "Each replication group this broker leads, per other member (follower): the leader's log end "
+                      "minus what the follower acknowledged having written (the whole log for one not heard from "
+                      "since this broker leads).",
+                      MetricType::Gauge);
     for (const auto& m : services->cluster->group_members()) {
       epoch.metric.push_back(gauge(static_cast<double>(m->epoch()),
                                    {label("group", m->group()), label("role", group_role_name(m->role()))}));
       end.metric.push_back(gauge(static_cast<double>(m->store().log_end()), {label("group", m->group())}));
+      if (const auto stats = m->leader_stats()) {
+        in_sync.metric.push_back(gauge(static_cast<double>(stats->in_sync), {label("group", m->group())}));
+        for (const auto& [follower, bytes] : stats->lag_bytes)
+          lag.metric.push_back(gauge(static_cast<double>(bytes),
+                                     {label("group", m->group()), label("follower", std::to_string(follower))}));
+      }
     }
     out.push_back(std::move(epoch));
     out.push_back(std::move(end));
+    out.push_back(std::move(in_sync));
+    out.push_back(std::move(lag));
   }
   if (services != nullptr) {
     const std::vector<TopicPtr> topics = services->topics.all();

@@ -375,14 +375,15 @@ inline constexpr Row kRows[] = {
            "PLAINTEXT,SSL,SASL_PLAINTEXT,SASL_SSL", "PLAINTEXT",
            "Cluster mode, when inter.broker.listener.name is empty: the security protocol of the listener the "
            "brokers reach each other on."),
-    // Replication (issue 24): these keys are read and checked at start-up; nothing replicates yet, and
-    // each doc names the stage of the plan that applies the key.
+    // Replication (issue 24): these keys are read and checked at start-up; a doc that says "Not applied
+    // yet" names the stage of the plan that applies its key.
     integer("min.insync.replicas", kDynamicCluster, &BrokerConfig::min_insync_replicas, 1, 32767, "1",
             "Topic default for min.insync.replicas: with acks=all, the fewest in-sync copies a produce needs "
             "(else NOT_ENOUGH_REPLICAS). Not applied yet (issue 24, stage S7): every topic has one copy."),
     integer("replica.lag.time.max.ms", kStatic, &BrokerConfig::replica_lag_time_max_ms, 1, kI64, "30000",
             "A replication group's follower that has not caught up with its leader for this long leaves the "
-            "in-sync set. Not applied yet (issue 24, stage S8)."),
+            "in-sync set (the leader writes the smaller set to etcd); it joins again once it has caught up "
+            "within half this time."),
     boolean("unclean.leader.election.enable", kDynamicCluster, &BrokerConfig::unclean_leader_election_enable,
             "false",
             "Whether a replication group may elect a leader outside its in-sync set when no member of it is "

@@ -259,7 +259,9 @@ Status ClusterLink::start_group_members() {
     o.confirm_written = g.flush_async;
     o.heartbeat = std::chrono::milliseconds(config_.replication_heartbeat_ms);
     o.idle_timeout = std::chrono::milliseconds(config_.replication_idle_timeout_ms);
-    auto member = GroupMember::create(io_.get_executor(), stream_io_.get_executor(), *g.store, membership_, std::move(o));
+    o.lag_max = std::chrono::milliseconds(config_.replica_lag_time_max_ms);
+    auto member = GroupMember::create(io_.get_executor(), stream_io_.get_executor(), *g.store, membership_, client_,
+                                      keys_, std::move(o));
     member->on_snapshot(view_->snapshot());
     member->start();
     members_.push_back(std::move(member));

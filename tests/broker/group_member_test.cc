@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/ip/address.hpp>
+#include <functional>
+#include <utility>
 
 #include "broker/link/group_member.h"
 #include "cluster/cluster_view.h"
@@ -40,6 +42,9 @@ class GroupMemberTest : public testutil::EtcdTest {
     std::unique_ptr<storage::Store> store;
     std::shared_ptr<cluster::Membership> membership;
     std::shared_ptr<GroupMember> member;
+    // io_ thread: while held, the view's snapshots are kept from the member (its view lags etcd).
+    bool held = false;
+    std::shared_ptr<const cluster::ClusterSnapshot> held_snapshot;
   };
 
   void SetUp() override {
@@ -61,7 +66,9 @@ class GroupMemberTest : public testutil::EtcdTest {
         cluster::MembershipOptions o;
         o.broker_id = n->id;
         o.replication = cluster::ReplicationEndpoint{"127.0.0.1", n->port};
-        o.lease_ttl = 2s;
+        o.lease_ttl = lease_ttl_;
+        o.fence_margin = fence_margin_;
+        o.keepalive_interval = keepalive_interval_;
         n->membership = cluster::Membership::create(client_, keys_, o);
         GroupMemberOptions m;
         m.cluster_id = "cluster-A";
@@ -73,13 +80,20 @@ class GroupMemberTest : public testutil::EtcdTest {
         m.max_append_bytes = so.max_append_bytes;
         m.heartbeat = 50ms;
         m.idle_timeout = 1000ms;
-        n->member = GroupMember::create(io_.executor(), stream_.executor(), *n->store, n->membership, m);
+        n->member =
+            GroupMember::create(io_.executor(), stream_.executor(), *n->store, n->membership, client_, keys_, m);
         n->membership->subscribe([member = n->member](const cluster::MembershipEvent& e) { member->on_membership(e); });
         n->member->start();
         n->membership->start();
       }
       view_->subscribe([this](const cluster::ClusterView::SnapshotPtr& snap) {
-        for (auto& n : nodes_) n->member->on_snapshot(snap);
+        for (auto& n : nodes_) {
+          if (n->held) {
+            n->held_snapshot = snap;
+          } else {
+            n->member->on_snapshot(snap);
+          }
+        }
       });
       view_->start();
     });
@@ -167,6 +181,21 @@ class GroupMemberTest : public testutil::EtcdTest {
     return r.ok() ? StatusCode::kOk : r.status().code();
   }
 
+  // The members' snapshots from now on wait until release_snapshots (then the latest is given).
+  void hold_snapshots(int id) {
+    io_.call([this, id] { node(id).held = true; });
+  }
+  void release_snapshots(int id) {
+    io_.call([this, id] {
+      Node& n = node(id);
+      n.held = false;
+      if (n.held_snapshot) n.member->on_snapshot(std::exchange(n.held_snapshot, nullptr));
+    });
+  }
+
+  std::chrono::seconds lease_ttl_ = 2s;
+  std::chrono::milliseconds fence_margin_{0};        // 0: the Membership's default
+  std::chrono::milliseconds keepalive_interval_{0};  // 0: the Membership's default
   testutil::IoThread stream_;
   cluster::Keys keys_{"/rokka"};
   std::shared_ptr<cluster::ClusterView> view_;
@@ -218,6 +247,139 @@ TEST_F(GroupMemberTest, RolesFollowTheGroupStateAndFollowersCopyTheLeader) {
   ASSERT_NO_FATAL_FAILURE(w1.create_partitions(1));
   for (int i = 0; i < 50; ++i) ASSERT_NO_FATAL_FAILURE(w1.step());
   ASSERT_NO_FATAL_FAILURE(expect_identical(1, w1.partitions()));
+}
+
+// A fenced leader whose lease lives on (its keepalives answered again, the same broker epoch)
+// leads its epoch again only once etcd's state, read linearizably, still names it: a view that is
+// behind (its snapshots held back by the test) does not make it lead an epoch etcd has moved past.
+// A long lease, a wide fence margin and frequent keepalives: the lease outlives the fence by
+// seconds, so the keepalives resume before etcd could expire it.
+class GroupMemberResumeTest : public GroupMemberTest {
+ protected:
+  GroupMemberResumeTest() {
+    lease_ttl_ = 8s;
+    fence_margin_ = 5000ms;
+    keepalive_interval_ = 200ms;
+  }
+
+  // Broker `id`'s keepalives pause until its store is fenced, `meanwhile` runs, then they resume:
+  // the same lease.
+  void fence_and_unfence(int id, const std::function<void()>& meanwhile) {
+    Node& n = node(id);
+    const int64_t epoch = n.membership->epoch();
+    io_.call([&n] { n.membership->pause_keepalives_for_test(true); });
+    ASSERT_TRUE(wait_until([&] { return n.member->role() == GroupRole::kFenced; }, 30s));
+    EXPECT_EQ(n.member->leading_epoch(), -1);
+    meanwhile();
+    io_.call([&n] { n.membership->pause_keepalives_for_test(false); });
+    ASSERT_TRUE(wait_until([&] { return !n.membership->fenced(); }, 30s));
+    ASSERT_EQ(n.membership->epoch(), epoch) << "the lease ended: the test's timing did not hold";
+  }
+};
+
+TEST_F(GroupMemberResumeTest, AFencedLeaderResumesItsEpochOnlyIfEtcdStillNamesIt) {
+  ASSERT_NO_FATAL_FAILURE(name_leader(2, 5));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(2, 5));
+
+  // Fenced, then its keepalives answered again: the state in etcd still names it, it leads 5 again
+  // and takes writes; nobody else leads.
+  ASSERT_NO_FATAL_FAILURE(fence_and_unfence(2, [] {}));
+  ASSERT_TRUE(wait_until([&] { return node(2).member->leading_epoch() == 5; }, 30s));
+  EXPECT_EQ(node(2).member->role(), GroupRole::kLeader);
+  for (int id : {1, 3}) {
+    EXPECT_EQ(node(id).member->role(), GroupRole::kFollower) << id;
+    EXPECT_EQ(node(id).member->epoch(), 5) << id;
+  }
+  storage::test::Workload w2(*node(2).store, 3);
+  ASSERT_NO_FATAL_FAILURE(w2.create_partitions(2));
+  for (int i = 0; i < 30; ++i) ASSERT_NO_FATAL_FAILURE(w2.step());
+  ASSERT_NO_FATAL_FAILURE(expect_identical(2, w2.partitions()));
+
+  // Fenced again; meanwhile etcd names broker 1 at epoch 6, which broker 2's view does not show.
+  // Its keepalives answered again, its view still says "leader 2 at 5": the re-read says otherwise,
+  // and it does not lead.
+  hold_snapshots(2);
+  ASSERT_NO_FATAL_FAILURE(fence_and_unfence(2, [&] { name_leader(1, 6); }));
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(node(2).member->role(), GroupRole::kFenced);
+  EXPECT_EQ(node(2).member->leading_epoch(), -1);
+  EXPECT_EQ(append_code(2), StatusCode::kNotLeader);
+  // With the view's state it follows broker 1 at epoch 6, to the same bytes.
+  release_snapshots(2);
+  ASSERT_NO_FATAL_FAILURE(expect_roles(1, 6));
+  storage::test::Workload w(*node(1).store, 5);
+  ASSERT_NO_FATAL_FAILURE(w.create_partitions(2));
+  for (int i = 0; i < 30; ++i) ASSERT_NO_FATAL_FAILURE(w.step());
+  ASSERT_NO_FATAL_FAILURE(expect_identical(1, w.partitions()));
+}
+
+// The leader's SSS decision (next_sss_change), from the times and ends a ReplicationServer reports.
+TEST(NextSssChangeTest, ShrinksALaggingMemberAndExpandsOneFreshlyCaughtUp) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  auto follower = [](int32_t id, Clock::time_point caught, int64_t written, int64_t durable) {
+    cluster::FollowerProgress p;
+    p.follower_id = id;
+    p.connected = true;
+    p.caught_up_at = caught;
+    p.written_end = written;
+    p.durable_end = durable;
+    return p;
+  };
+  SssInputs in;
+  in.lag_max = 2000ms;
+  in.leading_since = t0;
+  in.leader = 1;
+  in.members = {1, 2, 3};
+  in.sss = {1, 2, 3};
+  in.confirmed = 1000;
+  in.followers = {follower(2, t0 + 500ms, 1000, 1000), follower(3, t0 + 900ms, 1000, 1000)};
+
+  // Both caught up within the limit: nothing to do.
+  in.now = t0 + 2400ms;
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  // 2 last caught up 2.5 s ago: out, whatever its acked ends.
+  in.now = t0 + 3000ms;
+  EXPECT_EQ(next_sss_change(in), (SssChange{SssChange::Kind::kShrink, 2}));
+  // A member never heard from counts from the leader's start: in until lag_max after it, then out.
+  in.followers = {follower(2, t0 + 2500ms, 1000, 1000)};
+  in.now = t0 + 2000ms;
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  in.now = t0 + 2001ms;
+  EXPECT_EQ(next_sss_change(in), (SssChange{SssChange::Kind::kShrink, 3}));
+  // The leader never leaves, however old its own entry.
+  in.sss = {1};
+  in.followers = {follower(1, Clock::time_point{}, 0, 0)};
+  in.now = t0 + 60s;
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+
+  // Expand: 3, outside the SSS, acked C on a fresh catch-up: in.
+  in.sss = {1, 2};
+  in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, t0 + 10s, 1000, 1000)};
+  in.now = t0 + 10s + 1000ms;
+  EXPECT_EQ(next_sss_change(in), (SssChange{SssChange::Kind::kExpand, 3}));
+  // A catch-up older than lag_max / 2 is not fresh: no expand (no flapping at the limit).
+  in.now = t0 + 10s + 1001ms;
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  // Never caught up, or its durable end short of C (C counting durable ends): no expand.
+  in.now = t0 + 10s + 100ms;
+  in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, Clock::time_point{}, 1000, 1000)};
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, t0 + 10s, 1000, 999)};
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  // C counting written ends: its written end is what counts.
+  in.confirm_written = true;
+  EXPECT_EQ(next_sss_change(in), (SssChange{SssChange::Kind::kExpand, 3}));
+  in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, t0 + 10s, 999, 999)};
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
+  // A member not in the spec never joins; a shrink comes before an expand.
+  in.followers = {follower(2, t0, 1000, 1000), follower(3, t0 + 10s, 1000, 1000), follower(4, t0 + 10s, 1000, 1000)};
+  in.members = {1, 2, 3};
+  EXPECT_EQ(next_sss_change(in), (SssChange{SssChange::Kind::kShrink, 2}));
+  in.sss = {1, 2, 3};
+  in.followers = {follower(2, t0 + 10s, 1000, 1000), follower(3, t0 + 10s, 1000, 1000),
+                  follower(4, t0 + 10s, 1000, 1000)};
+  EXPECT_EQ(next_sss_change(in), std::nullopt);
 }
 
 }  // namespace
