@@ -10,8 +10,16 @@
 // small for a million partitions (etcd caps a value at 1.5 MiB) and never needs rewriting
 // when partitions are added.
 //
-// Written by any broker (or an operator with etcdctl): decoding bounds every count and id,
-// and a placement that does not cover the topic's partitions is kMalformed.
+// A replicated topic (replication factor > 1) is placed on replication groups instead: its
+// partitions live in a group's store, led by whichever member the group's state names
+// (docs/cluster.md), so the placement names groups, in the same range form:
+//
+//   {"group_ranges":[{"first":0,"start":0,"groups":["g1"]}]}
+//
+// A placement has either form, never both.
+//
+// Written by any broker (or an operator with etcdctl): decoding bounds every count, id and
+// group name, and a placement that does not cover the topic's partitions is kMalformed.
 #pragma once
 
 #include <cstdint>
@@ -30,18 +38,34 @@ struct PlacementRange {
   bool operator==(const PlacementRange&) const = default;
 };
 
+// The group form: partition p is in groups[(start + p - first) % groups.size()].
+struct PlacementGroupRange {
+  int32_t first = 0;
+  int32_t start = 0;
+  std::vector<std::string> groups;  // non-empty, each a replication group's name
+  bool operator==(const PlacementGroupRange&) const = default;
+};
+
 struct Placement {
   std::vector<PlacementRange> ranges;  // `first` strictly increasing from 0
+  // Replicated topics only, then instead of `ranges` (one of the two is empty).
+  std::vector<PlacementGroupRange> group_ranges;
   bool operator==(const Placement&) const = default;
+
+  bool replicated() const { return !group_ranges.empty(); }
+  // Each partition's replication group (the group form), for `partitions` partitions.
+  std::vector<std::string> groups(int32_t partitions) const;
 
   // Round-robin over `brokers` (sorted, non-empty) from brokers[start % size] for
   // partitions [first, ...): appended as one range.
   void add_round_robin(int32_t first, std::vector<int32_t> brokers, int32_t start);
-  // Each partition's leader, for `partitions` partitions (the ranges must cover them).
+  // Each partition's leader, for `partitions` partitions (the ranges must cover them; -1
+  // for each partition of the group form, whose leaders the groups' states name).
   std::vector<int32_t> leaders(int32_t partitions) const;
 };
 
 inline constexpr size_t kMaxPlacementBrokers = 65536;  // per range
+inline constexpr size_t kMaxPlacementGroups = 1024;    // per group range
 
 std::string encode_placement(const Placement& p);
 // `partitions` is the topic's count: the ranges must start at 0 and lie below it.

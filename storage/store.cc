@@ -147,6 +147,10 @@ void StoreImpl::set_log_listener(std::function<void(int64_t)> listener) {
   writer_->set_log_listener(std::move(listener));
 }
 
+void StoreImpl::set_replicated_meta_listener(std::function<void()> listener) {
+  writer_->set_replicated_meta_listener(std::move(listener));
+}
+
 StoreStats StoreImpl::stats() const {
   return {.group_commit_records = &writer_->group_commit_records(),
           .group_commit_bytes = &writer_->group_commit_bytes(),

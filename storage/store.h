@@ -207,6 +207,13 @@ class Store {
   // time; an empty function removes it. Like every writer-thread callback it must only
   // hand the news over (ReplicationServer::notify_appended posts it).
   virtual void set_log_listener(std::function<void(int64_t readable_end)> /*listener*/) {}
+  // Follower role: called on the writer thread once the replicated meta writes of an
+  // operation are in the journal and the partition table -- RKM1 entries applied by
+  // append_replicated(), a truncate_to() that undid some, a reset_to(): the MetaStore and the
+  // partitions now show what the leader wrote (the broker's TopicRegistry re-reads its `t/`
+  // records). Any thread, at any time; an empty function removes it. It must only hand the
+  // news over.
+  virtual void set_replicated_meta_listener(std::function<void()> /*listener*/) {}
 
   // ---- replication (SCALE-OUT.md §3.5-3.6; FORMAT.md "Replicated stores") ----
   // A group leader's CommitLog bytes are copied verbatim to its followers, which write

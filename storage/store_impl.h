@@ -48,6 +48,7 @@ class StoreImpl final : public Store, public MetaStore {
   MetaStore& meta() override { return *this; }
   void set_append_listener(std::function<void(std::span<const PartitionId>)> listener) override;
   void set_log_listener(std::function<void(int64_t)> listener) override;
+  void set_replicated_meta_listener(std::function<void()> listener) override;
   StoreStats stats() const override;
   Status close() override;
 

@@ -145,6 +145,11 @@ void StoreWriter::set_log_listener(LogListener listener) {
   log_listener_ = std::move(listener);
 }
 
+void StoreWriter::set_replicated_meta_listener(std::function<void()> listener) {
+  std::lock_guard lock(listener_mu_);
+  meta_listener_ = std::move(listener);
+}
+
 void StoreWriter::notify_log_listener() {
   if (!has_log_listener_.load(std::memory_order_acquire)) return;  // nobody listens: no lock, no copy
   const int64_t end = log_.readable_end().value;
@@ -235,6 +240,15 @@ void StoreWriter::process(std::vector<WriterOp>& ops) {
   const std::vector<PartitionId>& wake = replicated_role ? hw_moved_ : grown_;
   if (durable.ok() && listener && !wake.empty()) listener(wake);  // before the acks
   notify_log_listener();
+  if (meta_replicated_) {
+    meta_replicated_ = false;
+    std::function<void()> meta_listener;
+    {
+      std::lock_guard lock(listener_mu_);
+      meta_listener = meta_listener_;
+    }
+    if (meta_listener) meta_listener();
+  }
   grown_.clear();
   hw_moved_.clear();
   for (auto& c : completions_) c(durable);
@@ -788,6 +802,7 @@ Status StoreWriter::apply_replicated_meta(std::span<const std::byte> payload) {
   auto entry = replication::decode_meta_entry(payload);
   if (!entry) return Status::corruption("RKM1 body does not decode");
   const bool store_keys = apply_store_records(entry->batch, /*undo=*/false);
+  meta_replicated_ = true;
   return write_meta(entry->batch, store_keys);  // not the leader: the journal only
 }
 
@@ -891,6 +906,7 @@ Status StoreWriter::truncate_log(int64_t position, StatusCallback& done) {
   Status s = log_.truncate(cut);
   if (s.ok() && !undo.empty()) {
     apply_store_records(undo, /*undo=*/true);
+    meta_replicated_ = true;
     if (!undo.empty()) s = write_meta(undo, true);
   }
   if (s.ok() && position < state_at_) {  // entries from the cut on apply their state again
@@ -1066,6 +1082,7 @@ Status StoreWriter::reset_store(const Store::BootstrapSnapshot& snap) {
   }
   log_warn("store re-bootstrapped: its log starts at {} (the leader's end was {}), {} meta keys, {} partitions",
            snap.begin, snap.end, snap.meta.size(), snap.partitions.size());
+  meta_replicated_ = true;
   return {};
 }
 

@@ -172,6 +172,9 @@ class StoreWriter {
   // Called on the writer thread with the log's readable end whenever it moved
   // (Store::set_log_listener). Empty: none.
   void set_log_listener(LogListener listener);
+  // Called on the writer thread after replicated meta writes were applied
+  // (Store::set_replicated_meta_listener). Empty: none.
+  void set_replicated_meta_listener(std::function<void()> listener);
   // Applies what is queued, then flushes, checkpoints and removes the abort marker,
   // and stops both threads. A later call returns the first one's result.
   Status close();
@@ -296,6 +299,7 @@ class StoreWriter {
   int64_t group_records_ = 0, group_bytes_ = 0;  // appended by append_one in the current group
   bool meta_written_ = false, meta_must_sync_ = false;
   int64_t unflushed_messages_ = 0;
+  bool meta_replicated_ = false;  // replicated meta applied since the meta listener last ran
   int64_t notified_end_ = -1;  // the readable end the log listener was last called with
   LogPosition checkpoint_pos_;
   bool changed_since_checkpoint_ = false;
@@ -317,6 +321,7 @@ class StoreWriter {
   Listener listener_;  // GUARDED_BY(listener_mu_)
   LogListener log_listener_;  // GUARDED_BY(listener_mu_)
   std::atomic<bool> has_log_listener_{false};  // the writer's check, without the lock
+  std::function<void()> meta_listener_;  // GUARDED_BY(listener_mu_)
   std::mutex close_mu_;
   bool closed_ = false;  // GUARDED_BY(close_mu_)
   std::thread thread_;   // last: starts once every member above exists

@@ -214,9 +214,10 @@ inline constexpr Row kRows[] = {
             "than 100000 partitions, so its clients could not use one); spread more partitions over more "
             "topics, or raise it for clients without that limit (at most 1000000)."),
     integer("default.replication.factor", kStatic, &BrokerConfig::default_replication_factor, 1, 32767, "1",
-            "Replication factor of a topic created with -1 (CreateTopics without one). Every topic has one "
-            "copy today: CreateTopics with a factor other than 1 answers INVALID_REPLICATION_FACTOR (issue 24, "
-            "stage S6, will accept a replication group's size). Automatically created topics have one copy."),
+            "Replication factor of a topic created with -1 (CreateTopics without one). A single broker meets "
+            "1 only; a cluster meets 1 (the brokers' root stores) or the member count of a replication group "
+            "(rokka.replication.groups: the topic lives in that group's store). Any other factor answers "
+            "INVALID_REPLICATION_FACTOR. Automatically created topics have one copy."),
     boolean("auto.create.topics.enable", kStatic, &BrokerConfig::auto_create_topics_enable, "true",
             "Create a topic when a client asks for metadata or produces to one that does not exist."),
     boolean("delete.topic.enable", kStatic, &BrokerConfig::delete_topic_enable, "true",

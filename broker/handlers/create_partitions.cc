@@ -1,10 +1,13 @@
 #include "protocol/messages/create_partitions.h"
 
+#include <algorithm>
+
 #include "broker/net/async.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
+#include "broker/link/cluster_link.h"
 #include "broker/handlers/mutation_quota.h"
 
 namespace rokka::broker {
@@ -14,7 +17,9 @@ using protocol::CreatePartitionsResponse;
 using protocol::ErrorCode;
 
 // Grows topics to `count` partitions; assignments, when given, must place each new
-// partition on this broker alone.
+// partition on this broker alone (single broker), on one live broker (cluster mode,
+// replication factor 1), or on exactly the members of the replication group holding the
+// topic (cluster mode, replication factor > 1: the new partitions go to that group).
 boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx, CreatePartitionsRequest& req) {
   Services& svc = *ctx.services;
 
@@ -32,7 +37,25 @@ boost::asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& c
     const TopicPtr topic = svc.topics.find(t.name);
     const auto have = topic ? static_cast<int32_t>(topic->partitions.size()) : 0;
     std::vector<int32_t> assignment;  // each new partition's broker, when given
-    if (t.assignments) {
+    const bool in_group = topic && !topic->partitions.empty() && topic->partitions[0].slot != kRootSlot;
+    if (t.assignments && in_group && svc.cluster) {
+      const std::string& group = svc.stores.entries()[topic->partitions[0].slot].name;
+      const auto groups = svc.cluster->replication_groups();
+      auto members = groups.count(group) ? groups.at(group) : std::vector<int32_t>{};
+      std::sort(members.begin(), members.end());
+      bool bad = static_cast<int32_t>(t.assignments->size()) != t.count - have;
+      for (const auto& a : *t.assignments) {
+        std::vector<int32_t> ids(a.broker_ids.begin(), a.broker_ids.end());
+        std::sort(ids.begin(), ids.end());
+        bad = bad || ids != members;
+      }
+      if (bad) {
+        out.error_code = ErrorCode::kInvalidReplicaAssignment;
+        out.error_message = "each new partition must be assigned the members of replication group " + group +
+                            ", which holds the topic";
+        continue;
+      }
+    } else if (t.assignments) {
       bool bad = static_cast<int32_t>(t.assignments->size()) != t.count - have;
       for (const auto& a : *t.assignments) {
         bad = bad || a.broker_ids.size() != 1 || !broker_live(svc, a.broker_ids[0]);

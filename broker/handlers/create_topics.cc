@@ -1,5 +1,6 @@
 #include "protocol/messages/create_topics.h"
 
+#include <algorithm>
 #include <set>
 
 #include "broker/net/async.h"
@@ -8,6 +9,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/mutation_quota.h"
 #include "broker/handlers/routing.h"
+#include "broker/link/cluster_link.h"
 
 namespace rokka::broker {
 
@@ -21,8 +23,11 @@ using protocol::ErrorCode;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 // Creates topics: -1 partitions or replication factor means the broker default
-// (v4+); a replication factor other than 1 cannot be met (one copy per partition), nor an
-// assignment naming a broker that is not live (on a single broker: any other broker).
+// (v4+). A single broker meets replication factor 1 only, and assignments to itself. In
+// cluster mode a topic of replication factor 1 goes to the root stores (an assignment names
+// one live broker per partition); one of a replication group's size lives in that group's
+// store (an assignment names exactly the group's members for every partition); any other
+// factor cannot be met.
 boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, CreateTopicsRequest& req) {
   Services& svc = *ctx.services;
   const int16_t v = ctx.version();
@@ -35,6 +40,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
     int32_t partitions;
     std::map<std::string, std::string> configs;
     std::vector<int32_t> assignment;
+    std::string group;
   };
   std::vector<Pending> pending;
   std::map<std::string_view, int> seen;
@@ -58,14 +64,38 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
       continue;
     }
     int32_t partitions = t.num_partitions;
+    int32_t replicas = 1;
     std::vector<int32_t> assignment;  // each partition's broker, when given
+    std::string group;                // replication factor > 1: the group holding the partitions
     if (!t.assignments.empty()) {
       if (t.num_partitions != -1 || t.replication_factor != -1) {
         fail(ErrorCode::kInvalidRequest, "give either assignments or partition count and replication factor");
         continue;
       }
+      if (svc.cluster && t.assignments[0].broker_ids.size() > 1) {  // replicas: the same group's members for all
+        std::vector<int32_t> first(t.assignments[0].broker_ids.begin(), t.assignments[0].broker_ids.end());
+        std::sort(first.begin(), first.end());
+        bool same = std::adjacent_find(first.begin(), first.end()) == first.end();
+        for (size_t i = 0; i < t.assignments.size() && same; ++i) {
+          std::vector<int32_t> ids(t.assignments[i].broker_ids.begin(), t.assignments[i].broker_ids.end());
+          std::sort(ids.begin(), ids.end());
+          same = t.assignments[i].partition_index == static_cast<int32_t>(i) && ids == first;
+        }
+        auto [err, named] = same ? svc.cluster->group_with(first)
+                                 : std::pair{TopicError{ErrorCode::kInvalidReplicaAssignment,
+                                                        "assignments must list partitions 0..n-1, each with the "
+                                                        "same replicas: the members of one replication group"},
+                                             std::string()};
+        if (!err.ok()) {
+          fail(err.code, err.message);
+          continue;
+        }
+        group = std::move(named);
+        replicas = static_cast<int32_t>(first.size());
+        partitions = static_cast<int32_t>(t.assignments.size());
+      }
       bool bad = false;
-      for (size_t i = 0; i < t.assignments.size() && !bad; ++i) {
+      for (size_t i = 0; i < t.assignments.size() && !bad && group.empty(); ++i) {
         const auto& a = t.assignments[i];
         bad = a.partition_index != static_cast<int32_t>(i) || a.broker_ids.size() != 1 ||
               !broker_live(svc, a.broker_ids[0]);
@@ -90,12 +120,19 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
         fail(ErrorCode::kInvalidReplicationFactor, "replication factor must be larger than 0");
         continue;
       }
-      if (rf > 1) {
+      if (rf > 1 && !svc.cluster) {
         fail(ErrorCode::kInvalidReplicationFactor,
-             svc.cluster ? "replication factor: " + std::to_string(rf) +
-                               ": every partition has one copy (replication is not available yet)"
-                         : "replication factor: " + std::to_string(rf) + " larger than available brokers: 1");
+             "replication factor: " + std::to_string(rf) + " larger than available brokers: 1");
         continue;
+      }
+      if (rf > 1) {
+        auto [err, named] = svc.cluster->group_for(rf, t.name);
+        if (!err.ok()) {
+          fail(err.code, err.message);
+          continue;
+        }
+        group = std::move(named);
+        replicas = rf;
       }
     }
     std::map<std::string, std::string> configs;
@@ -116,8 +153,9 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
       continue;
     }
     out.num_partitions = partitions;
-    out.replication_factor = 1;
-    pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs), std::move(assignment)});
+    out.replication_factor = static_cast<int16_t>(replicas);
+    pending.push_back({resp.topics.size() - 1, out.name, partitions, std::move(configs), std::move(assignment),
+                       std::move(group)});
   }
 
   using Created = std::pair<TopicError, TopicPtr>;
@@ -125,7 +163,7 @@ boost::asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx, 
     const Pending& p = pending[i];
     svc.topics.create(
         p.name, p.partitions, p.configs, req.validate_only,
-        [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); }, p.assignment);
+        [done](TopicError e, TopicPtr t) { done({std::move(e), std::move(t)}); }, p.assignment, p.group);
   });
   for (size_t i = 0; i < pending.size(); ++i) {
     auto& out = resp.topics[pending[i].index];

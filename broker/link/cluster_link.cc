@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 #include <future>
+#include <set>
 
 #include "broker/link/group_controller.h"
 #include "broker/link/group_member.h"
@@ -262,6 +263,9 @@ Status ClusterLink::start_group_members() {
     o.lag_max = std::chrono::milliseconds(config_.replica_lag_time_max_ms);
     auto member = GroupMember::create(io_.get_executor(), stream_io_.get_executor(), *g.store, membership_, client_,
                                       keys_, std::move(o));
+    // The registry follows the member's role and, on a follower, the topics replication brings.
+    member->set_role_listener([this] { resync(); });
+    g.store->set_replicated_meta_listener([this] { asio::post(io_, [this] { resync(); }); });
     member->on_snapshot(view_->snapshot());
     member->start();
     members_.push_back(std::move(member));
@@ -318,6 +322,7 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
   election_->subscribe([gc = group_controller_](const cluster::ControllerEvent& e) { gc->on_controller(e); });
 
   // The registry follows the view from here on; a founding broker's own topics go to etcd first.
+  stores_ = &topics.stores();
   std::promise<void> first_sync;
   Status members_started;
   asio::post(io_, [this, &topics, &first_sync, &members_started] {
@@ -351,6 +356,7 @@ Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry&
 void ClusterLink::stop() {
   if (stopped_ || !thread_.joinable()) return;
   stopped_ = true;
+  for (const GroupStore& g : group_stores_) g.store->set_replicated_meta_listener({});
   auto shutdown = [this]() -> asio::awaitable<void> {
     group_controller_->stop();
     for (auto& m : members_) co_await m->stop();  // the group stores are not used after this
@@ -423,14 +429,45 @@ std::vector<int32_t> ClusterLink::live_brokers() const {
 
 // Brings the registry to the latest snapshot, one change at a time (each is durable locally
 // before the next starts); a snapshot that arrives meanwhile is applied after.
+//
+// A replicated topic's partitions are in its group's store: the member leading the group
+// creates, grows, reconfigures and deletes them there as for a topic of one copy (its writes
+// reach the other members' stores through replication); a follower (or fenced member) never
+// writes its store: it publishes the topics of etcd its store holds (the leader's `t/`
+// records, replicated), with the partitions the leader allocated, and drops from its registry
+// those its store or etcd no longer has. A new leader reconciles both ways: it creates what
+// etcd has and its store lacks, and deletes what its store has and etcd no longer has.
 void ClusterLink::sync_topics() {
   if (topics_ == nullptr || syncing_ || !latest_) return;
-  if (latest_->revision <= synced_revision_) return;
+  if (latest_->revision <= synced_revision_ && !resync_) return;
   syncing_ = true;
+  resync_ = false;
   const auto snap = latest_;
   using Step = std::function<void(std::function<void(TopicError)>)>;
   auto steps = std::make_shared<std::vector<std::pair<std::string, Step>>>();
   TopicRegistry& reg = *topics_;
+  auto step_now = [](std::function<void()> fn) {  // a change made at once, in order with the others
+    return [fn = std::move(fn)](std::function<void(TopicError)> done) {
+      fn();
+      done({});
+    };
+  };
+
+  // Each group store of this broker: whether it leads, and the topics it holds.
+  struct GroupSide {
+    bool leading = false;
+    std::map<std::string, Topic> stored;
+  };
+  std::map<StoreSlot, GroupSide> sides;
+  for (size_t slot = 1; slot < reg.stores().size(); ++slot) {
+    const GroupMember* m = member_of(static_cast<StoreSlot>(slot));
+    if (m == nullptr) continue;
+    GroupSide& side = sides[static_cast<StoreSlot>(slot)];
+    side.leading = m->leading_epoch() >= 0;
+    side.stored = reg.stored_topics(static_cast<StoreSlot>(slot));
+  }
+  auto in_group_store = [](const Topic& t) { return !t.partitions.empty() && t.partitions[0].slot != kRootSlot; };
+
   for (const auto& [name, info] : snap->topics) {
     const auto id = parse_uuid_hex(info.record.id);
     auto placement = cluster::decode_placement(info.record.placement, info.record.partitions);
@@ -439,12 +476,74 @@ void ClusterLink::sync_topics() {
                         !id ? std::string("bad id") : placement.status().to_string());
       continue;
     }
-    std::vector<int32_t> leaders = placement->leaders(info.record.partitions);
     const int32_t partitions = info.record.partitions;
     const auto& configs = info.record.configs;
     TopicPtr local = reg.find(name);
+
+    if (placement->replicated()) {
+      const std::vector<std::string> groups = placement->groups(partitions);
+      if (std::any_of(groups.begin(), groups.end(), [&](const std::string& g) { return g != groups[0]; })) {
+        broker_log().warn("cluster: topic record not applied: topic={} error=its partitions are in several "
+                          "replication groups, which this broker does not serve yet", name);
+        continue;
+      }
+      const std::optional<StoreSlot> slot = slot_of(groups[0]);
+      if (!slot || !sides.count(*slot)) continue;  // not a member of its group: nothing of it is here
+      GroupSide& side = sides[*slot];
+      const cluster::GroupInfo* group = snap->group(groups[0]);
+      const int32_t leader = group != nullptr && group->state ? group->state->leader : -1;
+      auto stored = side.stored.find(name);
+      const bool stored_same = stored != side.stored.end() && stored->second.id == *id;
+      if (!side.leading) {
+        if (stored_same) {
+          Topic t = stored->second;
+          t.leaders.assign(t.partitions.size(), leader);
+          if (!local || local->id != t.id || local->partitions != t.partitions || local->configs != t.configs ||
+              local->leaders != t.leaders)
+            steps->emplace_back("publish " + name, step_now([&reg, t] { reg.adopt(t); }));
+        } else if (local) {
+          steps->emplace_back("unpublish " + name, step_now([&reg, n = name] { reg.forget(n); }));
+        }
+        continue;
+      }
+      const std::vector<int32_t> leaders(static_cast<size_t>(partitions), leader);
+      if (local && local->id != *id) {
+        steps->emplace_back("replace " + name, [&reg, n = name](auto done) { reg.apply_remove(n, done); });
+        local = nullptr;
+      }
+      if (!local && stored != side.stored.end() && !stored_same) {
+        steps->emplace_back("drop stored " + name, [&reg, t = stored->second](auto done) { reg.drop_stored(t, done); });
+      } else if (!local && stored_same) {  // it led before, or followed: the store has it already
+        Topic t = stored->second;
+        t.leaders.assign(t.partitions.size(), leader);
+        steps->emplace_back("publish " + name, step_now([&reg, t] { reg.adopt(t); }));
+        local = std::make_shared<const Topic>(std::move(t));
+      }
+      if (!local) {
+        steps->emplace_back("create " + name, [&reg, n = name, id = *id, partitions, configs, leaders,
+                                               slot = *slot](auto done) {
+          reg.apply_create(n, id, partitions, configs, leaders, done, slot);
+        });
+        continue;
+      }
+      if (static_cast<int32_t>(local->partitions.size()) < partitions)
+        steps->emplace_back("grow " + name, [&reg, n = name, partitions, leaders, slot = *slot](auto done) {
+          reg.apply_grow(n, partitions, leaders, done, slot);
+        });
+      if (local->configs != configs || local->leaders != leaders)
+        steps->emplace_back("update " + name, [&reg, n = name, configs, leaders](auto done) {
+          reg.apply_update(n, configs, leaders, done);
+        });
+      continue;
+    }
+
+    std::vector<int32_t> leaders = placement->leaders(partitions);
     if (local && local->id != *id) {
-      steps->emplace_back("replace " + name, [&reg, n = name](auto done) { reg.apply_remove(n, done); });
+      if (in_group_store(*local) && !sides[local->partitions[0].slot].leading) {
+        steps->emplace_back("unpublish " + name, step_now([&reg, n = name] { reg.forget(n); }));
+      } else {
+        steps->emplace_back("replace " + name, [&reg, n = name](auto done) { reg.apply_remove(n, done); });
+      }
       local = nullptr;
     }
     if (!local) {
@@ -462,9 +561,25 @@ void ClusterLink::sync_topics() {
         reg.apply_update(n, configs, leaders, done);
       });
   }
-  for (const TopicPtr& t : reg.all())
-    if (!t->internal && snap->topic(t->name) == nullptr)
-      steps->emplace_back("delete " + t->name, [&reg, n = t->name](auto done) { reg.apply_remove(n, done); });
+  for (const TopicPtr& t : reg.all()) {
+    if (t->internal || snap->topic(t->name) != nullptr) continue;
+    if (in_group_store(*t) && !sides[t->partitions[0].slot].leading) {  // its leader deletes the data
+      steps->emplace_back("unpublish " + t->name, [&reg, n = t->name](auto done) { reg.forget(n, true, done); });
+      continue;
+    }
+    steps->emplace_back("delete " + t->name, [&reg, n = t->name](auto done) { reg.apply_remove(n, done); });
+  }
+  // A leader's store may hold topics etcd no longer has that its registry never published (it
+  // was deleted while another member led, and that deletion did not reach this store).
+  for (const auto& [slot, side] : sides) {
+    if (!side.leading) continue;
+    for (const auto& [name, t] : side.stored) {
+      const cluster::TopicInfo* info = snap->topic(name);
+      const TopicPtr local = reg.find(name);
+      if (info != nullptr || (local && local->id == t.id)) continue;  // etcd's (handled above), or deleted above
+      steps->emplace_back("drop stored " + name, [&reg, t = t](auto done) { reg.drop_stored(t, done); });
+    }
+  }
 
   auto next = std::make_shared<std::function<void(size_t)>>();
   *next = [this, steps, snap, next](size_t i) {
@@ -483,18 +598,97 @@ void ClusterLink::sync_topics() {
   (*next)(0);
 }
 
-void ClusterLink::synced(int64_t revision) {
-  synced_revision_ = std::max(synced_revision_, revision);
-  complete_up_to(sync_waiters_, synced_revision_);
+void ClusterLink::resync() {
+  resync_ = true;
+  sync_topics();
 }
 
-void ClusterLink::when_synced(int64_t revision, std::function<void(TopicError)> done) {
-  if (revision <= synced_revision_) return done({});
+void ClusterLink::synced(int64_t revision) {
+  synced_revision_ = std::max(synced_revision_, revision);
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = sync_waiters_.begin(); it != sync_waiters_.end() && it->first <= synced_revision_;) {
+    if (it->second.expires > now && it->second.ready && !it->second.ready()) {
+      ++it;
+      continue;
+    }
+    auto done = std::move(it->second.done);
+    it = sync_waiters_.erase(it);
+    done({});  // past its deadline, it has answered already: this does nothing
+  }
+}
+
+void ClusterLink::when_synced(int64_t revision, std::function<void(TopicError)> done, std::function<bool()> ready) {
+  if (revision <= synced_revision_ && (!ready || ready())) return done({});
   // Whichever comes first: the registry catches up, or the deadline.
-  sync_waiters_.emplace(revision, within_deadline(io_, std::move(done),
-                                                  topic_error(ErrorCode::kRequestTimedOut,
-                                                              "the change was written to etcd but this broker has not "
-                                                              "applied it yet")));
+  sync_waiters_.emplace(revision,
+                        SyncWaiter{std::move(ready),
+                                   within_deadline(io_, std::move(done),
+                                                   topic_error(ErrorCode::kRequestTimedOut,
+                                                               "the change was written to etcd but this broker has "
+                                                               "not applied it yet")),
+                                   std::chrono::steady_clock::now() + kSyncDeadline});
+}
+
+bool ClusterLink::settled(const std::string& name) const {
+  const TopicPtr local = topics_->find(name);
+  const cluster::TopicInfo* info = latest_ ? latest_->topic(name) : nullptr;
+  const bool local_in_group = local && !local->partitions.empty() && local->partitions[0].slot != kRootSlot;
+  if (info == nullptr) return !local_in_group;
+  auto placement = cluster::decode_placement(info->record.placement, info->record.partitions);
+  if (!placement.ok() || !placement->replicated()) return true;  // applied with the revision
+  if (!slot_of(placement->groups(1)[0])) return true;            // not a member of its group
+  const auto id = parse_uuid_hex(info->record.id);
+  return local && id && local->id == *id &&
+         static_cast<int32_t>(local->partitions.size()) >= info->record.partitions &&
+         local->configs == info->record.configs;
+}
+
+std::optional<StoreSlot> ClusterLink::slot_of(std::string_view group) const {
+  if (stores_ == nullptr) return std::nullopt;
+  for (size_t slot = 1; slot < stores_->size(); ++slot)
+    if (stores_->entries()[slot].name == group && member_of(static_cast<StoreSlot>(slot)) != nullptr)
+      return static_cast<StoreSlot>(slot);
+  return std::nullopt;
+}
+
+std::map<std::string, std::vector<int32_t>> ClusterLink::replication_groups() const {
+  std::map<std::string, std::vector<int32_t>> out;
+  const auto snap = view_->snapshot();
+  for (const auto& [name, info] : snap->groups)
+    if (info.spec) out[name] = info.spec->members;
+  for (const ReplicationGroup& g : config_.replication_groups) out.try_emplace(g.name, g.members);
+  return out;
+}
+
+std::pair<TopicError, std::string> ClusterLink::group_for(int32_t replication_factor, std::string_view topic) const {
+  std::vector<std::string> fit;
+  std::set<size_t> sizes;
+  for (const auto& [name, members] : replication_groups()) {
+    sizes.insert(members.size());
+    if (static_cast<int64_t>(members.size()) == replication_factor) fit.push_back(name);
+  }
+  if (!fit.empty())
+    return {{}, fit[static_cast<size_t>(placement_start(topic)) % fit.size()]};
+  std::string have;
+  for (size_t n : sizes) have += (have.empty() ? "" : ", ") + std::to_string(n);
+  return {topic_error(ErrorCode::kInvalidReplicationFactor,
+                      "replication factor " + std::to_string(replication_factor) +
+                          " cannot be met: a topic has 1 copy or as many as a replication group has members " +
+                          (have.empty() ? std::string("(this cluster has no replication group)")
+                                        : "(this cluster's groups have " + have + ")")),
+          {}};
+}
+
+std::pair<TopicError, std::string> ClusterLink::group_with(std::vector<int32_t> brokers) const {
+  std::sort(brokers.begin(), brokers.end());
+  for (auto [name, members] : replication_groups()) {
+    std::sort(members.begin(), members.end());
+    if (members == brokers) return {{}, name};
+  }
+  return {topic_error(ErrorCode::kInvalidReplicaAssignment,
+                      "a partition with more than one replica must be assigned exactly the members of a "
+                      "replication group"),
+          {}};
 }
 
 // ---- the shared broker state ----
@@ -550,11 +744,14 @@ asio::awaitable<void> ClusterLink::publish_local_topics(TopicRegistry& topics) {
 // ---- topic changes ----
 
 void ClusterLink::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
-                         std::vector<int32_t> assignment, std::function<void(TopicError)> done) {
+                         std::vector<int32_t> assignment, std::string group, std::function<void(TopicError)> done) {
   auto work = [this, name = std::move(name), partitions, configs = std::move(configs),
-               assignment = std::move(assignment), done = std::move(done)]() -> asio::awaitable<void> {
+               assignment = std::move(assignment), group = std::move(group),
+               done = std::move(done)]() -> asio::awaitable<void> {
     cluster::Placement placement;
-    if (assignment.empty()) {
+    if (!group.empty()) {
+      placement.group_ranges.push_back({0, 0, {group}});
+    } else if (assignment.empty()) {
       const auto live = live_brokers();
       if (live.empty()) {
         done(topic_error(ErrorCode::kBrokerNotAvailable, "no broker is registered in the cluster"));
@@ -574,8 +771,9 @@ void ClusterLink::create(std::string name, int32_t partitions, std::map<std::str
     auto r = co_await client_->txn(std::move(txn));
     if (!r.ok()) co_return done(etcd_error(r.status()));
     if (!r->succeeded) co_return done(topic_error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists"));
-    broker_log().info("cluster: created topic: name={} partitions={} revision={}", name, partitions, r->header.revision);
-    when_synced(r->header.revision, done);
+    broker_log().info("cluster: created topic: name={} partitions={} group={} revision={}", name, partitions,
+                      group.empty() ? "-" : group, r->header.revision);
+    when_synced(r->header.revision, done, [this, name] { return settled(name); });
   };
   asio::co_spawn(io_, std::move(work), asio::detached);
 }
@@ -587,7 +785,7 @@ void ClusterLink::remove(std::string name, std::function<void(TopicError)> done)
     if (!r.ok()) co_return done(etcd_error(r.status()));
     if (r->deleted == 0) co_return done(topic_error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + name + "'"));
     broker_log().info("cluster: deleted topic: name={} revision={}", name, r->header.revision);
-    when_synced(r->header.revision, done);
+    when_synced(r->header.revision, done, [this, name] { return settled(name); });
   };
   asio::co_spawn(io_, std::move(work), asio::detached);
 }
@@ -612,7 +810,7 @@ void ClusterLink::update_topic(std::string name, std::function<TopicError(cluste
       auto r = co_await client_->txn(std::move(txn));
       if (!r.ok()) co_return done(etcd_error(r.status()));
       if (r->succeeded) {
-        when_synced(r->header.revision, done);
+        when_synced(r->header.revision, done, [this, name] { return settled(name); });
         co_return;
       }
       // Another broker changed the topic in between: read it again.
@@ -631,7 +829,9 @@ void ClusterLink::add_partitions(std::string name, int32_t new_total, std::vecto
                                                             " partitions; the count can only grow");
     auto placement = cluster::decode_placement(rec.placement, have);
     if (!placement.ok()) return topic_error(ErrorCode::kUnknownServerError, placement.status().to_string());
-    if (assignment.empty()) {
+    if (placement->replicated()) {
+      // The last group range covers the new partitions: they go where the topic's others are.
+    } else if (assignment.empty()) {
       const auto live = live_brokers();
       if (live.empty()) return topic_error(ErrorCode::kBrokerNotAvailable, "no broker is registered in the cluster");
       placement->add_round_robin(have, live, placement_start(name) + have);

@@ -10,9 +10,13 @@
 // Handlers never wait on etcd to read; the topic changes they ask for (TopicAuthority) are
 // compare-guarded etcd writes, answered once this broker's registry has applied them.
 //
-// Every partition has one copy, on the broker its topic's placement names (cluster/placement.h).
-// Every broker holds every topic's partitions in its registry (empty where it does not lead),
-// so a partition's data stays where it was written.
+// A topic of replication factor 1 has one copy per partition, on the broker its topic's
+// placement names (cluster/placement.h). Every broker holds every such topic's partitions in
+// its registry (empty where it does not lead), so a partition's data stays where it was written.
+// A topic of replication factor > 1 lives in a replication group's store (its placement names
+// the group): only the member leading the group creates, grows and deletes its partitions
+// there; the other members' stores receive them through replication and their registries
+// publish what their store holds (docs/cluster.md "Topics in a group's store").
 #pragma once
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -109,14 +113,23 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   int32_t coordinator_of(std::string_view key);
   // This broker's replication group members (fixed once join() returned).
   const std::vector<std::shared_ptr<GroupMember>>& group_members() const { return members_; }
-  // The member holding the store of `slot`, or nullptr (the root store, a slot of no group).
+  // The GroupMember of the store in `slot` of the registry's StoreSet, or nullptr (the root
+  // store; before join()).
   GroupMember* member_of(StoreSlot slot) const;
+  // The replication groups this cluster has, by name, with their members: etcd's specs, and
+  // rokka.replication.groups' groups etcd has no spec of.
+  std::map<std::string, std::vector<int32_t>> replication_groups() const;
+  // A new topic of `replication_factor` (> 1) copies: the group it goes to (the groups of that
+  // size in turn by the topic's name), else INVALID_REPLICATION_FACTOR.
+  std::pair<TopicError, std::string> group_for(int32_t replication_factor, std::string_view topic) const;
+  // The group whose members are exactly `brokers` (in any order), else INVALID_REPLICA_ASSIGNMENT.
+  std::pair<TopicError, std::string> group_with(std::vector<int32_t> brokers) const;
   // A block of producer ids no other broker gets (ProducerIds::BlockSource).
   void reserve_producer_ids(std::function<void(storage::Result<std::pair<int64_t, int64_t>>)> done);
 
   // ---- TopicAuthority (any thread; callbacks on the cluster thread) ----
   void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
-              std::vector<int32_t> assignment, std::function<void(TopicError)> done) override;
+              std::vector<int32_t> assignment, std::string group, std::function<void(TopicError)> done) override;
   void remove(std::string name, std::function<void(TopicError)> done) override;
   void add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
                       std::function<void(TopicError)> done) override;
@@ -135,9 +148,17 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   explicit ClusterLink(const BrokerConfig& config);
   void on_snapshot(const cluster::ClusterView::SnapshotPtr& snap);  // cluster thread
   void sync_topics();                                               // cluster thread
+  void resync();  // cluster thread: sync_topics() again, the view unchanged (a group store changed)
   void synced(int64_t revision);                                    // cluster thread
-  // Calls `done` once the registry has applied etcd's revision `revision` (or after a deadline).
-  void when_synced(int64_t revision, std::function<void(TopicError)> done);  // cluster thread
+  // Calls `done` once the registry has applied etcd's revision `revision` and `ready` (when
+  // given) holds, or after a deadline.
+  void when_synced(int64_t revision, std::function<void(TopicError)> done,
+                   std::function<bool()> ready = {});  // cluster thread
+  // Whether the registry shows topic `name` as etcd has it now: for a topic in a group store
+  // this broker follows, that waits for replication to bring it (cluster thread).
+  bool settled(const std::string& name) const;
+  // The slot of group `group`'s store, if this broker holds one.
+  std::optional<StoreSlot> slot_of(std::string_view group) const;
   // Calls `done` once the view has etcd's revision `revision` (or after a deadline).
   void when_seen(int64_t revision, std::function<void(storage::Status)> done);  // cluster thread
   boost::asio::awaitable<void> publish_local_topics(TopicRegistry& topics);
@@ -175,6 +196,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
     bool flush_async = false;
   };
   std::vector<GroupStore> group_stores_;
+  const StoreSet* stores_ = nullptr;  // the registry's, set by join()
   boost::asio::io_context stream_io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> stream_work_;
   std::thread stream_thread_;
@@ -186,8 +208,14 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   TopicRegistry* topics_ = nullptr;  // set by join()
   cluster::ClusterView::SnapshotPtr latest_;
   bool syncing_ = false;
+  bool resync_ = false;  // a group store's topics or role changed since the last sync began
   int64_t synced_revision_ = 0;
-  std::multimap<int64_t, std::function<void(TopicError)>> sync_waiters_;
+  struct SyncWaiter {
+    std::function<bool()> ready;  // empty: the revision is enough
+    std::function<void(TopicError)> done;
+    std::chrono::steady_clock::time_point expires;  // dropped after (done has answered by then)
+  };
+  std::multimap<int64_t, SyncWaiter> sync_waiters_;
   bool placing_coordinators_ = false;
   std::multimap<int64_t, std::function<void(storage::Status)>> seen_waiters_;
   std::vector<std::function<void(const SnapshotPtr&)>> view_followers_;

@@ -217,6 +217,7 @@ asio::awaitable<bool> GroupMember::become_fenced(const Target& t) {
   }
   role_ = GroupRole::kFenced;
   broker_log().warn("group {}: store fenced at epoch {}: {}", options_.group, epoch, t.why);
+  if (role_listener_) role_listener_();
   co_return true;
 }
 
@@ -233,6 +234,7 @@ asio::awaitable<bool> GroupMember::become_follower(const Target& t) {
     epoch_ = t.epoch;  // before the role: a reader of both never sees the new role with the old epoch
     role_ = GroupRole::kFollower;
     broker_log().info("group {}: follows broker {} at epoch {}", options_.group, t.leader, t.epoch);
+    if (role_listener_) role_listener_();
   }
   if (!t.leader_at) {
     // The leader is not registered (or publishes no endpoint): a client keeps trying where it was.
@@ -337,6 +339,7 @@ asio::awaitable<bool> GroupMember::become_leader(const Target& t) {
   broker_log().info("group {}: leads epoch {} (in-sync {}), confirmed {}; the state re-read at revision {}",
                     options_.group, t.epoch, ids(sss), server_->confirmed(), fresh->second);
   update_stats(t);
+  if (role_listener_) role_listener_();
   co_return true;
 }
 

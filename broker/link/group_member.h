@@ -42,6 +42,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -123,6 +124,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void start();
   void on_snapshot(const std::shared_ptr<const cluster::ClusterSnapshot>& snap);
   void on_membership(const cluster::MembershipEvent& event);
+  // `fn` runs on the control executor after each role this member takes (leading_epoch() set
+  // for a leader): the topic registry follows it (broker/link/cluster_link.cc). Before start().
+  void set_role_listener(std::function<void()> fn) { role_listener_ = std::move(fn); }
   // Stops the server and the client (waiting until the client has stopped) and the role loop;
   // the store is not used afterwards. The store keeps its role (a graceful stop of a leader
   // then closes a leading store; the next open fences it).
@@ -208,6 +212,7 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   std::optional<SssPending> pending_;  // kLeader: the SSS change in flight or awaiting the view
   uint64_t next_change_id_ = 0;
   int64_t state_seen_ = 0;  // the state's mod_revision as this leader re-read it
+  std::function<void()> role_listener_;
   bool started_ = false;
   bool stopping_ = false;
   bool running_ = false;  // run() has not returned

@@ -426,12 +426,12 @@ void TopicRegistry::persist(const Topic& t, DoneCallback done, bool remove) {
   }
 }
 
-void TopicRegistry::allocate(const std::string& name, int32_t first, int32_t count,
+void TopicRegistry::allocate(const std::string& name, int32_t first, int32_t count, std::optional<StoreSlot> slot_given,
                              std::function<void(TopicError, std::vector<PartitionLoc>)> done) {
   // Each new index's store, then one create_partitions per store.
   std::map<StoreSlot, std::vector<int32_t>> by_slot;
   for (int32_t i = first; i < first + count; ++i) {
-    const StoreSlot slot = store_for_ ? store_for_(name, i) : kRootSlot;
+    const StoreSlot slot = slot_given ? *slot_given : store_for_ ? store_for_(name, i) : kRootSlot;
     if (stores_.at(slot) == nullptr)
       return done(error(ErrorCode::kKafkaStorageError, "no store in slot " + std::to_string(slot)), {});
     by_slot[slot].push_back(i);
@@ -469,7 +469,8 @@ TopicError TopicRegistry::check_partition_limit(int32_t partitions) const {
 }
 
 void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
-                           bool validate_only, TopicCallback done, std::vector<int32_t> assignment) {
+                           bool validate_only, TopicCallback done, std::vector<int32_t> assignment,
+                           std::string group) {
   if (TopicError e = validate_name(name); !e.ok()) return done(e, nullptr);
   if (partitions < 1) return done(error(ErrorCode::kInvalidPartitions, "partition count must be at least 1"), nullptr);
   if (TopicError e = check_partition_limit(partitions); !e.ok()) return done(e, nullptr);
@@ -505,7 +506,7 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
   };
   if (authority_) {
     // The authority answers once this registry has applied its decision.
-    return authority_->create(name, partitions, std::move(configs), std::move(assignment),
+    return authority_->create(name, partitions, std::move(configs), std::move(assignment), std::move(group),
                               [this, name, finish](TopicError e) {
                                 if (!e.ok()) return finish(std::move(e), nullptr);
                                 TopicPtr t = find(name);
@@ -515,7 +516,7 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
                                 finish({}, std::move(t));
                               });
   }
-  create_local(std::move(name), new_topic_id(), partitions, std::move(configs), settings, {},
+  create_local(std::move(name), new_topic_id(), partitions, std::move(configs), settings, {}, std::nullopt,
                [this, finish](TopicError e, std::optional<Topic> t) {
                  if (!t) return finish(std::move(e), nullptr);
                  finish({}, find(t->name));
@@ -524,10 +525,10 @@ void TopicRegistry::create(std::string name, int32_t partitions, std::map<std::s
 
 void TopicRegistry::create_local(std::string name, protocol::Uuid id, int32_t partitions,
                                  std::map<std::string, std::string> configs, TopicSettings settings,
-                                 std::vector<int32_t> leaders,
+                                 std::vector<int32_t> leaders, std::optional<StoreSlot> slot,
                                  std::function<void(TopicError, std::optional<Topic>)> done) {
   allocate(
-      name, 0, partitions,
+      name, 0, partitions, slot,
       [this, name, id, configs = std::move(configs), settings, leaders = std::move(leaders),
        done](TopicError failed, std::vector<PartitionLoc> locs) {
         if (!failed.ok()) return done(std::move(failed), std::nullopt);
@@ -588,12 +589,12 @@ void TopicRegistry::add_partitions(std::string_view name, int32_t new_total, boo
 }
 
 void TopicRegistry::apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders,
-                               DoneCallback done) {
+                               DoneCallback done, std::optional<StoreSlot> slot) {
   TopicPtr t = find(name);
   if (!t) return done(error(ErrorCode::kUnknownTopicOrPartition, "no topic '" + std::string(name) + "'"));
   const auto have = static_cast<int32_t>(t->partitions.size());
   if (new_total <= have) return done({});
-  allocate(t->name, have, new_total - have,
+  allocate(t->name, have, new_total - have, slot,
            [this, t, leaders = std::move(leaders), done](TopicError failed, std::vector<PartitionLoc> locs) {
              if (!failed.ok()) return done(std::move(failed));
              Topic updated = *t;
@@ -608,7 +609,7 @@ void TopicRegistry::apply_grow(std::string_view name, int32_t new_total, std::ve
 
 void TopicRegistry::apply_create(std::string name, protocol::Uuid id, int32_t partitions,
                                  std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
-                                 DoneCallback done) {
+                                 DoneCallback done, std::optional<StoreSlot> slot) {
   TopicSettings settings;
   if (TopicError e = validate_configs(configs, &settings); !e.ok()) {
     // Another broker accepted it (an older or newer version, or an operator's etcdctl): serve
@@ -617,7 +618,7 @@ void TopicRegistry::apply_create(std::string name, protocol::Uuid id, int32_t pa
     settings = TopicSettings{};
     (void)validate_configs({}, &settings);
   }
-  create_local(std::move(name), id, partitions, std::move(configs), settings, std::move(leaders),
+  create_local(std::move(name), id, partitions, std::move(configs), settings, std::move(leaders), slot,
                [done](TopicError e, std::optional<Topic>) { done(std::move(e)); });
 }
 
@@ -638,6 +639,70 @@ void TopicRegistry::apply_update(std::string_view name, std::map<std::string, st
     if (e.ok()) publish(updated);
     done(e);
   });
+}
+
+std::map<std::string, Topic> TopicRegistry::stored_topics(StoreSlot slot) const {
+  std::map<std::string, Topic> out;
+  storage::Store* store = stores_.at(slot);
+  if (store == nullptr) return out;
+  for (auto& [key, value] : store->meta().scan(kPrefix)) {
+    std::string name = key.substr(kPrefix.size());
+    auto rec = decode(name, value);
+    if (!rec || rec->held.size() != static_cast<size_t>(rec->total)) {
+      broker_log().warn("topic record in store {} not used: topic={} ({})", stores_.entries()[slot].name, name,
+                        rec ? "it does not hold every partition" : "it does not decode");
+      continue;
+    }
+    Topic t = std::move(rec->topic);
+    t.partitions.assign(static_cast<size_t>(rec->total), PartitionLoc{});
+    std::vector<bool> seen(static_cast<size_t>(rec->total), false);
+    bool whole = true;
+    for (auto [index, pid] : rec->held) {
+      whole = whole && !seen[static_cast<size_t>(index)];
+      seen[static_cast<size_t>(index)] = true;
+      t.partitions[static_cast<size_t>(index)] = PartitionLoc{slot, pid};
+    }
+    if (whole) out.emplace(std::move(name), std::move(t));
+  }
+  return out;
+}
+
+void TopicRegistry::adopt(Topic t) {
+  {
+    std::shared_lock lock(mu_);
+    auto it = by_name_.find(t.name);
+    if (it != by_name_.end() && it->second->id != t.id) {
+      lock.unlock();
+      forget(t.name);
+    }
+  }
+  publish(std::move(t));
+}
+
+void TopicRegistry::forget(std::string_view name, bool deleted, DoneCallback done) {
+  {
+    std::unique_lock lock(mu_);
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) {
+      const TopicPtr t = it->second;
+      by_name_.erase(it);
+      by_id_.erase(t->id);
+      by_folded_.erase(folded(t->name));
+    }
+  }
+  if (!done) done = [](TopicError) {};
+  if (!deleted || !removal_listener_) return done({});
+  removal_listener_(std::string(name), [done] { done({}); });
+}
+
+void TopicRegistry::drop_stored(const Topic& t, DoneCallback done) {
+  persist(t, [this, t, done](TopicError e) {
+    if (!e.ok()) return done(std::move(e));
+    for (const PartitionLoc& loc : t.partitions)
+      if (storage::Store* store = stores_.at(loc.slot)) store->delete_partition(loc.pid, [](storage::Status) {});
+    broker_log().info("deleted stored topic: name={} partitions={}", t.name, t.partitions.size());
+    done({});
+  }, /*remove=*/true);
 }
 
 protocol::Uuid TopicRegistry::new_topic_id() { return wire::random_uuid(); }

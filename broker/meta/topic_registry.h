@@ -79,8 +79,9 @@ class TopicAuthority {
  public:
   virtual ~TopicAuthority() = default;
   // `assignment`: each partition's broker, or empty to spread them over the live brokers.
+  // `group`: a replicated topic's replication group (then `assignment` is empty), else empty.
   virtual void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs,
-                      std::vector<int32_t> assignment, std::function<void(TopicError)> done) = 0;
+                      std::vector<int32_t> assignment, std::string group, std::function<void(TopicError)> done) = 0;
   virtual void remove(std::string name, std::function<void(TopicError)> done) = 0;
   // `assignment`: the new partitions' brokers, or empty.
   virtual void add_partitions(std::string name, int32_t new_total, std::vector<int32_t> assignment,
@@ -121,8 +122,9 @@ class TopicRegistry {
 
   // Creates a topic with `partitions` partitions. validate_only checks without creating.
   // `assignment` (cluster mode): each partition's broker; empty = spread over the live brokers.
+  // `group` (cluster mode): the replication group holding a replicated topic's partitions.
   void create(std::string name, int32_t partitions, std::map<std::string, std::string> configs, bool validate_only,
-              TopicCallback done, std::vector<int32_t> assignment = {});
+              TopicCallback done, std::vector<int32_t> assignment = {}, std::string group = {});
   void remove(std::string_view name, DoneCallback done);
   void add_partitions(std::string_view name, int32_t new_total, bool validate_only, DoneCallback done,
                       std::vector<int32_t> assignment = {});
@@ -147,13 +149,32 @@ class TopicRegistry {
   // Cluster mode: what the authority decided, applied to this broker (broker/link/cluster_link.cc,
   // one at a time). Local partitions are created, grown and deleted here; every broker holds
   // every topic's partitions, and only their leader writes to them.
+  // `slot`, when given, is the store every new partition goes to (a replication group's store,
+  // on the group's leader) instead of the one store_for names.
   void apply_create(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
-                    std::vector<int32_t> leaders, DoneCallback done);
+                    std::vector<int32_t> leaders, DoneCallback done, std::optional<StoreSlot> slot = std::nullopt);
   void apply_remove(std::string_view name, DoneCallback done);
-  void apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders, DoneCallback done);
+  void apply_grow(std::string_view name, int32_t new_total, std::vector<int32_t> leaders, DoneCallback done,
+                  std::optional<StoreSlot> slot = std::nullopt);
   // New configs (persisted only when they changed) and leaders.
   void apply_update(std::string_view name, std::map<std::string, std::string> configs, std::vector<int32_t> leaders,
                     DoneCallback done);
+
+  // Cluster mode, a replication group's store (docs/cluster.md "Topics in a group's store"): only
+  // the group's leader creates and deletes its partitions (apply_* with its slot); a follower's
+  // store receives them, and the leader's `t/` records, through replication, and the registry
+  // publishes what the store holds.
+  // The topics whose `t/` records the store in `slot` holds with every partition in it, decoded
+  // as load() decodes them (leaders empty).
+  std::map<std::string, Topic> stored_topics(StoreSlot slot) const;
+  // Publishes `t` as it is (a follower's topic, from its store's record).
+  void adopt(Topic t);
+  // Unpublishes `name`, touching no store (the follower's store no longer holds it). With
+  // `deleted` (etcd no longer has the topic) the removal listener runs, as for apply_remove.
+  void forget(std::string_view name, bool deleted = false, DoneCallback done = {});
+  // Deletes the record and the partitions of `t`, a topic stored but not published, from its
+  // store (a new group leader's clean-up of a topic deleted before it led).
+  void drop_stored(const Topic& t, DoneCallback done);
 
  private:
   // INVALID_PARTITIONS when a topic would have more than rokka.max.partitions.per.topic.
@@ -164,11 +185,11 @@ class TopicRegistry {
   std::optional<Record> decode(std::string_view name, std::string_view value) const;
   void publish(Topic t);                       // insert or replace, under the lock
   // New partitions for indexes [first, first + count) in the stores store_for_ names.
-  void allocate(const std::string& name, int32_t first, int32_t count,
+  void allocate(const std::string& name, int32_t first, int32_t count, std::optional<StoreSlot> slot,
                 std::function<void(TopicError, std::vector<PartitionLoc>)> done);
   // New partitions in the stores, the records persisted, the topic published.
   void create_local(std::string name, protocol::Uuid id, int32_t partitions, std::map<std::string, std::string> configs,
-                    TopicSettings settings, std::vector<int32_t> leaders,
+                    TopicSettings settings, std::vector<int32_t> leaders, std::optional<StoreSlot> slot,
                     std::function<void(TopicError, std::optional<Topic>)> done);
   // Writes the topic's record (remove: its tombstone) to every store holding its partitions.
   void persist(const Topic& t, DoneCallback done, bool remove = false);

@@ -52,6 +52,54 @@ TEST(PlacementTest, HostilePlacementsAreRefused) {
   EXPECT_FALSE(decode_placement(many, 1).ok());
 }
 
+TEST(PlacementTest, GroupRangesGiveEachPartitionItsGroup) {
+  Placement p;
+  p.group_ranges.push_back({0, 1, {"g1", "g2"}});  // starts at g2
+  p.group_ranges.push_back({3, 0, {"g-3_x"}});     // partitions added later, on one group
+  EXPECT_TRUE(p.replicated());
+  EXPECT_EQ(p.groups(5), (std::vector<std::string>{"g2", "g1", "g2", "g-3_x", "g-3_x"}));
+  EXPECT_EQ(p.leaders(5), (std::vector<int32_t>(5, -1)));  // the groups' states name them
+  auto back = decode_placement(encode_placement(p), 5);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, p);
+  // The form written before groups existed still decodes the same, as no group.
+  auto old = decode_placement(R"({"ranges":[{"first":0,"start":0,"brokers":[1]}]})", 2);
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->replicated());
+  EXPECT_EQ(old->groups(2), (std::vector<std::string>{"", ""}));
+}
+
+TEST(PlacementTest, HostileGroupPlacementsAreRefused) {
+  const char* bad[] = {
+      R"({"group_ranges":[]})",
+      R"({"group_ranges":7})",
+      R"({"group_ranges":[7]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g1"]}],"ranges":[{"first":0,"start":0,"brokers":[1]}]})",
+      R"({"group_ranges":[{"first":1,"start":0,"groups":["g1"]}]})",                                   // not from 0
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g1"]},{"first":0,"start":0,"groups":["g2"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g1"]},{"first":3,"start":0,"groups":["g2"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":[]}]})",
+      R"({"group_ranges":[{"first":0,"start":-1,"groups":["g1"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":[""]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["G1"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g/1"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["a23456789012345678901234567890123"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":[1]}]})",
+      R"({"group_ranges":[{"first":0,"start":0}]})",
+      R"({"group_ranges":[{"first":0,"groups":["g1"]}]})",
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g1"]},{"first":1,"start":0,"groups":["g1"]},)"
+      R"({"first":2,"start":0,"groups":["g1"]},{"first":3,"start":0,"groups":["g1"]}]})",  // more ranges than partitions
+      R"({"group_ranges":[{"first":0,"start":0,"groups":["g1"]})",                         // truncated
+  };
+  for (const char* text : bad) EXPECT_FALSE(decode_placement(text, 3).ok()) << text;
+  std::string many = R"({"group_ranges":[{"first":0,"start":0,"groups":[)";
+  for (size_t i = 0; i <= kMaxPlacementGroups; ++i) many += (i ? ",\"g\"" : "\"g\"");
+  many += "]}]}";
+  EXPECT_FALSE(decode_placement(many, 1).ok());
+  // The coordinator shards are placed on brokers only.
+  EXPECT_FALSE(decode_coordinators(R"({"shards":2,"placement":{"group_ranges":[{"first":0,"start":0,"groups":["g1"]}]}})").ok());
+}
+
 TEST(PlacementTest, CoordinatorsRecordRoundTripsAndIsChecked) {
   CoordinatorsRecord rec;
   rec.shards = 50;

@@ -5,6 +5,7 @@
 // crash; after a divergent tail is truncated; and refusals that write nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <future>
 #include <map>
@@ -410,6 +411,38 @@ TEST_F(ReplicationTest, ATruncationUndoesTheMetaWritesOfTheEntriesItCuts) {
   c = open_store(small_options(cdir.path()));
   ASSERT_TRUE(c);
   expect_same(b, fdir_.path(), *c, cdir.path(), 3);
+}
+
+// The follower's meta listener runs after replicated meta writes were applied (RKM1 entries, a
+// truncation's undo), not for data alone; what it announces is in the journal and the
+// partition table by the time the operation is answered.
+TEST_F(ReplicationTest, TheReplicatedMetaListenerRunsForReplicatedMetaWrites) {
+  std::atomic<int> calls{0};
+  follower_->set_replicated_meta_listener([&] { ++calls; });
+  ASSERT_EQ(create(*leader_, 1).size(), 1u);
+  ASSERT_TRUE(meta_write(*leader_, {{"t/x", "record", false}}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_GE(calls.load(), 1);
+  EXPECT_TRUE(follower_->offsets(0).ok());
+  EXPECT_EQ(follower_->meta().scan("t/"), (std::vector<std::pair<std::string, std::string>>{{"t/x", "record"}}));
+
+  const int after_meta = calls.load();
+  ASSERT_TRUE(append(*leader_, 0, make_batch({.value_bytes = 100})).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_EQ(calls.load(), after_meta);  // data alone
+
+  const int64_t agreed = follower_->log_end();
+  ASSERT_TRUE(meta_write(*leader_, {{"t/x", "", true}}).ok());
+  ASSERT_NO_FATAL_FAILURE(pump(*leader_, *follower_, rng_));
+  EXPECT_GT(calls.load(), after_meta);
+  EXPECT_TRUE(follower_->meta().scan("t/").empty());
+  // Cut back (another member leads): the undo brings the record back, and says so.
+  ASSERT_TRUE(set_role(*follower_, Role::kFenced, 1).ok());
+  const int before_cut = calls.load();
+  ASSERT_TRUE(truncate_to(*follower_, agreed).ok());
+  EXPECT_GT(calls.load(), before_cut);
+  EXPECT_EQ(follower_->meta().scan("t/"), (std::vector<std::pair<std::string, std::string>>{{"t/x", "record"}}));
+  follower_->set_replicated_meta_listener({});
 }
 
 TEST_F(ReplicationTest, ARewriteCommitSurvivesAFollowerCrashBeforeItsCheckpoint) {

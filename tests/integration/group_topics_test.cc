@@ -1,0 +1,202 @@
+// Topics of replication factor 3 in the replication group's store (issue 24, plan24 S6; docs/cluster.md
+// "Topics in a group's store"): three build/rokka processes, a real etcd and g1=1,2,3. A topic created
+// through a follower is created by the group's leader in its store and reaches the followers' stores
+// through replication, with the same partition ids; the followers' registries publish it; a deletion
+// follows the same way. After the state names another leader, the new leader serves the same partitions
+// at the same offsets. Checked in the brokers' answers (CreateTopics, Metadata, Produce) and, once the
+// brokers stopped, in their group stores (the `t/` records, and the batches read back through the store).
+// Skipped, with the reason, where etcd is not installed.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/messages/create_partitions.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/delete_topics.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
+#include "storage/store.h"
+#include "tests/integration/group_cluster.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::ErrorCode;
+using testutil::WireClient;
+
+class GroupTopicsTest : public testutil::GroupClusterTest {
+ protected:
+  // CreateTopics (v5) of one topic through broker `id`: (error, replication factor answered).
+  std::pair<ErrorCode, int16_t> create(int id, const std::string& name, int32_t partitions, int16_t rf,
+                                       std::vector<std::vector<int32_t>> assignment = {}) {
+    WireClient c(broker(id).port());
+    protocol::CreateTopicsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = name;
+    t.num_partitions = assignment.empty() ? partitions : -1;
+    t.replication_factor = assignment.empty() ? rf : -1;
+    for (size_t i = 0; i < assignment.size(); ++i) t.assignments.push_back({static_cast<int32_t>(i), assignment[i]});
+    req.timeout_ms = 30000;
+    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
+    if (!resp || resp->topics.size() != 1) return {ErrorCode::kUnknownServerError, -1};
+    return {resp->topics[0].error_code, resp->topics[0].replication_factor};
+  }
+
+  ErrorCode remove(int id, const std::string& name) {
+    WireClient c(broker(id).port());
+    protocol::DeleteTopicsRequest req;
+    req.topic_names = {name};
+    req.timeout_ms = 30000;
+    auto resp = c.call<protocol::DeleteTopicsResponse>(req, 4);
+    return resp && resp->responses.size() == 1 ? resp->responses[0].error_code : ErrorCode::kUnknownServerError;
+  }
+
+  ErrorCode grow(int id, const std::string& name, int32_t count, std::vector<std::vector<int32_t>> assignment = {}) {
+    WireClient c(broker(id).port());
+    protocol::CreatePartitionsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = name;
+    t.count = count;
+    if (!assignment.empty()) {
+      t.assignments.emplace();
+      for (auto& ids : assignment) t.assignments->push_back({ids});
+    }
+    req.timeout_ms = 30000;
+    auto resp = c.call<protocol::CreatePartitionsResponse>(req, 1);
+    return resp && resp->results.size() == 1 ? resp->results[0].error_code : ErrorCode::kUnknownServerError;
+  }
+
+  // The partition count broker `id`'s Metadata gives topic `name` (-1: not listed, or an error).
+  int partitions_listed(int id, const std::string& name) {
+    WireClient c(broker(id).port());
+    protocol::MetadataRequest req;
+    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = name}};
+    req.allow_auto_topic_creation = false;
+    auto md = c.call<protocol::MetadataResponse>(req, 9);
+    if (!md || md->topics.size() != 1 || md->topics[0].error_code != ErrorCode::kNone) return -1;
+    return static_cast<int>(md->topics[0].partitions.size());
+  }
+
+  // Produces one batch of `records` (acks=1) to partition `p` through broker `id`: its base offset, or -1.
+  int64_t produce(int id, const std::string& name, int32_t p, int32_t records, uint8_t fill) {
+    WireClient c(broker(id).port());
+    const std::vector<std::byte> batch = testutil::make_batch({.records = records, .fill = fill});
+    protocol::ProduceRequest req;
+    req.acks = 1;
+    req.timeout_ms = 10000;
+    auto& t = req.topic_data.emplace_back();
+    t.name = name;
+    auto& d = t.partition_data.emplace_back();
+    d.index = p;
+    d.records.data = protocol::Bytes(batch);
+    auto resp = c.call<protocol::ProduceResponse>(req, 9);
+    if (!resp) return -1;
+    const auto& r = resp->responses.at(0).partition_responses.at(0);
+    return r.error_code == ErrorCode::kNone ? r.base_offset : -1;
+  }
+};
+
+// The partitions one store's `t/<topic>` record names (format: broker/meta/topic_registry.cc,
+// version 2): (index, pid) pairs, or nullopt if absent or not that form.
+std::optional<std::vector<std::pair<int32_t, uint32_t>>> record_partitions(const std::string& value) {
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<uint8_t>(value[at + i]);
+    return v;
+  };
+  if (value.size() < 1 + 16 + 1 + 8 || value[0] != 2) return std::nullopt;
+  const size_t held = be32(22);
+  if (value.size() < 26 + 8 * held) return std::nullopt;
+  std::vector<std::pair<int32_t, uint32_t>> out;
+  for (size_t i = 0; i < held; ++i) out.emplace_back(static_cast<int32_t>(be32(26 + 8 * i)), be32(30 + 8 * i));
+  return out;
+}
+
+TEST_F(GroupTopicsTest, ReplicatedTopicsLiveInTheGroupStoresWithTheSamePartitionIds) {
+  std::optional<std::pair<int, int>> first;
+  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
+  const auto [leader, epoch] = *first;
+  const int follower = leader == 1 ? 2 : 1;
+  ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
+
+  // RF 3 = g1's size, asked of a follower: the leader creates it, every member lists it.
+  EXPECT_EQ(create(follower, "rf3", 4, 3), (std::pair{ErrorCode::kNone, int16_t{3}}));
+  for (int id = 1; id <= 3; ++id)
+    EXPECT_TRUE(testutil::eventually([&] { return partitions_listed(id, "rf3") == 4; }, 30s)) << "broker " << id;
+  // No group of 2 members, and a replica set that is not a group's members.
+  EXPECT_EQ(create(follower, "rf2", 1, 2).first, ErrorCode::kInvalidReplicationFactor);
+  EXPECT_EQ(create(follower, "split", 0, 0, {{1, 2}}).first, ErrorCode::kInvalidReplicaAssignment);
+  EXPECT_EQ(create(follower, "mixed", 0, 0, {{1, 2, 3}, {3, 2}}).first, ErrorCode::kInvalidReplicaAssignment);
+  // An assignment naming g1's members places the topic in g1; RF 1 stays in the root stores.
+  EXPECT_EQ(create(follower, "assigned", 0, 0, {{3, 1, 2}, {2, 3, 1}}), (std::pair{ErrorCode::kNone, int16_t{3}}));
+  EXPECT_EQ(create(follower, "rf1", 2, 1), (std::pair{ErrorCode::kNone, int16_t{1}}));
+  // Grown through a follower, and refused with replicas that are not g1's members.
+  EXPECT_EQ(grow(follower, "rf3", 5, {{1, 2}}), ErrorCode::kInvalidReplicaAssignment);
+  EXPECT_EQ(grow(follower, "rf3", 5, {{1, 2, 3}}), ErrorCode::kNone);
+  for (int id = 1; id <= 3; ++id)
+    EXPECT_TRUE(testutil::eventually([&] { return partitions_listed(id, "rf3") == 5; }, 30s)) << "broker " << id;
+  // Deleted through a follower: gone from every member.
+  EXPECT_EQ(create(follower, "doomed", 2, 3).first, ErrorCode::kNone);
+  EXPECT_EQ(remove(follower, "doomed"), ErrorCode::kNone);
+  for (int id = 1; id <= 3; ++id)
+    EXPECT_TRUE(testutil::eventually([&] { return partitions_listed(id, "doomed") == -1; }, 30s)) << "broker " << id;
+
+  // Data through the leader, then the state names another member: it continues each partition at the
+  // offset the old leader reached.
+  for (int32_t p = 0; p < 5; ++p) EXPECT_EQ(produce(leader, "rf3", p, 3, static_cast<uint8_t>(0x10 + p)), 0) << p;
+  const int next = follower;
+  ASSERT_NO_FATAL_FAILURE(name_leader(next, epoch + 1));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(next, epoch + 1, {1, 2, 3}));
+  for (int32_t p = 0; p < 5; ++p) {
+    EXPECT_TRUE(testutil::eventually([&] { return produce(next, "rf3", p, 2, static_cast<uint8_t>(0x20 + p)) == 3; },
+                                     30s))
+        << "partition " << p << "\n" << broker(next).log_tail();
+  }
+  ASSERT_NO_FATAL_FAILURE(expect_roles(next, epoch + 1, {1, 2, 3}));  // every store has the new batches
+
+  // Every member's group store: the same `t/` records (so the same partition ids), nothing of the
+  // deleted topic, and each partition's batches at the same offsets.
+  for (auto& b : brokers_) EXPECT_EQ(b->stop(), 0);
+  std::map<std::string, std::string> want_records;
+  std::map<int, std::vector<std::vector<std::byte>>> batches;  // broker -> rf3's batches in partition order
+  for (int id = 1; id <= 3; ++id) {
+    storage::StoreOptions o;
+    o.dir = group_dir(id);
+    o.segment_bytes = 1 << 20;
+    o.max_append_bytes = 256 << 10;
+    auto store = storage::Store::open(o);
+    ASSERT_TRUE(store.ok()) << store.status().to_string();
+    std::map<std::string, std::string> records;
+    for (auto& [key, value] : (*store)->meta().scan("t/")) records[key] = value;
+    EXPECT_EQ(records.count("t/rf3"), 1u) << "broker " << id;
+    EXPECT_EQ(records.count("t/assigned"), 1u) << "broker " << id;
+    EXPECT_EQ(records.count("t/doomed"), 0u) << "broker " << id;
+    EXPECT_EQ(records.count("t/rf1"), 0u) << "broker " << id;  // in the root store
+    if (id == 1) want_records = records;
+    EXPECT_EQ(records, want_records) << "broker " << id;
+    const auto parts = record_partitions(records["t/rf3"]);
+    ASSERT_TRUE(parts && parts->size() == 5) << "broker " << id;
+    for (const auto& [index, pid] : *parts) {
+      for (int64_t offset : {0, 3}) {
+        auto r = (*store)->read(pid, offset, 1 << 20);
+        ASSERT_TRUE(r.ok() && !r->batches.empty()) << "broker " << id << " partition " << index << " offset " << offset;
+        const auto& bytes = r->batches[0].bytes;
+        batches[id].emplace_back(bytes.begin(), bytes.end());
+      }
+    }
+    EXPECT_TRUE((*store)->close().ok());
+  }
+  EXPECT_EQ(batches[2], batches[1]);
+  EXPECT_EQ(batches[3], batches[1]);
+  EXPECT_EQ(batches[1].size(), 10u);
+}
+
+}  // namespace
+}  // namespace rokka
