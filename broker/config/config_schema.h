@@ -393,8 +393,9 @@ inline constexpr Row kRows[] = {
     optional_choice("replica.selector.class", kStatic, &BrokerConfig::replica_selector_class,
                     "org.apache.kafka.common.replica.RackAwareReplicaSelector",
                     "Empty, or org.apache.kafka.common.replica.RackAwareReplicaSelector: consumers with a "
-                    "client.rack read from an in-sync copy in their rack (broker.rack; KIP-392). Not applied "
-                    "yet (issue 24, stage S11)."),
+                    "client.rack read from an in-sync copy in their rack (broker.rack; KIP-392): a replication "
+                    "group's leader names an in-sync follower whose broker.rack is the consumer's, which then "
+                    "serves the reads."),
     {.name = "rokka.replication.groups", .scope = kStatic, .type = ConfigType::kString,
      .doc = "Cluster mode: the replication groups, name=broker.id,broker.id,... separated by ';' (g1=1,2,3;"
             "g2=4,5,6); names are [a-z0-9_-]{1,32}, each member once per group. A group's members hold a copy "

@@ -12,6 +12,7 @@
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/routing.h"
+#include "broker/link/cluster_link.h"
 #include "broker/metrics.h"
 #include "broker/net/quota_manager.h"
 #include "protocol/record_batch.h"
@@ -33,6 +34,8 @@ struct Target {
   int64_t offset = 0;
   int32_t max_bytes = 0;
   bool valid = false;
+  bool follower = false;  // read from a replication group's follower (KIP-392): up to its high watermark
+  int32_t preferred = -1;  // the replica the leader sends the consumer to: no records read here
 };
 
 // A partition as the request names it; Kafka keys a fetch by partition, so a partition
@@ -108,7 +111,32 @@ int64_t read_all(std::vector<Target>& targets, int32_t max_bytes, bool read_comm
     const bool negative_limit = std::min<int64_t>(t.max_bytes, limit) < 0;
     const int64_t budget = std::min<int64_t>(t.max_bytes, std::max<int64_t>(0, max_bytes - total));
     const storage::Store& store = *t.store;
+    if (t.preferred >= 0) {
+      // KIP-392: the offsets and where to read from, no records (as Kafka's leader answers).
+      out.preferred_read_replica = t.preferred;
+      auto offs = store.offsets(t.pid);
+      if (!offs.ok()) {
+        out.error_code = to_kafka(offs.status());
+        continue;
+      }
+      out.high_watermark = offs->high_watermark;
+      out.last_stable_offset = offs->last_stable_offset;
+      out.log_start_offset = offs->log_start_offset;
+      continue;
+    }
     auto r = store.read(t.pid, t.offset, std::max<int64_t>(budget, 1));
+    if (!r.ok() && t.follower && r.status().code() == storage::StatusCode::kOutOfRange) {
+      // A follower cannot tell an offset the leader has not written from one it has not
+      // received yet: above its high watermark the answer is empty, as Kafka's follower answers.
+      if (auto offs = store.offsets(t.pid); offs.ok() && t.offset > offs->high_watermark) {
+        out.error_code = ErrorCode::kNone;
+        out.high_watermark = offs->high_watermark;
+        out.last_stable_offset = offs->last_stable_offset;
+        out.log_start_offset = offs->log_start_offset;
+        if (read_committed) out.aborted_transactions.emplace();
+        continue;
+      }
+    }
     if (!r.ok()) {
       out.error_code = to_kafka(r.status());
       out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
@@ -189,6 +217,14 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     resp.responses.back().partitions.emplace_back();
   }
   LeaderHints leader_hints(ctx);
+  // Kafka's consumers fetch with no replica id (v15+ carries a follower's in a tagged field
+  // Rokka's replication does not use: every v15+ fetch is a consumer's). A replication group's
+  // follower serves them too, and the leader may send them to one in their rack (KIP-392).
+  const bool consumer = v >= 15 || req.replica_id < 0;
+  std::shared_ptr<const ClusterPicture> racks;  // the picture, when a preferred replica may be chosen
+  if (consumer && v >= 11 && svc.cluster != nullptr && !req.rack_id.empty() &&
+      svc.config.replica_selector_class == kRackAwareReplicaSelector)
+    racks = svc.cluster->picture();
   std::vector<Target> targets;
   std::vector<uint64_t> keys;  // partition_key() of each valid target
   targets.reserve(wanted.size());
@@ -209,7 +245,9 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     auto& out = out_topic.partitions[next_in_topic++];
     out.partition_index = p.partition;
     out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
-    PartitionRef ref = resolve_led_partition(svc, allowed, topic, p.partition);
+    bool follower = false;
+    PartitionRef ref = consumer ? resolve_readable_partition(svc, allowed, topic, p.partition, &follower)
+                                : resolve_led_partition(svc, allowed, topic, p.partition);
     if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch, ref.leader_epoch);
     if (ref.error == ErrorCode::kNotLeaderOrFollower && v >= 12)
@@ -220,8 +258,13 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
       targets.push_back({&out});
       continue;
     }
-    targets.push_back({&out, ref.store, ref.pid, p.fetch_offset, p.partition_max_bytes, true});
-    keys.push_back(partition_key(ref.slot, ref.pid));
+    int32_t preferred = -1;
+    if (racks && !follower && ref.slot != kRootSlot && ref.slot < svc.stores.size())
+      if (const ClusterGroup* g = racks->group(svc.stores.entries()[ref.slot].name))
+        preferred = preferred_read_replica(svc.config.replica_selector_class, req.rack_id, svc.config.broker_id, *g,
+                                           *racks);
+    targets.push_back({&out, ref.store, ref.pid, p.fetch_offset, p.partition_max_bytes, true, follower, preferred});
+    if (preferred < 0) keys.push_back(partition_key(ref.slot, ref.pid));
   }
   // Kafka reads the isolation level once it has a partition to read, and an unknown
   // one fails the whole request (UNKNOWN_SERVER_ERROR, its answer to the exception).
@@ -241,8 +284,9 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   auto ex = co_await boost::asio::this_coro::executor;
   for (;;) {
     const int64_t bytes = read_all(targets, max_bytes, read_committed);
+    // A partition redirected elsewhere answers at once, as an error does (Kafka's too).
     bool errors = false;
-    for (const Target& t : targets) errors = errors || t.out->error_code != ErrorCode::kNone;
+    for (const Target& t : targets) errors = errors || t.out->error_code != ErrorCode::kNone || t.preferred >= 0;
     if (bytes >= min_bytes || errors || keys.empty() || std::chrono::steady_clock::now() >= deadline) break;
 
     // Park until an append to one of our partitions, or the deadline.

@@ -74,6 +74,47 @@ PartitionRef resolve_led_partition(const Services& svc, bool allowed, const Topi
   return ref;
 }
 
+protocol::ErrorCode check_readable(const Services& svc, const Topic& t, int32_t index, int32_t* leader_epoch,
+                                   bool* follower) {
+  *follower = false;
+  const protocol::ErrorCode led = check_leader(svc, t, index, leader_epoch);
+  if (led != protocol::ErrorCode::kNotLeaderOrFollower || svc.cluster == nullptr || svc.cluster->fenced()) return led;
+  const StoreSlot slot =
+      index >= 0 && static_cast<size_t>(index) < t.partitions.size() ? t.partitions[static_cast<size_t>(index)].slot : kRootSlot;
+  const GroupMember* member = slot == kRootSlot ? nullptr : svc.cluster->member_of(slot);
+  if (member == nullptr || member->role() != GroupRole::kFollower) return led;
+  const int32_t epoch = member->epoch();
+  const auto picture = svc.cluster->picture();
+  const ClusterGroup* g = picture->group(member->group());
+  if (epoch < 0 || g == nullptr || g->epoch != epoch ||
+      std::find(g->sss.begin(), g->sss.end(), svc.config.broker_id) == g->sss.end())
+    return led;
+  if (leader_epoch != nullptr) *leader_epoch = epoch;
+  *follower = true;
+  return protocol::ErrorCode::kNone;
+}
+
+PartitionRef resolve_readable_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index,
+                                        bool* follower) {
+  *follower = false;
+  PartitionRef ref = resolve_partition_if(svc.stores, allowed, topic, index);
+  if (ref.error == protocol::ErrorCode::kNone) ref.error = check_readable(svc, *topic, index, &ref.leader_epoch, follower);
+  return ref;
+}
+
+int32_t preferred_read_replica(std::string_view selector_class, std::string_view client_rack, int32_t self,
+                               const ClusterGroup& group, const ClusterPicture& picture) {
+  if (selector_class != kRackAwareReplicaSelector || client_rack.empty()) return -1;
+  const auto in_rack = [&](int32_t id) {
+    auto it = picture.brokers.find(id);
+    return it != picture.brokers.end() && it->second.rack && *it->second.rack == client_rack;
+  };
+  if (in_rack(self)) return -1;
+  for (int32_t id : group.sss)
+    if (id != self && in_rack(id)) return id;
+  return -1;
+}
+
 int32_t coordinator_broker(const Services& svc, std::string_view key) {
   if (svc.cluster == nullptr) return svc.config.broker_id;
   if (svc.cluster->fenced()) return -1;

@@ -110,6 +110,29 @@ protocol::ErrorCode check_leader(const Services& svc, const Topic& t, int32_t in
 // with the epoch it leads in PartitionRef::leader_epoch.
 PartitionRef resolve_led_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index);
 
+// check_leader(), but for a consumer's read (Fetch with no replica id): a replication group's
+// follower may serve it too (KIP-392), up to its high watermark (the leader's confirmed
+// position as the replication stream brought it), when it follows the epoch the group's state
+// names and is in the state's synchronous replica set. A follower outside that set answers
+// NOT_LEADER_OR_FOLLOWER, sending the client back to the leader, which never names it.
+// `follower` says whether the read is a follower's; `leader_epoch` is the epoch followed then.
+protocol::ErrorCode check_readable(const Services& svc, const Topic& t, int32_t index, int32_t* leader_epoch,
+                                   bool* follower);
+// resolve_partition_if(), then check_readable().
+PartitionRef resolve_readable_partition(const Services& svc, bool allowed, const TopicPtr& topic, int32_t index,
+                                        bool* follower);
+
+// replica.selector.class's one value besides empty: Kafka's rack-aware selector.
+inline constexpr std::string_view kRackAwareReplicaSelector =
+    "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+// KIP-392: the replica a consumer in `client_rack` should read a group partition led by `self`
+// from (Fetch v11+'s preferred_read_replica), or -1 to read from the leader. With the
+// rack-aware selector only, and only for a client naming a rack the leader is not in: the
+// first member of the group's synchronous replica set, other than the leader, that is
+// registered in `picture` with broker.rack equal to the client's.
+int32_t preferred_read_replica(std::string_view selector_class, std::string_view client_rack, int32_t self,
+                               const ClusterGroup& group, const ClusterPicture& picture);
+
 // The broker coordinating `key` (a group or transactional id): this one on a single broker;
 // -1 while none can (cluster mode: its shard's broker is down, or the shards are being placed).
 int32_t coordinator_broker(const Services& svc, std::string_view key);

@@ -160,5 +160,63 @@ TEST_F(RoutingTest, SingleBrokerLeadsEveryPartition) {
   }
 }
 
+// KIP-392's rack-aware choice at a group partition's leader (broker 1, rack r1): a consumer in
+// another rack is sent to the in-sync member registered in that rack; to nobody (-1) when the
+// selector is off, the client names no rack, the leader is in its rack, or no registered
+// in-sync member is.
+class PreferredReadReplicaTest : public ::testing::Test {
+ protected:
+  PreferredReadReplicaTest() {
+    for (auto [id, rack] : std::vector<std::pair<int32_t, const char*>>{{1, "r1"}, {2, "r2"}, {3, "r3"}})
+      picture_.brokers[id] = ClusterBroker{id, 100 * id, {}, std::string(rack)};
+    group_.members = {1, 2, 3};
+    group_.leader = 1;
+    group_.epoch = 4;
+    group_.sss = {1, 2, 3};
+  }
+  int32_t choose(std::string_view selector, std::string_view client_rack) const {
+    return broker::preferred_read_replica(selector, client_rack, 1, group_, picture_);
+  }
+  static constexpr std::string_view kRackAware = broker::kRackAwareReplicaSelector;
+  ClusterPicture picture_;
+  broker::ClusterGroup group_;
+};
+
+TEST_F(PreferredReadReplicaTest, ConsumerInAFollowersRackReadsFromIt) {
+  EXPECT_EQ(choose(kRackAware, "r2"), 2);
+  EXPECT_EQ(choose(kRackAware, "r3"), 3);
+}
+
+TEST_F(PreferredReadReplicaTest, SelectorOffOrNoClientRackReadsFromTheLeader) {
+  EXPECT_EQ(choose("", "r2"), -1);
+  EXPECT_EQ(choose("org.apache.kafka.common.replica.LeaderSelector", "r2"), -1);
+  EXPECT_EQ(choose(kRackAware, ""), -1);
+}
+
+TEST_F(PreferredReadReplicaTest, ConsumerInTheLeadersRackReadsFromTheLeader) {
+  picture_.brokers[2].rack = "r1";  // a follower shares the leader's rack: the leader still serves
+  EXPECT_EQ(choose(kRackAware, "r1"), -1);
+}
+
+TEST_F(PreferredReadReplicaTest, OnlyRegisteredInSyncMembersOfTheRackAreChosen) {
+  EXPECT_EQ(choose(kRackAware, "r9"), -1);  // no broker in that rack
+  group_.sss = {1, 3};                      // 2 left the synchronous replica set
+  EXPECT_EQ(choose(kRackAware, "r2"), -1);
+  group_.sss = {1, 2, 3};
+  picture_.brokers.erase(2);  // 2 is down
+  EXPECT_EQ(choose(kRackAware, "r2"), -1);
+  picture_.brokers[4] = ClusterBroker{4, 400, {}, std::string("r3")};  // not a member: never chosen
+  picture_.brokers.erase(3);
+  EXPECT_EQ(choose(kRackAware, "r3"), -1);
+  picture_.brokers[2] = ClusterBroker{2, 200, {}, std::nullopt};  // no broker.rack
+  EXPECT_EQ(choose(kRackAware, "r2"), -1);
+}
+
+TEST_F(PreferredReadReplicaTest, FirstInSyncMemberOfTheRackIsChosen) {
+  picture_.brokers[2].rack = "r3";
+  group_.sss = {1, 3, 2};
+  EXPECT_EQ(choose(kRackAware, "r3"), 3);
+}
+
 }  // namespace
 }  // namespace rokka
