@@ -221,6 +221,9 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
   // Rokka's replication does not use: every v15+ fetch is a consumer's). A replication group's
   // follower serves them too, and the leader may send them to one in their rack (KIP-392).
   const bool consumer = v >= 15 || req.replica_id < 0;
+  // As Kafka's brokers: a follower serves a consumer whose request carries client metadata (v11+,
+  // rack_id); an older consumer fetch is the leader's alone.
+  const bool follower_reads = consumer && v >= 11;
   std::shared_ptr<const ClusterPicture> racks;  // the picture, when a preferred replica may be chosen
   if (consumer && v >= 11 && svc.cluster != nullptr && !req.rack_id.empty() &&
       svc.config.replica_selector_class == kRackAwareReplicaSelector)
@@ -246,7 +249,7 @@ boost::asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx, FetchReq
     out.partition_index = p.partition;
     out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
     bool follower = false;
-    PartitionRef ref = consumer ? resolve_readable_partition(svc, allowed, topic, p.partition, &follower)
+    PartitionRef ref = follower_reads ? resolve_readable_partition(svc, allowed, topic, p.partition, &follower)
                                 : resolve_led_partition(svc, allowed, topic, p.partition);
     if (v >= 13 && !topic) ref.error = ErrorCode::kUnknownTopicId;
     if (ref.error == ErrorCode::kNone) ref.error = check_leader_epoch(p.current_leader_epoch, ref.leader_epoch);
