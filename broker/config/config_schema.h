@@ -389,7 +389,7 @@ inline constexpr Row kRows[] = {
             "false",
             "Whether a replication group may elect a leader outside its in-sync set when no member of it is "
             "alive, losing the records only the in-sync set held (set per group: the topic key is accepted "
-            "only). Not applied yet (issue 24, stage S10)."),
+            "only). The controller's elections use the value it started with."),
     optional_choice("replica.selector.class", kStatic, &BrokerConfig::replica_selector_class,
                     "org.apache.kafka.common.replica.RackAwareReplicaSelector",
                     "Empty, or org.apache.kafka.common.replica.RackAwareReplicaSelector: consumers with a "
