@@ -1,0 +1,135 @@
+// acks=all on a replicated topic (issue 24, plan24 S7; docs/cluster.md "Produce on a group store"):
+// three build/rokka processes, a real etcd and g1=1,2,3, the SSS grown to all three. With Kafka's
+// rules: a topic whose min.insync.replicas exceeds the in-sync set refuses acks=all with
+// NOT_ENOUGH_REPLICAS before appending, and takes acks=1; with min.insync.replicas=3, acks=all is
+// answered only once every in-sync member holds the batch, so a SIGSTOPped follower makes it time
+// out (REQUEST_TIMED_OUT) while acks=1 is still answered, and once the follower runs again acks=all
+// succeeds. Skipped, with the reason, where etcd is not installed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/produce.h"
+#include "tests/integration/group_cluster.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/wire_client.h"
+
+namespace rokka {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::ErrorCode;
+using testutil::WireClient;
+
+class GroupAcksTest : public testutil::GroupClusterTest {
+ protected:
+  void TearDown() override {
+    for (auto& b : brokers_)
+      if (b && b->pid() > 0) ::kill(b->pid(), SIGCONT);  // none left stopped
+  }
+
+  // Every thread of process `pid` is stopped (SIGSTOP takes effect asynchronously).
+  static bool stopped(pid_t pid) {
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    std::error_code ec;
+    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+      std::ifstream in(t.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const size_t paren = stat.rfind(')');
+      if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') return false;
+    }
+    return !ec;
+  }
+
+  // CreateTopics (v5) through broker `id`: one partition, replication factor 3.
+  ErrorCode create(int id, const std::string& name, int min_insync) {
+    WireClient c(broker(id).port());
+    protocol::CreateTopicsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = name;
+    t.num_partitions = 1;
+    t.replication_factor = 3;
+    t.configs.push_back({.name = "min.insync.replicas", .value = std::to_string(min_insync)});
+    req.timeout_ms = 30000;
+    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
+    return resp && resp->topics.size() == 1 ? resp->topics[0].error_code : ErrorCode::kUnknownServerError;
+  }
+
+  struct Answer {
+    ErrorCode error = ErrorCode::kUnknownServerError;
+    int64_t base_offset = -1;
+  };
+  // One batch of two records to partition 0 of `name` through broker `id` (Produce v9).
+  // Until the leader serves the new topic (its routing and registry have it).
+  static bool served(const Answer& a) {
+    return a.error != ErrorCode::kNotLeaderOrFollower && a.error != ErrorCode::kUnknownTopicOrPartition;
+  }
+  Answer produce(int id, const std::string& name, int16_t acks, int32_t timeout_ms, uint8_t fill) {
+    WireClient c(broker(id).port());
+    const std::vector<std::byte> batch = testutil::make_batch({.records = 2, .fill = fill});
+    protocol::ProduceRequest req;
+    req.acks = acks;
+    req.timeout_ms = timeout_ms;
+    auto& d = req.topic_data.emplace_back();
+    d.name = name;
+    auto& p = d.partition_data.emplace_back();
+    p.index = 0;
+    p.records.data = protocol::Bytes(batch);
+    auto resp = c.call<protocol::ProduceResponse>(req, 9);
+    if (!resp) return {};
+    const auto& r = resp->responses.at(0).partition_responses.at(0);
+    return {r.error_code, r.base_offset};
+  }
+};
+
+TEST_F(GroupAcksTest, AcksAllWaitsForEveryInSyncMemberWithKafkasErrors) {
+  std::optional<std::pair<int, int>> first;
+  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
+  const auto [leader, epoch] = *first;
+  ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
+  const int follower = leader == 1 ? 2 : 1;
+
+  // More in-sync copies asked for than the group has: acks=all refused before the append, acks=1 taken.
+  ASSERT_EQ(create(follower, "four", 4), ErrorCode::kNone);
+  Answer a;
+  ASSERT_TRUE(testutil::eventually(
+      [&] { return served(a = produce(leader, "four", -1, 10000, 0x41)); }, 30s));
+  EXPECT_EQ(a.error, ErrorCode::kNotEnoughReplicas);
+  a = produce(leader, "four", 1, 10000, 0x42);
+  EXPECT_EQ(a.error, ErrorCode::kNone);
+  EXPECT_EQ(a.base_offset, 0) << "the refused acks=all batch was not appended";
+
+  // min.insync.replicas = 3: answered once all three hold it.
+  ASSERT_EQ(create(follower, "three", 3), ErrorCode::kNone);
+  ASSERT_TRUE(testutil::eventually(
+      [&] { return served(a = produce(leader, "three", -1, 10000, 0x51)); }, 30s));
+  EXPECT_EQ(a.error, ErrorCode::kNone);
+  EXPECT_EQ(a.base_offset, 0);
+
+  // A follower stopped: acks=all cannot be confirmed in time; acks=1 is answered meanwhile.
+  ASSERT_EQ(::kill(broker(follower).pid(), SIGSTOP), 0);
+  ASSERT_TRUE(testutil::eventually([&] { return stopped(broker(follower).pid()); }, 10s));
+  a = produce(leader, "three", -1, 1500, 0x52);
+  EXPECT_EQ(a.error, ErrorCode::kRequestTimedOut) << broker(leader).log_tail();
+  a = produce(leader, "three", 1, 10000, 0x53);
+  EXPECT_EQ(a.error, ErrorCode::kNone);
+  EXPECT_EQ(a.base_offset, 4) << "after the first batch and the unconfirmed one";
+
+  // Running again, it catches up: acks=all succeeds (the SSS still names it: the lag bound is 30 s).
+  ASSERT_EQ(::kill(broker(follower).pid(), SIGCONT), 0);
+  ASSERT_TRUE(testutil::eventually([&] { return (a = produce(leader, "three", -1, 5000, 0x54)).error == ErrorCode::kNone; },
+                                   60s))
+      << "last error " << static_cast<int>(a.error) << "\n" << broker(leader).log_tail();
+  EXPECT_GE(a.base_offset, 6);
+  EXPECT_EQ(sss_size(), 3u);
+}
+
+}  // namespace
+}  // namespace rokka
