@@ -17,6 +17,7 @@
 #include <optional>
 #include <thread>
 
+#include "cluster/cluster_view.h"
 #include "cluster/etcd_client.h"
 #include "tests/cluster/etcd_process.h"
 #include "tests/testutil/temp_dir.h"
@@ -90,6 +91,18 @@ inline cluster::EtcdClientOptions client_options(const std::string& endpoints) {
   o.endpoints = *eps;
   o.request_timeout = 3s;  // the machine is shared: generous
   return o;
+}
+
+// Everything under `keys`' prefix, read through `client` (linearizably) and built into the
+// snapshot a broker's ClusterView would hold; throws if etcd does not answer.
+inline std::shared_ptr<const cluster::ClusterSnapshot> read_snapshot(IoThread& io, cluster::EtcdClient& client,
+                                                                    const cluster::Keys& keys) {
+  const std::string prefix = keys.prefix();
+  auto r = io.run(client.range({.key = prefix, .range_end = cluster::prefix_range_end(prefix)}));
+  if (!r.ok()) throw std::runtime_error(r.status().to_string());
+  cluster::KeyMap m;
+  for (auto& kv : r->kvs) m.emplace(kv.key, kv);
+  return cluster::build_snapshot(keys, std::move(m), r->header.revision);
 }
 
 // A fixture with its own single-member etcd (skipped, with the reason, without etcd).

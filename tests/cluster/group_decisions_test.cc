@@ -276,13 +276,7 @@ class GroupElectionEtcdTest : public testutil::EtcdTest {
     if (!r.ok()) throw std::runtime_error(r.status().to_string());
     return r->header.revision;
   }
-  std::shared_ptr<const ClusterSnapshot> read() {
-    auto r = io_.run(client_->range({.key = keys_.prefix(), .range_end = prefix_range_end(keys_.prefix())}));
-    if (!r.ok()) throw std::runtime_error(r.status().to_string());
-    KeyMap m;
-    for (auto& kv : r->kvs) m.emplace(kv.key, kv);
-    return build_snapshot(keys_, std::move(m), r->header.revision);
-  }
+  std::shared_ptr<const ClusterSnapshot> read() { return testutil::read_snapshot(io_, *client_, keys_); }
   // Sends both txns at once, each on its own client (two controllers' processes).
   std::pair<Result<TxnResult>, Result<TxnResult>> race(Txn a, Txn b) {
     auto ca = io_.call([&] { return EtcdClient::create(io_.executor(), testutil::client_options(etcd_->client_url())); });

@@ -84,14 +84,7 @@ class SssTest : public ::testing::Test {
   }
   RokkaProcess& broker(int id) { return *brokers_.at(static_cast<size_t>(id - 1)); }
 
-  std::shared_ptr<const cluster::ClusterSnapshot> read() {
-    const std::string prefix = keys_.prefix();
-    auto r = io_.run(client_->range({.key = prefix, .range_end = cluster::prefix_range_end(prefix)}));
-    if (!r.ok()) throw std::runtime_error(r.status().to_string());
-    cluster::KeyMap m;
-    for (auto& kv : r->kvs) m.emplace(kv.key, kv);
-    return cluster::build_snapshot(keys_, std::move(m), r->header.revision);
-  }
+  std::shared_ptr<const cluster::ClusterSnapshot> read() { return testutil::read_snapshot(io_, *client_, keys_); }
   std::optional<GroupState> state() {
     const auto s = read();
     const cluster::GroupInfo* g = s->group("g1");
