@@ -153,7 +153,7 @@ class GroupMemberTest : public testutil::EtcdTest {
           << "broker " << n->id << ": " << f.log_end() << " of " << end;
       for (const char* sub : {"commitlog", "index"}) {
         EXPECT_TRUE(wait_until([&] {
-          return storage::test::files_in(node(leader).dir.path() / sub) == storage::test::files_in(n->dir.path() / sub);
+          return storage::test::same_files(node(leader).dir.path() / sub, n->dir.path() / sub);
         }, 30s)) << "broker " << n->id << ": " << sub << " differs";
       }
       EXPECT_TRUE(wait_until([&] { return l.meta().scan("") == f.meta().scan(""); }, 30s)) << n->id << ": meta keys differ";

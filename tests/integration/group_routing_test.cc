@@ -95,6 +95,8 @@ TEST_F(GroupRoutingTest, MetadataAndRoutingOfAGroupTopicFollowTheGroupState) {
   std::optional<std::pair<int, int>> first;
   ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
   expect_roles(first->first, first->second, {1, 2, 3});
+  // Once every member is in sync: the ISR checked below is the state's, read once.
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(first->first).log_tail();
   const std::optional<StateSeen> seen = state_seen();
   ASSERT_TRUE(seen);
   const int leader = seen->leader;

@@ -125,17 +125,35 @@ inline std::map<std::string, std::vector<std::byte>> files_in(const std::filesys
   return out;
 }
 
+// The names of the files directly in `dir` (none if it does not exist).
+inline std::vector<std::string> file_names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether `a` and `b` (e.g. two stores' index/ directories) hold the same files byte for byte;
+// cheap on the sparse index files (testutil::same_file_bytes), so fit to poll.
+inline bool same_files(const std::filesystem::path& a, const std::filesystem::path& b) {
+  const auto names = file_names_in(a);
+  if (names != file_names_in(b)) return false;
+  return std::all_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return testutil::same_file_bytes(a / n, b / n); });
+}
+
 // Replicas hold the same files in `a` and `b` (e.g. two stores' commitlog/ directories), byte for
 // byte: the same names, none missing, none differing. `what` names them in failures ("segment").
 inline void expect_same_files(const std::filesystem::path& a, const std::filesystem::path& b, std::string_view what) {
-  const auto fa = files_in(a), fb = files_in(b);
-  EXPECT_EQ(fa.size(), fb.size()) << what << " files: " << a << " vs " << b;
-  for (const auto& [name, bytes] : fa) {
-    if (!fb.count(name)) {
+  const auto na = file_names_in(a), nb = file_names_in(b);
+  EXPECT_EQ(na.size(), nb.size()) << what << " files: " << a << " vs " << b;
+  for (const auto& name : na) {
+    if (!std::binary_search(nb.begin(), nb.end(), name)) {
       ADD_FAILURE() << what << " " << name << " missing in " << b;
       continue;
     }
-    EXPECT_TRUE(fb.at(name) == bytes) << what << " " << name << " differs";
+    EXPECT_TRUE(testutil::same_file_bytes(a / name, b / name)) << what << " " << name << " differs";
   }
 }
 
