@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -66,6 +67,7 @@ void ReplicationClient::observe_epoch(int32_t epoch) {
 void ReplicationClient::set_leader(tcp::endpoint leader) {
   asio::post(ex_, [self = shared_from_this(), leader] {
     self->options_.leader = leader;
+    self->leader_moved_ = true;
     if (self->current_) self->current_->close();
     self->backoff_wake_->notify();
   });
@@ -90,7 +92,7 @@ asio::awaitable<void> ReplicationClient::run() {
     current_.reset();
     if (stopped_) break;
     set_error(why);
-    if (welcomed) backoff = options_.backoff_min;
+    if (welcomed || std::exchange(leader_moved_, false)) backoff = options_.backoff_min;
     log().info("replication: group {}: follower {}: session with {} ended: {}; again in {} ms", options_.group,
                options_.follower_id, endpoint_text(options_.leader), why.to_string(), backoff.count());
     co_await backoff_wake_->wait(Clock::now() + backoff);

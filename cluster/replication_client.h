@@ -11,7 +11,7 @@
 // seen (its own log's last epoch, earlier WELCOMEs, observe_epoch()), at WELCOME and on every
 // DATA. Any error, REJECT or silence longer than idle_timeout ends the session; it reconnects
 // after a backoff that doubles from backoff_min to backoff_max (reset by a session that got its
-// WELCOME).
+// WELCOME, and by set_leader: the failures were another endpoint's).
 //
 // Threading: create and start anywhere; stop, observe_epoch and set_leader may be called from
 // any thread (posted to the executor); the counters from any thread.
@@ -65,7 +65,9 @@ class ReplicationClient : public std::enable_shared_from_this<ReplicationClient>
   // The highest epoch this follower knows of (the group state it read): a leader below it is
   // refused, and a running session with one is ended.
   void observe_epoch(int32_t epoch);
-  // The group's leader moved: the current session ends and the next one goes there.
+  // The group's leader moved: the current session ends and the next one goes there, at once and
+  // then after backoff_min, doubling afresh (a new leader may bind its listener just after the
+  // state naming it is read).
   void set_leader(boost::asio::ip::tcp::endpoint leader);
 
   // ---- any thread ----
@@ -94,6 +96,7 @@ class ReplicationClient : public std::enable_shared_from_this<ReplicationClient>
   std::shared_ptr<ReplicatedLog> log_;
   ReplicationClientOptions options_;
   bool stopped_ = false;
+  bool leader_moved_ = false;  // set_leader since the last session ended: the backoff restarts
   std::shared_ptr<repl::Connection> current_;  // the connection in use, closed by stop/set_leader
   std::unique_ptr<Signal> backoff_wake_;
 

@@ -813,5 +813,43 @@ TEST_F(ReplicationStream, AnEntryLargerThanAFrameGoesAloneWhenTheBoundHoldsIt) {
   EXPECT_TRUE(wait_until([&] { return server->confirmed() == end && follower->confirmed() == end; }));
 }
 
+// A failover: the old leader's endpoint failed for a while (the backoff grew), then the follower
+// is told the new leader's endpoint a moment before that leader listens. It must not wait out the
+// backoff the old endpoint built up (up to backoff_max, 2 s in the broker: acks=all waits for it).
+TEST_F(ReplicationStream, AMovedLeaderIsTriedAfterTheShortestBackoff) {
+  asio::io_context raw;
+  tcp::acceptor old_leader(raw, kLoopback);
+  auto options = client_options(old_leader.local_endpoint());
+  options.backoff_min = 10ms;
+  options.backoff_max = 1h;
+  client = ReplicationClient::create(follower_io.executor(), follower, options);
+  client->start();
+  // Ten sessions accepted and closed at once (no WELCOME): the waits double, 10 ms up to 5.12 s.
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(readable(old_leader.native_handle(), 20s)) << "session " << i;
+    tcp::socket s(raw);
+    old_leader.accept(s);
+  }
+  old_leader.close();
+
+  tcp::endpoint new_leader;
+  {
+    tcp::acceptor reserve(raw, kLoopback);
+    new_leader = reserve.local_endpoint();
+  }
+  client->set_leader(new_leader);
+  // Its first attempt there is refused (nothing listens yet).
+  const std::string refused = "connect to 127.0.0.1:" + std::to_string(new_leader.port());
+  ASSERT_TRUE(wait_until([&] { return client->last_error().find(refused) != std::string::npos; }))
+      << client->last_error();
+
+  leader->begin_epoch(1);
+  append_entries(1, 20);
+  server = ReplicationServer::create(leader_io.executor(), leader, server_options(1, {1, 2}));
+  ASSERT_TRUE(server->listen(new_leader).ok());
+  // Without the reset the next attempt comes 10.24 s after the refused one.
+  EXPECT_TRUE(wait_until([&] { return same_log(*leader, *follower); }, 5s)) << client->last_error();
+}
+
 }  // namespace
 }  // namespace rokka::cluster
