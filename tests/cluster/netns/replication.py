@@ -114,12 +114,13 @@ class Load:
 
     def __init__(self, c, ledger):
         self.c, self.ledger = c, ledger
-        # request.timeout.ms 5 s: a produce in flight to a leader cut off is given up (and sent to the new
-        # leader) after 5 s, not librdkafka's 30 s, so that the stalls measure the failover more than the client.
-        # debug=eos: the idempotence state changes (epoch bumps, DUPSEQ) in logs/clients.log.
-        self.senders = [sc.Sender(c.bootstrap(c.ids), ledger, f"load-{k}", **{"request.timeout.ms": 5000,
-                                                                              "debug": "eos"})
-                        for k in range(2)]
+        # librdkafka gives a Produce in flight until the first message's message.timeout.ms, capped by
+        # socket.timeout.ms (60 s both), before it moves the partition to a new leader: 5 s for both
+        # timeouts (request.timeout.ms is the broker's wait for acks=all), so that the stalls measure the
+        # failover more than the client. debug=eos: the idempotence state changes (drains, epoch bumps,
+        # DUPSEQ) in logs/clients.log.
+        self.senders = [sc.Sender(c.bootstrap(c.ids), ledger, f"load-{k}", **{
+            "request.timeout.ms": 5000, "socket.timeout.ms": 5000, "debug": "eos"}) for k in range(2)]
         self.sent = set()              # every payload handed to a producer
         self.stop_p = threading.Event()
         self.stop_c = threading.Event()
@@ -218,7 +219,8 @@ class FailoverProbe:
 
     def run(self):
         try:
-            s = sc.Sender(self.c.bootstrap(self.live), self.ledger, "failover-probe", **{"request.timeout.ms": 5000})
+            s = sc.Sender(self.c.bootstrap(self.live), self.ledger, "failover-probe",
+                          **{"request.timeout.ms": 5000, "socket.timeout.ms": 5000})
             k = 0
             while not self.stop.is_set() and not s.acked:
                 v = self.ledger.payload("probe")
