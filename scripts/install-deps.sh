@@ -11,8 +11,9 @@ PACKAGES=(
   libboost1.81-dev liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev libspdlog-dev
   # security/ (TLS, SASL), cluster/ (etcd, for its tests) and tools/admin
   libboost-program-options1.81-dev libssl-dev libsasl2-dev libcurl4-openssl-dev etcd-server etcd-client
-  # tests/cluster/netns/: network namespaces and veth pairs (ip), for the cluster system test
-  iproute2
+  # tests/cluster/netns/: network namespaces and veth pairs (ip), for the cluster system test; nft to
+  # drop one port in a namespace (run.sh --replication)
+  iproute2 nftables
   # broker/metrics.cc: /metrics through prometheus-cpp; the tests scrape it with a real Prometheus (and promtool), bench/ab.sh with curl
   prometheus-cpp-dev prometheus curl
   # broker/: the regular expressions of ListTransactions v2 (RE2: linear time, no recursion)

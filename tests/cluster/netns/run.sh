@@ -10,6 +10,10 @@
 #   tests/cluster/netns/run.sh --etcd-only   namespaces + 3 etcd members; an etcd follower, then the
 #                                            leader, killed -9 under a put loop and restarted (no broker)
 #   tests/cluster/netns/run.sh --cleanup     removes what a run killed with -9 left behind
+#   tests/cluster/netns/run.sh --replication the Jepsen-style replication test of issue 24 (replication.py:
+#                                            group g1=1,2,3, an RF-3 topic under load, faults one at a time,
+#                                            then the verdict); ROKKA_REPL_TRIALS trials (default 1, one
+#                                            fault of each kind, 60-90 s); needs nft (nftables) too
 #
 # Topology (nothing is added to the root namespace's network):
 #   rk-hub   a bridge br0, one veth end per other namespace
@@ -19,13 +23,15 @@
 #   rk-c     eth0 10.77.0.100/24: scenarios.py, its Kafka clients and etcdctl
 #
 # Environment: ROKKA_BIN (default <repo>/build/rokka; copied into the work dir for the run),
-# ROKKA_NETNS_TIMEOUT (seconds for the scenarios, default 300), ROKKA_NETNS_KEEP=1 (keep the whole
-# work dir, /tmp/rokka-netns.*, data included, also after a pass; after a failure its logs and
-# acks.log are kept anyway),
-# ROKKA_NETNS_SCENARIOS (comma list of scenario letters, e.g. "c,f"; a always runs).
-# Output: one PASS/FAIL line per scenario, then the closing line "N passed, M failed"; exit 1 if
-# any failed. Without root, iproute2's `ip`, etcd or etcdctl, or where network namespaces cannot be
-# made, it prints SKIPPED and the reason, and exits 77 (ctest reports the test skipped, not passed).
+# ROKKA_NETNS_TIMEOUT (seconds for the scenarios, default 300; --replication: 150 + 150 per trial),
+# ROKKA_NETNS_KEEP=1 (keep the whole work dir, /tmp/rokka-netns.*, data included, also after a pass;
+# after a failure its logs and acks.log are kept anyway),
+# ROKKA_NETNS_SCENARIOS (comma list of scenario letters, e.g. "c,f"; a always runs),
+# ROKKA_REPL_TRIALS (--replication: trials, default 1).
+# Output: one PASS/FAIL line per scenario (per check with --replication), then the closing line
+# "N passed, M failed"; exit 1 if any failed. Without root, iproute2's `ip`, etcd or etcdctl (or nft
+# for --replication), or where network namespaces cannot be made, it prints SKIPPED and the reason,
+# and exits 77 (ctest reports the test skipped, not passed).
 set -uo pipefail
 
 readonly HERE=$(cd "$(dirname "$0")" && pwd)
@@ -38,22 +44,32 @@ readonly MACHINES=(rk-m1 rk-m2 rk-m3)
 readonly ALL_NS=("$HUB" "${MACHINES[@]}" "$CLIENT")
 readonly NET=10.77.0
 readonly PEER_NET=10.77.1
-readonly TIMEOUT=${ROKKA_NETNS_TIMEOUT:-300}
 
 mode=full
 case "${1:-}" in
   "") ;;
   --etcd-only) mode=etcd-only ;;
   --cleanup) mode=cleanup ;;
-  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-  *) echo "usage: $0 [--etcd-only|--cleanup]" >&2; exit 2 ;;
+  --replication) mode=replication ;;
+  -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+  *) echo "usage: $0 [--etcd-only|--cleanup|--replication]" >&2; exit 2 ;;
 esac
+readonly TRIALS=${ROKKA_REPL_TRIALS:-1}
+[[ "$TRIALS" =~ ^[1-9][0-9]*$ ]] || { echo "ROKKA_REPL_TRIALS must be a positive number" >&2; exit 2; }
+if [ "$mode" = replication ]; then
+  readonly TIMEOUT=${ROKKA_NETNS_TIMEOUT:-$((150 + 150 * TRIALS))}
+else
+  readonly TIMEOUT=${ROKKA_NETNS_TIMEOUT:-300}
+fi
 
 skip() { echo "SKIPPED: $1"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "network namespaces need root (run as root)"
 command -v ip >/dev/null 2>&1 || skip "no 'ip' (apt-get install iproute2)"
 command -v etcd >/dev/null 2>&1 || skip "no 'etcd' (apt-get install etcd-server)"
 command -v etcdctl >/dev/null 2>&1 || skip "no 'etcdctl' (apt-get install etcd-client)"
+if [ "$mode" = replication ]; then
+  command -v nft >/dev/null 2>&1 || skip "no 'nft' (apt-get install nftables)"
+fi
 
 ns_exists() { ip netns list 2>/dev/null | awk -v n="$1" '$1 == n { found = 1 } END { exit !found }'; }
 
@@ -108,7 +124,7 @@ probe=rk-probe-$$
 if ! ip netns add "$probe" 2>/dev/null; then skip "cannot create a network namespace here ('ip netns add' failed)"; fi
 ip netns del "$probe"
 
-if [ "$mode" = full ]; then
+if [ "$mode" = full ] || [ "$mode" = replication ]; then
   if [ ! -x "$ROKKA_BIN" ]; then echo "FAIL setup: no broker binary $ROKKA_BIN (build it first)"; echo "0 passed, 1 failed"; exit 1; fi
   # The help text captured whole: `--help | grep -q` under pipefail fails when grep exits
   # first and the broker dies of SIGPIPE.
@@ -190,7 +206,7 @@ echo "network: ${ALL_NS[*]} up ($NET.0/24 and $PEER_NET.0/24 on br0 in $HUB) aft
 
 mkdir -p "$work/logs"
 broker_bin=$ROKKA_BIN
-if [ "$mode" = full ]; then
+if [ "$mode" != etcd-only ]; then
   # A copy: a rebuild during the run must not change the binary that restarts use.
   cp "$ROKKA_BIN" "$work/rokka" || setup_fail "cannot copy $ROKKA_BIN"
   broker_bin=$work/rokka
@@ -198,11 +214,16 @@ fi
 args=(--work "$work" --rokka "$broker_bin" --net "$NET" --peer-net "$PEER_NET")
 [ "$mode" = etcd-only ] && args+=(--etcd-only)
 [ -n "${ROKKA_NETNS_SCENARIOS:-}" ] && args+=(--only "$ROKKA_NETNS_SCENARIOS")
+script=$HERE/scenarios.py
+if [ "$mode" = replication ]; then
+  script=$HERE/replication.py
+  args=(--work "$work" --rokka "$broker_bin" --net "$NET" --peer-net "$PEER_NET" --trials "$TRIALS")
+fi
 # The scenarios run inside rk-c; they start etcd and the brokers in the machine namespaces
 # (`ip netns exec rk-mN ...`) and stop them; finish() ends whatever is left, by id.
 # In the background so that INT/TERM reach this script at once (timeout runs in a process group
 # of its own); the trap passes them on and finish() cleans up.
-timeout -k 10 "$TIMEOUT" ip netns exec "$CLIENT" "$PY" -u "$HERE/scenarios.py" "${args[@]}" &
+timeout -k 10 "$TIMEOUT" ip netns exec "$CLIENT" "$PY" -u "$script" "${args[@]}" &
 child=$!
 trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM
 wait "$child"

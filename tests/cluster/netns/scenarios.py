@@ -438,12 +438,12 @@ def client_conf(bootstrap, **extra):
 class Sender:
     """An idempotent acks=all producer; records every delivery report with its latency."""
 
-    def __init__(self, bootstrap, ledger, name):
+    def __init__(self, bootstrap, ledger, name, **extra):
         self.ledger, self.name = ledger, name
         self.p = Producer(client_conf(bootstrap, **{"acks": "all", "enable.idempotence": True, "linger.ms": 5,
                                                     "message.timeout.ms": 60000,
                                                     "error_cb": lambda e: CLIENT_LOG.warning("%s error_cb: %s",
-                                                                                             name, e)}))
+                                                                                             name, e), **extra}))
         self.sent = 0
         self.acked = []      # (sent_at, acked_at, topic, p, o, value)
         self.errors = []     # (sent_at, error string, value)
