@@ -51,7 +51,7 @@ uint64_t ConfirmWaiters::add(int64_t position, Clock::time_point deadline, Callb
     if (closed_) {
       now = closed_with_;
     } else if (position <= confirmed_) {
-      now = ConfirmOutcome{};
+      now = ConfirmOutcome{ConfirmOutcome::Kind::kConfirmed, {}, in_sync_};
     } else if (deadline <= Clock::now()) {
       now = ConfirmOutcome{ConfirmOutcome::Kind::kTimedOut, "deadline passed before C reached the position"};
     } else {
@@ -81,16 +81,17 @@ bool ConfirmWaiters::cancel(uint64_t id) {
   return true;
 }
 
-void ConfirmWaiters::confirm(int64_t position) {
+void ConfirmWaiters::confirm(int64_t position, size_t in_sync) {
   Resolved resolved;
   {
     std::lock_guard lock(mu_);
+    in_sync_ = in_sync;
     if (position <= confirmed_) return;
     confirmed_ = position;
     auto end = by_position_.upper_bound(position);
     for (auto it = by_position_.begin(); it != end; ++it) {
       positions_.erase(it->second.id);
-      resolved.emplace_back(std::move(it->second.done), ConfirmOutcome{});
+      resolved.emplace_back(std::move(it->second.done), ConfirmOutcome{ConfirmOutcome::Kind::kConfirmed, {}, in_sync});
     }
     by_position_.erase(by_position_.begin(), end);
   }
@@ -143,10 +144,11 @@ void ConfirmWaiters::close(ConfirmOutcome::Kind kind, const std::string& reason)
   fail_all(kind, reason);
 }
 
-void ConfirmWaiters::reopen(int64_t confirmed) {
+void ConfirmWaiters::reopen(int64_t confirmed, size_t in_sync) {
   std::lock_guard lock(mu_);
   closed_ = false;
   confirmed_ = confirmed;
+  in_sync_ = in_sync;
 }
 
 size_t ConfirmWaiters::size() const {

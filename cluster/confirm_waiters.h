@@ -4,10 +4,11 @@
 // C is the smallest end acknowledged by every member of the in-sync set (SSS), the leader
 // counting its own: durable ends, or written ones when the leader runs with
 // ReplicationServerOptions::confirm_written (async flush: "in every member's page cache").
-// A waiter registered for log position P succeeds once C >= P; it fails when its deadline
-// passes (kTimedOut: REQUEST_TIMED_OUT), when the group's store is demoted or fenced
-// (kNotLeader: NOT_LEADER_OR_FOLLOWER), when the in-sync set shrank below the minimum
-// (kNotEnoughReplicas: NOT_ENOUGH_REPLICAS_AFTER_APPEND), or at shutdown.
+// A waiter registered for log position P succeeds once C >= P, told the size of the in-sync set
+// C covered it with (Produce answers NOT_ENOUGH_REPLICAS_AFTER_APPEND when that is below the
+// topic's min.insync.replicas); it fails when its deadline passes (kTimedOut:
+// REQUEST_TIMED_OUT), when the group's store is demoted or fenced (kNotLeader:
+// NOT_LEADER_OR_FOLLOWER), by fail_all() with the kind given, or at shutdown.
 //
 // Threading: every method may be called from any thread (one mutex). Callbacks run outside the
 // lock, on the thread that resolved them (confirm(), fail_all(), expire(), add() itself when
@@ -31,6 +32,11 @@ struct ConfirmOutcome {
   enum class Kind { kConfirmed, kTimedOut, kNotLeader, kNotEnoughReplicas, kShutdown };
   Kind kind = Kind::kConfirmed;
   std::string reason;
+  // kConfirmed: the size of the in-sync set C was computed over when it covered the position
+  // (the leader counted once). Produce checks min.insync.replicas against it, as Kafka's
+  // Partition.checkEnoughReplicasReachOffset checks the ISR when the high watermark reaches the
+  // offset: a shrink that lets C move answers a waiter NOT_ENOUGH_REPLICAS_AFTER_APPEND.
+  size_t in_sync = 0;
   bool ok() const { return kind == Kind::kConfirmed; }
 };
 const char* confirm_outcome_name(ConfirmOutcome::Kind kind);
@@ -60,9 +66,10 @@ class ConfirmWaiters {
   // Removes a waiter without answering it; false when it was already answered (or never existed).
   bool cancel(uint64_t id);
 
-  // C moved: answers every waiter at or below it (in position order). C never moves back: a
-  // lower value is ignored.
-  void confirm(int64_t position);
+  // C over an in-sync set of `in_sync` members: answers every waiter at or below it (in position
+  // order) with that size. C never moves back: a lower position answers nobody, but the size is
+  // kept for the waiters add() answers at once.
+  void confirm(int64_t position, size_t in_sync);
   int64_t confirmed() const;
   // Fails every waiter whose deadline is at or before `now` with kTimedOut. Returns the earliest
   // deadline still waiting (time_point::max() when none), for the caller's timer.
@@ -71,8 +78,9 @@ class ConfirmWaiters {
   void fail_all(ConfirmOutcome::Kind kind, const std::string& reason);
   // Fails every waiter and every later add() with `kind` until reopen() (demotion, shutdown).
   void close(ConfirmOutcome::Kind kind, const std::string& reason);
-  // Accepts waiters again (this broker leads again), with C restarting at `confirmed`.
-  void reopen(int64_t confirmed);
+  // Accepts waiters again (this broker leads again), with C restarting at `confirmed` over an
+  // in-sync set of `in_sync` members.
+  void reopen(int64_t confirmed, size_t in_sync);
 
   size_t size() const;
 
@@ -93,6 +101,7 @@ class ConfirmWaiters {
   std::multimap<int64_t, Waiter> by_position_;  // position -> waiter
   std::map<uint64_t, int64_t> positions_;       // id -> position (for cancel)
   int64_t confirmed_ = 0;
+  size_t in_sync_ = 0;  // the in-sync set's size of the last confirm()
   uint64_t next_id_ = 1;
   bool closed_ = false;
   ConfirmOutcome closed_with_;

@@ -122,6 +122,45 @@ Result<std::optional<GroupState>> elect(const GroupSpec& spec, const GroupState&
   return std::optional<GroupState>(std::move(*next));
 }
 
+Result<AskedElection> preferred_election(const GroupSpec& spec, const GroupState& state, const LiveMembers& live,
+                                         std::optional<int32_t> counter) {
+  using Kind = AskedElection::Kind;
+  if (spec.members.empty()) return AskedElection{Kind::kNotAvailable, {}, "the group's spec names no member"};
+  const int32_t preferred = spec.members.front();
+  const std::string name = "broker " + std::to_string(preferred);
+  const bool alive = leader_alive(state, live);
+  if (alive && state.leader == preferred) return AskedElection{Kind::kNotNeeded, {}, name + " leads already"};
+  if (!contains(state.sss, preferred))
+    return AskedElection{Kind::kNotAvailable, {}, name + ", the preferred leader, is not in the in-sync set"};
+  if (!live.contains(preferred))
+    return AskedElection{Kind::kNotAvailable, {}, name + ", the preferred leader, is not registered"};
+  if (alive) {
+    auto next = led_by(state, preferred, state.sss, live, counter);
+    if (!next.ok()) return next.status();
+    return AskedElection{Kind::kElect, std::move(*next), {}};
+  }
+  auto next = elect(spec, state, live, false, counter);
+  if (!next.ok()) return next.status();
+  if (!*next || (*next)->leader != preferred)
+    return AskedElection{Kind::kNotAvailable, {}, name + ", the preferred leader, restarted since it led the group"};
+  return AskedElection{Kind::kElect, std::move(**next), {}};
+}
+
+Result<AskedElection> unclean_election(const GroupSpec& spec, const GroupState& state, const LiveMembers& live,
+                                       bool unclean_allowed, std::optional<int32_t> counter) {
+  using Kind = AskedElection::Kind;
+  if (leader_alive(state, live))
+    return AskedElection{Kind::kNotNeeded, {}, "broker " + std::to_string(state.leader) + " leads"};
+  auto next = elect(spec, state, live, unclean_allowed, counter);
+  if (!next.ok()) return next.status();
+  if (!*next || (*next)->leader == kNoLeader)
+    return AskedElection{Kind::kNotAvailable, {},
+                         unclean_allowed ? "no member of the group is registered"
+                                         : "no member of the in-sync set is registered (unclean.leader.election.enable "
+                                           "is false)"};
+  return AskedElection{Kind::kElect, std::move(**next), {}};
+}
+
 Result<GroupState> shrink(const GroupState& state, int32_t member) {
   if (state.leader == kNoLeader) return Status::invalid_argument("sss shrink: the group has no leader");
   if (member == state.leader) return Status::invalid_argument("sss shrink: the leader stays in the sss");

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "cluster/etcd_types.h"
@@ -60,6 +61,33 @@ Result<GroupState> bootstrap(const GroupSpec& spec, const LiveMembers& live, std
 // A changed leader (offline included) takes next_epoch(); a changed SSS bumps sss_version.
 Result<std::optional<GroupState>> elect(const GroupSpec& spec, const GroupState& state, const LiveMembers& live,
                                         bool unclean_allowed, std::optional<int32_t> counter);
+
+// An election an operator asks for (Kafka's ElectLeaders, on a group's partitions: moving the
+// group's leader moves every partition of the group).
+struct AskedElection {
+  enum class Kind {
+    kElect,         // write `next`
+    kNotNeeded,     // the leader asked for already leads (Kafka's ELECTION_NOT_NEEDED)
+    kNotAvailable,  // nobody the election type allows can lead (PREFERRED_LEADER_NOT_AVAILABLE,
+                    // ELIGIBLE_LEADERS_NOT_AVAILABLE)
+  };
+  Kind kind = Kind::kNotNeeded;
+  GroupState next;  // kElect
+  std::string why;  // kNotNeeded, kNotAvailable: for the response's message
+};
+
+// PREFERRED: the spec's first member leads, if it is in the SSS and registered. With the
+// current leader alive, the new state has the same SSS, the preferred member as leader and a new
+// epoch (every SSS member holds every acknowledged write, so nothing acknowledged is lost). With
+// the leader failed it is elect()'s clean answer when that answer is the preferred member (so a
+// restarted leader's new incarnation is not preferred over a live SSS member, as in elect()).
+Result<AskedElection> preferred_election(const GroupSpec& spec, const GroupState& state, const LiveMembers& live,
+                                         std::optional<int32_t> counter);
+// UNCLEAN: kNotNeeded while the leader lives; else elect()'s answer with `unclean_allowed` when it
+// names a leader (a live SSS member, or, with unclean_allowed and none alive, the live member with
+// the most advanced hint); else kNotAvailable.
+Result<AskedElection> unclean_election(const GroupSpec& spec, const GroupState& state, const LiveMembers& live,
+                                       bool unclean_allowed, std::optional<int32_t> counter);
 
 // The leader's SSS changes: `member` leaves (it fell behind) or joins (it caught up). Same
 // leader and epoch, sss_version + 1. kInvalidArgument: no leader, the leader itself leaving,

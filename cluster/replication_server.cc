@@ -63,7 +63,7 @@ ReplicationServer::ReplicationServer(asio::any_io_executor ex, std::shared_ptr<R
     : ex_(ex), log_(std::move(log)), options_(std::move(options)), acceptor_(ex) {
   options_.max_frame_bytes = std::clamp<size_t>(options_.max_frame_bytes, 1, repl::data_bound(options_.max_entry_bytes));
   in_sync_ = options_.in_sync;
-  waiters_.reopen(options_.confirmed);
+  waiters_.reopen(options_.confirmed, in_sync_size());
 }
 
 ReplicationServer::~ReplicationServer() = default;
@@ -463,11 +463,17 @@ void ReplicationServer::recompute_confirm() {
   const int64_t before = waiters_.confirmed();
   const int64_t own = options_.confirm_written ? log_->log_end() : log_->durable_end();
   const int64_t c = confirm_position(options_.leader_id, own, in_sync_, acks, before);
-  if (c > before) {
-    log_->set_confirmed(c);
-    waiters_.confirm(c);
-    wake_all();
-  }
+  if (c > before) log_->set_confirmed(c);
+  // Also when C stays: the waiters answer later add()s with the set's size as it is now.
+  waiters_.confirm(c, in_sync_size());
+  if (c > before) wake_all();
+}
+
+size_t ReplicationServer::in_sync_size() const {
+  std::vector<int32_t> members = in_sync_;
+  members.push_back(options_.leader_id);  // the leader always counts, once
+  std::sort(members.begin(), members.end());
+  return static_cast<size_t>(std::unique(members.begin(), members.end()) - members.begin());
 }
 
 void ReplicationServer::wake_all() {

@@ -119,6 +119,7 @@ class ReplicationServer : public std::enable_shared_from_this<ReplicationServer>
   std::variant<repl::Welcome, repl::Reject> answer(const repl::Hello& hello) const;
   void end_session(const std::shared_ptr<Session>& s, const storage::Status& why);
   void recompute_confirm();
+  size_t in_sync_size() const;  // in_sync_ with the leader, each member once
   void wake_all();
 
   boost::asio::any_io_executor ex_;

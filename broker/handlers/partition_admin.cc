@@ -1,13 +1,24 @@
 // The partition-placement admin APIs, answered as one broker truthfully can: every
-// partition has one replica, on this broker, which leads it.
+// partition has one replica, on this broker, which leads it. ElectLeaders also elects the
+// leaders of replication groups (a partition of an RF > 1 topic lives in a group's store).
 #include <algorithm>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <map>
 #include <string>
 
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
 #include "broker/handlers/routing.h"
 #include "broker/handlers/handlers.h"
+#include "broker/link/cluster_link.h"
+#include "broker/logging.h"
 #include "broker/meta/topic_registry.h"
+#include "broker/net/async.h"
+#include "cluster/group_decisions.h"
+#include "cluster/placement.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/partition_reassignments.h"
 
@@ -25,14 +36,92 @@ TopicError find_partition(const Services& svc, std::string_view topic, int32_t i
   return {};
 }
 
+// The replication group of partition `index` of `topic` by the topic's placement in etcd (on any
+// broker, a member of the group or not), or "" (an RF-1 topic, or not in the view).
+std::string group_of(const cluster::ClusterSnapshot* snap, const std::string& topic, int32_t index) {
+  if (snap == nullptr) return {};
+  auto it = snap->topics.find(topic);
+  if (it == snap->topics.end()) return {};
+  const cluster::TopicRecord& rec = it->second.record;
+  auto placement = cluster::decode_placement(rec.placement, rec.partitions);
+  if (!placement.ok() || !placement->replicated() || index < 0 || index >= rec.partitions) return {};
+  return placement->groups(rec.partitions).at(static_cast<size_t>(index));
+}
+
+// ElectLeaders on replication group `group` (docs/cluster.md "Elections an operator asks for"):
+// the decision from this broker's view (cluster::preferred_election / unclean_election), written
+// as the controller's election txn under the controller epoch the view shows, so it applies only
+// while that controller holds its key and the group's state and the epoch counter are as seen. A
+// txn that did not apply (the state moved, or the controller) or an etcd error: decide again on a
+// newer view, a few times.
+boost::asio::awaitable<TopicError> elect_group(const Services& svc, const std::string& group, int8_t type) {
+  constexpr int kAttempts = 10;
+  boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor);
+  bool written = false;  // a txn of ours may have applied (an etcd error leaves it unknown)
+  std::string last_error;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (attempt > 0) {
+      pause.expires_after(std::chrono::milliseconds(100));
+      co_await pause.async_wait(boost::asio::use_awaitable);
+    }
+    const auto snap = svc.cluster->view();
+    const cluster::GroupInfo* info = snap ? snap->group(group) : nullptr;
+    const ErrorCode unavailable =
+        type == 0 ? ErrorCode::kPreferredLeaderNotAvailable : ErrorCode::kEligibleLeadersNotAvailable;
+    if (info == nullptr || !info->spec || !info->state)
+      co_return TopicError{unavailable, "replication group " + group + " has no leader yet (no state in etcd)"};
+    if (!snap->controller) {
+      last_error = "the cluster has no controller";
+      continue;
+    }
+    if (snap->epoch_counter_mod_revision != 0 && !snap->epoch_counter)
+      co_return TopicError{ErrorCode::kUnknownServerError, "the epoch counter in etcd does not decode"};
+    const cluster::LiveMembers live = cluster::live_members(*snap, group);
+    auto decided = type == 0 ? cluster::preferred_election(*info->spec, *info->state, live, snap->epoch_counter)
+                             : cluster::unclean_election(*info->spec, *info->state, live,
+                                                         svc.config.unclean_leader_election_enable, snap->epoch_counter);
+    if (!decided.ok()) co_return TopicError{ErrorCode::kUnknownServerError, decided.status().to_string()};
+    switch (decided->kind) {
+      case cluster::AskedElection::Kind::kNotNeeded:
+        if (written) co_return TopicError{};  // ours applied after all
+        co_return TopicError{ErrorCode::kElectionNotNeeded, decided->why};
+      case cluster::AskedElection::Kind::kNotAvailable: co_return TopicError{unavailable, decided->why};
+      case cluster::AskedElection::Kind::kElect: break;
+    }
+    cluster::Txn txn = cluster::election_txn(svc.cluster->keys(), snap->controller->epoch, group, decided->next,
+                                             {info->state_mod_revision, snap->epoch_counter_mod_revision});
+    const auto r = co_await await_callback<storage::Result<cluster::TxnResult>>(
+        [&](std::function<void(storage::Result<cluster::TxnResult>)> done) {
+          svc.cluster->commit(std::move(txn), std::move(done));
+        });
+    if (r.ok() && r->succeeded) {
+      broker_log().info("cluster: group {}: {} election: broker {} leads at epoch {}", group,
+                        type == 0 ? "preferred" : "unclean", decided->next.leader, decided->next.epoch);
+      co_return TopicError{};
+    }
+    if (!r.ok()) {
+      written = true;
+      last_error = r.status().to_string();
+    } else {
+      last_error = "the group's state or the controller changed meanwhile";
+    }
+  }
+  co_return TopicError{ErrorCode::kRequestTimedOut, "no election written: " + last_error};
+}
+
 }  // namespace
 
-// ElectLeaders: each partition's only replica already leads it, so a named partition gets
+// ElectLeaders. A partition of a replication group (cluster mode): the group's leader moves,
+// and with it every partition of the group (elect_group above): PREFERRED to the spec's first
+// member, UNCLEAN to a live member when the group has no leader (outside the in-sync set only
+// with unclean.leader.election.enable); each requested partition gets its group's answer. Any
+// other partition's only replica already leads it, so a named partition gets
 // ELECTION_NOT_NEEDED (preferred and unclean alike) and an unknown one
 // UNKNOWN_TOPIC_OR_PARTITION. With a null list (every partition) Kafka's controller lists
 // each topic and leaves out the partitions that needed no election: every topic, no
-// partitions. Needs CLUSTER ALTER; an election type other than 0 or 1 is INVALID_REQUEST.
-// Either failure is the top-level error (v1+) and every named partition's.
+// partitions (no group's leader is moved). Needs CLUSTER ALTER; an election type other than 0
+// or 1 is INVALID_REQUEST. Either failure is the top-level error (v1+) and every named
+// partition's.
 boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, protocol::ElectLeadersRequest& req) {
   const Services& svc = *ctx.services;
   protocol::ElectLeadersResponse resp;
@@ -53,6 +142,9 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
   }
   resp.error_code = refused.code;
   const PartitionPlaces places(svc);
+  const auto view = svc.cluster != nullptr ? svc.cluster->view() : nullptr;
+  // The partitions of replication groups, answered once each group's election is done.
+  std::map<std::string, std::vector<std::pair<size_t, size_t>>> in_groups;  // group -> (topic, partition) indexes
   for (const auto& t : *req.topic_partitions) {
     auto& out = resp.replica_election_results.emplace_back();
     out.topic = std::string(t.topic);
@@ -61,6 +153,12 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
       p.partition_id = index;
       TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
       const TopicPtr topic = e.ok() ? svc.topics.find(t.topic) : nullptr;
+      if (topic && svc.cluster != nullptr) {
+        if (std::string group = group_of(view.get(), topic->name, index); !group.empty()) {
+          in_groups[group].emplace_back(resp.replica_election_results.size() - 1, out.partition_result.size() - 1);
+          continue;
+        }
+      }
       if (topic && !places.of(*topic, index).live) {
         // Its only replica is down (cluster mode): no broker can lead it.
         e = req.election_type == 0
@@ -68,6 +166,14 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
                 : TopicError{ErrorCode::kEligibleLeadersNotAvailable, "the partition's only replica is down"};
       }
       p.error_code = e.ok() ? ErrorCode::kElectionNotNeeded : e.code;
+      if (!e.message.empty()) p.error_message = e.message;
+    }
+  }
+  for (const auto& entry : in_groups) {  // no structured binding across a co_await (GCC 12)
+    const TopicError e = co_await elect_group(svc, entry.first, req.election_type);
+    for (const auto& [ti, pi] : entry.second) {
+      auto& p = resp.replica_election_results[ti].partition_result[pi];
+      p.error_code = e.code;
       if (!e.message.empty()) p.error_message = e.message;
     }
   }

@@ -461,7 +461,9 @@ boost::asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx, Produc
       }
       if (!lead.replicated || !lead.server || end < 0) continue;  // not a group's, or nothing appended there
       const cluster::ConfirmOutcome outcome = co_await lead.server->waiters().wait(end, deadline);
-      const size_t in_sync = group_in_sync(svc, lead.slot);  // as it is now: it may have shrunk meanwhile
+      // The in-sync set C covered the append with (Kafka's ISR when the high watermark reached
+      // it): a shrink below min.insync.replicas that let C move answers 20 at once.
+      const size_t in_sync = outcome.in_sync;
       for (size_t i = 0; i < results.size(); ++i) {
         if (confirm_slots[i] != lead.slot || !results[i].ok()) continue;
         const int32_t min_insync = entry_topics[counted[i].entry]->settings.min_insync_replicas;

@@ -41,15 +41,15 @@ TEST_F(ConfirmedMetaTest, AWriteIsAnsweredOnceTheConfirmedPositionCoversIt) {
   ASSERT_TRUE(inner_.complete_next());
   EXPECT_FALSE(answer) << "answered when only the leader had it";
   EXPECT_EQ(meta_.scan("k/").size(), 1u);  // reads are the store's
-  lead_->confirm(499);
+  lead_->confirm(499, 3);
   EXPECT_FALSE(answer) << "answered before C covered the entry";
-  lead_->confirm(500);
+  lead_->confirm(500, 3);
   ASSERT_TRUE(answer);
   EXPECT_TRUE(answer->ok()) << answer->to_string();
 }
 
 TEST_F(ConfirmedMetaTest, AWriteAlreadyCoveredIsAnsweredAtOnce) {
-  lead_->confirm(800);
+  lead_->confirm(800, 3);
   log_end_ = 800;
   std::optional<Status> answer;
   put("k/1", &answer);

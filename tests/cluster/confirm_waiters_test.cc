@@ -46,25 +46,50 @@ TEST(ConfirmWaiters, ResolvedInPositionOrderWhenCReachesThem) {
   w.add(200, far, r.make(2));
   w.add(200, far, r.make(22));
   EXPECT_EQ(w.size(), 4u);
-  w.confirm(99);
+  w.confirm(99, 3);
   EXPECT_TRUE(r.answers.empty());
-  w.confirm(200);
+  w.confirm(200, 3);
   ASSERT_EQ(r.answers.size(), 3u);
   EXPECT_EQ(r.answers[0].first, 1);
   EXPECT_TRUE(r.answers[0].second.ok());
   EXPECT_TRUE(r.answers[1].first == 2 || r.answers[1].first == 22);
   EXPECT_TRUE(r.answers[2].first == 2 || r.answers[2].first == 22);
   EXPECT_EQ(w.size(), 1u);
-  w.confirm(150);  // C never moves back
+  w.confirm(150, 3);  // C never moves back
   EXPECT_EQ(w.confirmed(), 200);
   w.add(180, far, r.make(4));  // already confirmed: answered at once
   ASSERT_EQ(r.answers.size(), 4u);
   EXPECT_EQ(r.answers[3].first, 4);
   EXPECT_TRUE(r.answers[3].second.ok());
-  w.confirm(1000);
+  w.confirm(1000, 3);
   ASSERT_EQ(r.answers.size(), 5u);
   EXPECT_EQ(r.answers[4].first, 3);
   EXPECT_EQ(w.size(), 0u);
+}
+
+// A waiter is told the size of the in-sync set C was computed over when it covered it (Produce
+// checks min.insync.replicas against it): a shrink that moves C answers with the smaller set.
+TEST(ConfirmWaiters, AnAnswerCarriesTheInSyncSetThatConfirmedIt) {
+  ConfirmWaiters w;
+  Record r;
+  const auto far = Clock::now() + 1h;
+  w.reopen(0, 3);
+  w.add(100, far, r.make(1));
+  w.add(200, far, r.make(2));
+  w.confirm(100, 3);
+  ASSERT_EQ(r.answers.size(), 1u);
+  EXPECT_EQ(r.answers[0].second.in_sync, 3u);
+  w.confirm(100, 2);  // the set shrank, C did not move: nobody answered
+  EXPECT_EQ(r.answers.size(), 1u);
+  w.add(50, far, r.make(3));  // already covered: answered with the set as it is now
+  ASSERT_EQ(r.answers.size(), 2u);
+  EXPECT_TRUE(r.answers[1].second.ok());
+  EXPECT_EQ(r.answers[1].second.in_sync, 2u);
+  w.confirm(250, 1);
+  ASSERT_EQ(r.answers.size(), 3u);
+  EXPECT_EQ(r.answers[2].first, 2);
+  EXPECT_TRUE(r.answers[2].second.ok());
+  EXPECT_EQ(r.answers[2].second.in_sync, 1u);
 }
 
 TEST(ConfirmWaiters, DeadlinesFailOnlyTheExpired) {
@@ -79,7 +104,7 @@ TEST(ConfirmWaiters, DeadlinesFailOnlyTheExpired) {
   EXPECT_EQ(w.expire(t0 + 20s), t0 + 30s);
   ASSERT_EQ(r.answers.size(), 2u);
   for (auto& [tag, o] : r.answers) EXPECT_EQ(o.kind, Kind::kTimedOut) << tag;
-  w.confirm(300);
+  w.confirm(300, 3);
   ASSERT_EQ(r.answers.size(), 3u);
   EXPECT_TRUE(r.answers[2].second.ok());
   EXPECT_EQ(w.expire(t0 + 1h), Clock::time_point::max());
@@ -108,7 +133,7 @@ TEST(ConfirmWaiters, DemotionAndShutdownFailEveryWaiterWithTheReason) {
   ASSERT_EQ(r.answers.size(), 4u);
   EXPECT_EQ(r.answers[3].second.kind, Kind::kNotLeader);
   EXPECT_EQ(r.answers[3].second.reason, "demoted at epoch 8");
-  w.reopen(500);
+  w.reopen(500, 3);
   EXPECT_EQ(w.confirmed(), 500);
   w.add(600, far, r.make(5));
   EXPECT_EQ(w.size(), 1u);
@@ -123,7 +148,7 @@ TEST(ConfirmWaiters, CancelRemovesWithoutAnswering) {
   const uint64_t id = w.add(100, Clock::now() + 1h, r.make(1));
   EXPECT_TRUE(w.cancel(id));
   EXPECT_FALSE(w.cancel(id));
-  w.confirm(100);
+  w.confirm(100, 3);
   EXPECT_TRUE(r.answers.empty());
 }
 
@@ -139,7 +164,7 @@ TEST(ConfirmWaiters, CoroutineWaitAnswersOnItsExecutor) {
     // Once the short waiter timed out, the long one is the only one registered: confirm it.
     late.wait();
     while (w.size() < 1) std::this_thread::sleep_for(1ms);
-    w.confirm(600);
+    w.confirm(600, 3);
   });
   ASSERT_EQ(ok.wait_for(60s), std::future_status::ready);
   EXPECT_TRUE(ok.get().ok());

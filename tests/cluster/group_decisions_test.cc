@@ -199,6 +199,65 @@ TEST(GroupDecisionsTest, EpochsStrictlyIncreaseOverManyFailures) {
   EXPECT_EQ(next_epoch(std::numeric_limits<int32_t>::max(), 0, {}).status().code(), StatusCode::kOutOfRange);
 }
 
+AskedElection asked(const Result<AskedElection>& r) {
+  if (!r.ok()) throw std::runtime_error(r.status().to_string());
+  return *r;
+}
+
+// ElectLeaders PREFERRED on a group: the spec's first member, when in the SSS and registered.
+TEST(GroupDecisionsTest, APreferredElectionMovesTheLeadToTheSpecsFirstMemberWhenItIsInSyncAndAlive) {
+  using Kind = AskedElection::Kind;
+  LiveMembers live{{1, member(100)}, {2, member(101)}, {3, member(102)}};
+  // Broker 2 leads, 1 is in the SSS: 1 leads at a new epoch, the SSS unchanged.
+  const GroupState by2{2, 101, 7, {2, 3, 1}, 4};
+  const AskedElection moved = asked(preferred_election(kSpec, by2, live, 9));
+  ASSERT_EQ(moved.kind, Kind::kElect) << moved.why;
+  EXPECT_EQ(moved.next, (GroupState{1, 100, 10, {2, 3, 1}, 4}));
+  // It leads already.
+  EXPECT_EQ(asked(preferred_election(kSpec, moved.next, live, 10)).kind, Kind::kNotNeeded);
+  // Not in the SSS (it came back and has not caught up), or not registered: not available.
+  EXPECT_EQ(asked(preferred_election(kSpec, GroupState{2, 101, 7, {2, 3}, 5}, live, 9)).kind, Kind::kNotAvailable);
+  LiveMembers without1 = live;
+  without1.erase(1);
+  EXPECT_EQ(asked(preferred_election(kSpec, by2, without1, 9)).kind, Kind::kNotAvailable);
+  // The leader failed: the clean election's answer, which is the preferred member when it lives
+  // in the SSS (the failed leader leaves the SSS)...
+  LiveMembers without2 = live;
+  without2.erase(2);
+  const AskedElection after_failure = asked(preferred_election(kSpec, by2, without2, 9));
+  ASSERT_EQ(after_failure.kind, Kind::kElect);
+  EXPECT_EQ(after_failure.next, (GroupState{1, 100, 10, {3, 1}, 5}));
+  // ...but not the failed leader's own new incarnation while another SSS member lives.
+  LiveMembers restarted = live;
+  restarted[1] = member(200);
+  const GroupState by1{1, 100, 7, {1, 2, 3}, 4};
+  EXPECT_EQ(asked(preferred_election(kSpec, by1, restarted, 9)).kind, Kind::kNotAvailable);
+}
+
+// ElectLeaders UNCLEAN on a group: nothing while a leader lives; a live SSS member first; a
+// member outside the SSS only with unclean.leader.election.enable.
+TEST(GroupDecisionsTest, AnUncleanElectionLeavesALiveLeaderAndGoesOutsideTheSSSOnlyWhenAllowed) {
+  using Kind = AskedElection::Kind;
+  LiveMembers live{{1, member(100)}, {2, member(101)}, {3, member(102, GroupHint{7, 900})}};
+  const GroupState by1{1, 100, 7, {1, 2}, 4};
+  EXPECT_EQ(asked(unclean_election(kSpec, by1, live, true, 7)).kind, Kind::kNotNeeded);
+  // The leader is gone, 2 (in the SSS) lives: it leads, allowed or not.
+  live.erase(1);
+  const AskedElection clean = asked(unclean_election(kSpec, by1, live, false, 7));
+  ASSERT_EQ(clean.kind, Kind::kElect);
+  EXPECT_EQ(clean.next.leader, 2);
+  EXPECT_EQ(clean.next.epoch, 8);
+  // Offline, with only 3 (outside the SSS) alive: refused unless allowed.
+  live.erase(2);
+  const GroupState offline{kNoLeader, 0, 8, {1, 2}, 4};
+  EXPECT_EQ(asked(unclean_election(kSpec, offline, live, false, 8)).kind, Kind::kNotAvailable);
+  const AskedElection unclean = asked(unclean_election(kSpec, offline, live, true, 8));
+  ASSERT_EQ(unclean.kind, Kind::kElect);
+  EXPECT_EQ(unclean.next.leader, 3);
+  EXPECT_EQ(unclean.next.sss, std::vector<int32_t>{3});
+  EXPECT_EQ(unclean.next.epoch, 9);
+}
+
 TEST(GroupDecisionsTest, ShrinkAndExpandChangeOnlyTheSSSAndItsVersion) {
   const GroupState state{1, 100, 7, {1, 2, 3}, 4};
   auto shrunk = shrink(state, 2);

@@ -173,9 +173,21 @@ TEST_F(ReplicationStream, ConfirmMovesOnlyWithTheInSyncFollowersDurableAcks) {
   const auto ack = server->follower(2)->last_ack;
   ASSERT_TRUE(wait_until([&] { return server->follower(2)->last_ack > ack + 300ms; }));
   EXPECT_EQ(server->confirmed(), end);
-  // Shrunk back: C reaches the end at once.
+  // A waiter for end2 (an acks=all produce) is still waiting on 3.
+  std::atomic<int> answered2{0};
+  ConfirmOutcome outcome2;
+  server->waiters().add(end2, std::chrono::steady_clock::now() + 60s, [&](ConfirmOutcome o) {
+    outcome2 = std::move(o);
+    ++answered2;
+  });
+  EXPECT_EQ(answered2.load(), 0);
+  // Shrunk back: C reaches the end at once, and the waiter learns the set that confirmed it
+  // has two members (min.insync.replicas=3 makes that NOT_ENOUGH_REPLICAS_AFTER_APPEND).
   server->set_in_sync({1, 2});
   EXPECT_TRUE(wait_until([&] { return server->confirmed() == end2; }));
+  ASSERT_TRUE(wait_until([&] { return answered2.load() == 1; }));
+  EXPECT_TRUE(outcome2.ok());
+  EXPECT_EQ(outcome2.in_sync, 2u);
   // The leader alone: its own durable end is C.
   leader->hold_durable(true);
   server->set_in_sync({1});

@@ -9,6 +9,8 @@
 #include <openssl/evp.h>
 #include <rapidjson/document.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
@@ -69,8 +71,11 @@ class GroupClusterTest : public ::testing::Test {
     start_cluster(dir_.path(), 3, [this](int id) { return overrides(id); }, etcd_, brokers_);
   }
 
+  // A test's own settings, added to every broker's (e.g. replica.lag.time.max.ms).
+  virtual RokkaProcess::Overrides more_overrides() const { return {}; }
+
   RokkaProcess::Overrides overrides(int id) const {
-    return {{"broker.id", std::to_string(id)},
+    RokkaProcess::Overrides o = {{"broker.id", std::to_string(id)},
             {"rokka.cluster.etcd.endpoints", etcd_->client_url()},
             {"rokka.cluster.session.timeout.ms", std::to_string(kSessionMs)},
             {"rokka.replication.groups", "g1=1,2,3"},
@@ -79,6 +84,21 @@ class GroupClusterTest : public ::testing::Test {
             // Small segments: the test reads the group stores' files whole.
             {"log.segment.bytes", std::to_string(1 << 20)},
             {"message.max.bytes", std::to_string(256 << 10)}};
+    for (auto& kv : more_overrides()) o.push_back(std::move(kv));
+    return o;
+  }
+
+  // Every thread of process `pid` is stopped (SIGSTOP takes effect asynchronously: wait for it).
+  static bool stopped(pid_t pid) {
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    std::error_code ec;
+    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+      std::ifstream in(t.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const size_t paren = stat.rfind(')');
+      if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') return false;
+    }
+    return !ec;
   }
 
   RokkaProcess& broker(int id) { return *brokers_.at(static_cast<size_t>(id - 1)); }

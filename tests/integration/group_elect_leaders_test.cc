@@ -1,0 +1,209 @@
+// ElectLeaders on a replication group's partitions (issue 24, plan24 S10; docs/cluster.md "Elections
+// an operator asks for"): three build/rokka processes, a real etcd and g1=1,2,3. The group's lead is
+// moved off broker 1 (the spec's first member) by writing the state as the controller would; then
+// ElectLeaders PREFERRED on a partition of an RF-3 topic moves it back to broker 1 at a new epoch:
+// every broker's Metadata names broker 1, an acks=all produce succeeds there, and every batch
+// acknowledged before is still there, byte for byte, at its offset. Asked again, PREFERRED and
+// UNCLEAN answer ELECTION_NOT_NEEDED. Skipped, with the reason, where etcd is not installed.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/elect_leaders.h"
+#include "protocol/messages/fetch.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/produce.h"
+#include "tests/integration/group_cluster.h"
+#include "tests/testutil/record_batch.h"
+#include "tests/testutil/wire_client.h"
+#include "wire/record_batch_layout.h"
+
+namespace rokka {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::ErrorCode;
+using testutil::WireClient;
+
+class GroupElectLeadersTest : public testutil::GroupClusterTest {
+ protected:
+  // ElectLeaders (v2) through broker `id` for `partitions` of `topic`: each partition's error.
+  std::vector<ErrorCode> elect(int id, int8_t type, const std::string& topic, std::vector<int32_t> partitions) {
+    WireClient c(broker(id).port());
+    protocol::ElectLeadersRequest req;
+    req.election_type = type;
+    req.topic_partitions = std::vector<protocol::ElectLeadersRequest::TopicPartitions>{{topic, partitions}};
+    auto resp = c.call<protocol::ElectLeadersResponse>(req, 2);
+    std::vector<ErrorCode> out;
+    if (!resp || resp->replica_election_results.size() != 1) return out;
+    for (const auto& p : resp->replica_election_results[0].partition_result) {
+      out.push_back(p.error_code);
+      if (p.error_message) messages_ += *p.error_message + "\n";
+    }
+    return out;
+  }
+
+  std::optional<protocol::MetadataResponse> metadata(int id, const std::string& topic) {
+    WireClient c(broker(id).port());
+    protocol::MetadataRequest req;
+    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = topic}};
+    return c.call<protocol::MetadataResponse>(req, 12);
+  }
+
+  // One batch (acks=all) to partition 0 of `topic` through broker `id`: (error, base offset).
+  std::pair<ErrorCode, int64_t> produce(int id, const std::string& topic, const std::vector<std::byte>& batch) {
+    WireClient c(broker(id).port());
+    protocol::ProduceRequest req;
+    req.acks = -1;
+    req.timeout_ms = 10000;
+    auto& d = req.topic_data.emplace_back();
+    d.name = topic;
+    auto& p = d.partition_data.emplace_back();
+    p.index = 0;
+    p.records.data = protocol::Bytes(batch);
+    auto resp = c.call<protocol::ProduceResponse>(req, 9);
+    if (!resp) return {ErrorCode::kUnknownServerError, -1};
+    const auto& r = resp->responses.at(0).partition_responses.at(0);
+    return {r.error_code, r.base_offset};
+  }
+
+  // Produces `batch` through `id` until it is served (the leader found and ready); its base offset.
+  int64_t produce_acked(int id, const std::string& topic, const std::vector<std::byte>& batch) {
+    std::pair<ErrorCode, int64_t> a;
+    const bool ok = testutil::eventually([&] { return (a = produce(id, topic, batch)).first == ErrorCode::kNone; }, 30s);
+    EXPECT_TRUE(ok) << "broker " << id << ": error " << static_cast<int>(a.first) << "\n" << broker(id).log_tail();
+    return ok ? a.second : -1;
+  }
+
+  // Partition 0 of `topic` read from broker `id` from offset 0, once its high watermark is `hw`.
+  std::vector<std::byte> read_all(int id, const std::string& topic, int64_t hw) {
+    std::vector<std::byte> out;
+    const bool ok = testutil::eventually(
+        [&] {
+          WireClient c(broker(id).port());
+          protocol::FetchRequest req;
+          req.max_wait_ms = 0;
+          req.min_bytes = 1;
+          req.max_bytes = 1 << 20;
+          auto& t = req.topics.emplace_back();
+          t.topic = topic;
+          auto& fp = t.partitions.emplace_back();
+          fp.partition = 0;
+          fp.fetch_offset = 0;
+          fp.partition_max_bytes = 1 << 20;
+          auto f = c.call<protocol::FetchResponse>(req, 12);
+          if (!f || f->responses.empty() || f->responses[0].partitions.empty()) return false;
+          const auto& p = f->responses[0].partitions[0];
+          if (p.error_code != ErrorCode::kNone || p.high_watermark != hw || !p.records.data) return false;
+          out.assign(p.records.data->begin(), p.records.data->end());
+          return true;
+        },
+        30s);
+    EXPECT_TRUE(ok) << "broker " << id << " did not serve " << topic << " up to " << hw;
+    return out;
+  }
+
+  // Every broker's group store takes the role the state gives at `epoch` (the data is checked
+  // through Fetch below; expect_roles' comparison of whole files waits for more than that).
+  void wait_roles(int leader, int epoch) {
+    for (int id = 1; id <= 3; ++id) {
+      const std::pair<std::string, int> want{id == leader ? "leader" : "follower", epoch};
+      EXPECT_TRUE(testutil::eventually([&] { return testutil::group_role(broker(id)) == want; }, 30s))
+          << "broker " << id << ": " << testutil::group_role(broker(id)).first << "\n" << broker(id).log_tail();
+    }
+  }
+
+  std::string messages_;  // the ElectLeaders answers' messages, for failures
+};
+
+TEST_F(GroupElectLeadersTest, APreferredElectionReturnsTheLeadToTheSpecsFirstMemberAndLosesNothing) {
+  std::optional<std::pair<int, int>> first;
+  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(first->first, first->second, {1, 2, 3}));
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(first->first).log_tail();
+  int leader = first->first;
+  int epoch = first->second;
+
+  {
+    WireClient c(broker(3).port());
+    protocol::CreateTopicsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = "el";
+    t.num_partitions = 1;
+    t.replication_factor = 3;
+    req.timeout_ms = 30000;
+    auto r = c.call<protocol::CreateTopicsResponse>(req, 5);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->topics.at(0).error_code, ErrorCode::kNone) << r->topics.at(0).error_message.value_or("");
+  }
+  // Acknowledged batches, by base offset.
+  std::vector<std::pair<int64_t, std::vector<std::byte>>> acked;
+  auto send = [&](int id, uint8_t fill) {
+    std::vector<std::byte> batch = testutil::make_batch({.records = 2, .fill = fill});
+    const int64_t at = produce_acked(id, "el", batch);
+    ASSERT_GE(at, 0);
+    acked.emplace_back(at, std::move(batch));
+  };
+  ASSERT_NO_FATAL_FAILURE(send(leader, 0x71));
+
+  // The lead off broker 1 (the spec's first member): the state names broker 2 at a new epoch.
+  if (leader == 1) {
+    ASSERT_NO_FATAL_FAILURE(name_leader(2, epoch + 1));
+    leader = 2;
+    epoch += 1;
+    ASSERT_NO_FATAL_FAILURE(wait_roles(leader, epoch));
+  }
+  ASSERT_NO_FATAL_FAILURE(send(leader, 0x72));
+  ASSERT_NO_FATAL_FAILURE(send(leader, 0x73));
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
+
+  // PREFERRED through a broker that does not lead: el-0 elected, an unknown partition refused.
+  const std::vector<ErrorCode> answers = elect(3, 0, "el", {0, 5});
+  ASSERT_EQ(answers, (std::vector<ErrorCode>{ErrorCode::kNone, ErrorCode::kUnknownTopicOrPartition})) << messages_;
+  const auto after = state();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->first, 1);
+  EXPECT_GT(after->second, epoch);
+  const int new_epoch = after->second;
+  ASSERT_NO_FATAL_FAILURE(wait_roles(1, new_epoch));
+  for (int id = 1; id <= 3; ++id) {
+    SCOPED_TRACE("Metadata from broker " + std::to_string(id));
+    std::optional<protocol::MetadataResponse> md;
+    EXPECT_TRUE(testutil::eventually(
+        [&] {
+          md = metadata(id, "el");
+          return md && md->topics.size() == 1 && md->topics[0].partitions.size() == 1 &&
+                 md->topics[0].partitions[0].leader_id == 1 && md->topics[0].partitions[0].leader_epoch == new_epoch;
+        },
+        30s));
+  }
+
+  // Asked again: nothing to do, preferred or unclean.
+  messages_.clear();
+  EXPECT_EQ(elect(2, 0, "el", {0}), std::vector<ErrorCode>{ErrorCode::kElectionNotNeeded}) << messages_;
+  EXPECT_EQ(elect(1, 1, "el", {0}), std::vector<ErrorCode>{ErrorCode::kElectionNotNeeded}) << messages_;
+
+  // Broker 1 takes acks=all at the next offset, and every acknowledged batch is there, byte for
+  // byte from the CRC on (its base offset and leader epoch are the broker's), at its offset.
+  ASSERT_NO_FATAL_FAILURE(send(1, 0x74));
+  for (size_t i = 0; i < acked.size(); ++i) EXPECT_EQ(acked[i].first, static_cast<int64_t>(2 * i)) << "batch " << i;
+  const std::vector<std::byte> log = read_all(1, "el", static_cast<int64_t>(2 * acked.size()));
+  size_t at = 0;
+  for (const auto& [base, batch] : acked) {
+    SCOPED_TRACE("batch at offset " + std::to_string(base));
+    ASSERT_LE(at + batch.size(), log.size());
+    EXPECT_EQ(wire::load_be<int64_t>(log.data() + at + wire::batch::kBaseOffset), base);
+    EXPECT_EQ(std::memcmp(log.data() + at + wire::batch::kCrc, batch.data() + wire::batch::kCrc,
+                          batch.size() - wire::batch::kCrc),
+              0);
+    at += batch.size();
+  }
+  EXPECT_EQ(at, log.size());
+}
+
+}  // namespace
+}  // namespace rokka
