@@ -350,7 +350,12 @@ def first_failure(text, name):
 
 class ClusterBrokers(Broker):
     """--brokers N: N Rokka brokers in cluster mode (docs/cluster.md) on one etcd member started
-    here, all on PLAINTEXT; the suite bootstraps from all of them. Each start is a new cluster."""
+    here, all on PLAINTEXT; the suite bootstraps from all of them. Each start is a new cluster.
+
+    As librdkafka's own test cluster (tests/cluster_testing.py): topics get replication factor
+    N (default.replication.factor; here one replication group g1 of all N brokers, each with a
+    replication listener on a free port), broker i has broker.rack RACKi (0101_fetch_from_follower
+    sets client.rack to RACK<id> of a follower) and Kafka's rack-aware replica selector."""
 
     def __init__(self, path, work, count):
         super().__init__(path, work, None)
@@ -375,6 +380,7 @@ class ClusterBrokers(Broker):
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self._wait_port(client, self.etcd)
         ports = []
+        members = ",".join(str(i) for i in range(1, self.count + 1))
         for i in range(1, self.count + 1):
             port = free_port()
             data = self.work / f"data-{self.starts}-{i}"
@@ -384,6 +390,11 @@ class ClusterBrokers(Broker):
                 "listeners": f"PLAINTEXT://127.0.0.1:{port}",
                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
                 "rokka.cluster.etcd.endpoints": f"http://127.0.0.1:{client}",
+                "rokka.replication.groups": f"g1={members}",
+                "rokka.replication.listener": f"127.0.0.1:{free_port()}",
+                "default.replication.factor": str(self.count),
+                "broker.rack": f"RACK{i}",
+                "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector",
                 **self.rokka_overrides(scenario, data),
             }
             cmd = [self.path]
