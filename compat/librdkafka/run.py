@@ -2,8 +2,9 @@
 """Run a librdkafka version's own test suite against one broker, test by test.
 
 Called by run.sh (which fetches and builds first); see compat/README.md. Python 3 stdlib only.
-The version's directory (--suite-dir, e.g. compat/librdkafka/2.14.2) holds its excluded.txt and
-flaky.txt; test-runner runs against the librdkafka of its own build tree (LD_LIBRARY_PATH, checked
+The version's directory (--suite-dir, e.g. compat/librdkafka/2.14.2) holds its excluded.txt,
+flaky.txt and expected-pass-cluster.txt (tests that need replicas: left out of 'all' on one broker,
+run with --brokers 3); test-runner runs against the librdkafka of its own build tree (LD_LIBRARY_PATH, checked
 with ldd before the first test), never the system's.
 
 A "test" is one entry of the suite's tests[] table in tests/test.c, e.g. 0045_subscribe_update_mock.
@@ -581,6 +582,10 @@ def main():
         sys.exit(f"run.py: librdkafka {version}'s test.c has no TEST_CONSUMER_GROUP_PROTOCOL (--group-protocol)")
     suite = parse_suite(args.source / "tests" / "test.c")
     excluded = read_excluded(args.suite_dir / "excluded.txt")
+    cluster_list = args.suite_dir / "expected-pass-cluster.txt"
+    if args.brokers == 1 and cluster_list.is_file():  # 'all' on one broker leaves out what needs replicas
+        for name in read_list(cluster_list):
+            excluded.setdefault(name, f"needs several brokers: {version}/expected-pass-cluster.txt (--brokers 3)")
     chosen = select(suite, args.tests, excluded)
     if args.local_only:
         dropped = [t.name for t in chosen if not t.local]
