@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI's compatibility step (called by .ci/run after the unit tests), for each librdkafka version
 # (2.0.2, Debian's; then 2.14.2, built from Debian sid's source):
-#   1. its own tests listed in compat/librdkafka/VERSION/expected-pass.txt (all must pass)
+#   1. its own tests listed in compat/librdkafka/VERSION/expected-pass.txt (all must pass), then those
+#      of VERSION/expected-pass-cluster.txt (they need replicas) on a replicated 3-broker cluster
+#      (run.sh --brokers 3, on an etcd it starts: scripts/install-deps.sh installs etcd-server)
 #   2. compat/kcat.sh and compat/confluent_kafka_check.py against a fresh build/rokka: Debian's
 #      kcat and python3-confluent-kafka, on 2.14.2 with LD_LIBRARY_PATH=its build's src/ (each
 #      scenario checks first that the library it loaded is 2.14.2)
@@ -62,6 +64,9 @@ for version in 2.0.2 2.14.2; do
   step "librdkafka $version suite: $version/expected-pass.txt" "$HERE/librdkafka/run.sh" --version "$version" \
     --tests "$HERE/librdkafka/$version/expected-pass.txt" --timeout 300 "${local_only[@]}"
   if [ ${#local_only[@]} -eq 0 ]; then
+    step "librdkafka $version suite on 3 brokers: $version/expected-pass-cluster.txt" "$HERE/librdkafka/run.sh" \
+      --version "$version" --brokers 3 --security plaintext --tests "$HERE/librdkafka/$version/expected-pass-cluster.txt" \
+      --timeout 300
     library=()  # 2.0.2 is the system's librdkafka1, the one kcat and python3-confluent-kafka are built on
     if [ "$version" != 2.0.2 ]; then
       library=(env "LD_LIBRARY_PATH=$("$HERE/librdkafka/build.sh" "$version")/src" "ROKKA_EXPECT_LIBRDKAFKA=$version")

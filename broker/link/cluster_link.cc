@@ -479,6 +479,19 @@ void ClusterLink::sync_topics() {
   }
   auto in_group_store = [](const Topic& t) { return !t.partitions.empty() && t.partitions[0].slot != kRootSlot; };
 
+  // A topic unpublished while etcd still had it: deleted once etcd has no topic of its id (before a
+  // new topic of its name is published below, so the offsets removed are the old topic's only).
+  for (auto it = unpublished_.begin(); it != unpublished_.end();) {
+    const cluster::TopicInfo* info = snap->topic(it->first);
+    const auto id = info != nullptr ? parse_uuid_hex(info->record.id) : std::nullopt;
+    if (id && *id == it->second) {
+      ++it;
+      continue;
+    }
+    steps->emplace_back("unpublish " + it->first, [&reg, n = it->first](auto done) { reg.forget(n, true, done); });
+    it = unpublished_.erase(it);
+  }
+
   for (const auto& [name, info] : snap->topics) {
     const auto id = parse_uuid_hex(info.record.id);
     auto placement = cluster::decode_placement(info.record.placement, info.record.partitions);
@@ -509,10 +522,14 @@ void ClusterLink::sync_topics() {
         if (stored_same) {
           Topic t = stored->second;
           t.leaders.assign(t.partitions.size(), leader);
+          unpublished_.erase(name);
           if (!local || local->id != t.id || local->partitions != t.partitions || local->configs != t.configs ||
               local->leaders != t.leaders)
             steps->emplace_back("publish " + name, step_now([&reg, t] { reg.adopt(t); }));
-        } else if (local) {
+        } else if (local && local->id != *id) {  // etcd deleted the one published (and has a new one)
+          steps->emplace_back("unpublish " + name, [&reg, n = name](auto done) { reg.forget(n, true, done); });
+        } else if (local) {  // the store lost it first: etcd's deletion decides about its offsets
+          unpublished_[name] = local->id;
           steps->emplace_back("unpublish " + name, step_now([&reg, n = name] { reg.forget(n); }));
         }
         continue;
@@ -550,8 +567,8 @@ void ClusterLink::sync_topics() {
 
     std::vector<int32_t> leaders = placement->leaders(partitions);
     if (local && local->id != *id) {
-      if (in_group_store(*local) && !sides[local->partitions[0].slot].leading) {
-        steps->emplace_back("unpublish " + name, step_now([&reg, n = name] { reg.forget(n); }));
+      if (in_group_store(*local) && !sides[local->partitions[0].slot].leading) {  // etcd deleted it
+        steps->emplace_back("unpublish " + name, [&reg, n = name](auto done) { reg.forget(n, true, done); });
       } else {
         steps->emplace_back("replace " + name, [&reg, n = name](auto done) { reg.apply_remove(n, done); });
       }

@@ -214,6 +214,10 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   bool syncing_ = false;
   bool resync_ = false;  // a group store's topics or role changed since the last sync began
   int64_t synced_revision_ = 0;
+  // Topics a follower's registry dropped because its group store no longer holds them while etcd still
+  // had them (replication brought the leader's deletion first), by name, with the id dropped: their
+  // committed offsets go once etcd no longer has that id, as the leader's go at its deletion.
+  std::map<std::string, protocol::Uuid> unpublished_;
   struct SyncWaiter {
     std::function<bool()> ready;  // empty: the revision is enough
     std::function<void(TopicError)> done;

@@ -23,6 +23,7 @@
 #include "protocol/messages/produce.h"
 #include "storage/store.h"
 #include "tests/integration/group_cluster.h"
+#include "tests/testutil/kafka_admin.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/record_batch.h"
 #include "tests/testutil/wire_client.h"
@@ -253,6 +254,46 @@ TEST_F(GroupTopicsTest, ClientsProduceAndConsumeAcrossALeaderChange) {
     auto it = seen.find("v" + std::to_string(i));
     ASSERT_NE(it, seen.end()) << "v" << i;
     EXPECT_EQ(it->second.first, i % 3) << "v" << i;
+  }
+}
+
+// Kafka drops a deleted topic's committed offsets from every group, so a topic re-created under its name
+// starts with none. A group's offsets live on its coordinator, which may be a follower of g1: there the
+// leader's deletion can arrive through replication before etcd's, and the offsets must still go (librdkafka's
+// 0107_topic_recreate found a follower keeping them in one run of four). Twelve groups put coordinators on
+// every broker; each round deletes and re-creates the topic, and every group must read back no offset.
+TEST_F(GroupTopicsTest, ARecreatedTopicStartsWithoutTheDeletedOnesOffsetsInEveryGroup) {
+  std::optional<std::pair<int, int>> first;
+  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
+  ASSERT_NO_FATAL_FAILURE(expect_roles(first->first, first->second, {1, 2, 3}));
+  const std::string bootstrap = broker(1).bootstrap();
+  std::vector<std::string> groups;
+  for (int g = 0; g < 12; ++g) groups.push_back("og" + std::to_string(g));
+  auto listed_everywhere = [&](int partitions) {
+    for (int id = 1; id <= 3; ++id)
+      if (partitions_listed(id, "again") != partitions) return false;
+    return true;
+  };
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_EQ(create(1, "again", 3, 3).first, ErrorCode::kNone) << "round " << round;
+    ASSERT_TRUE(testutil::eventually([&] { return listed_everywhere(3); }, 30s)) << "round " << round;
+    for (const std::string& g : groups)  // each coordinator lists the topic once its registry has it
+      ASSERT_TRUE(testutil::eventually(
+          [&] {
+            return testutil::commit_offsets(bootstrap, g, "again", {{0, 5}, {1, 6}, {2, 7}}, "old") ==
+                   RD_KAFKA_RESP_ERR_NO_ERROR;
+          },
+          30s))
+          << g << ", round " << round;
+    ASSERT_EQ(remove(2, "again"), ErrorCode::kNone) << "round " << round;
+    ASSERT_TRUE(testutil::eventually([&] { return listed_everywhere(-1); }, 30s)) << "round " << round;
+    ASSERT_EQ(create(1, "again", 3, 3).first, ErrorCode::kNone) << "round " << round;
+    ASSERT_TRUE(testutil::eventually([&] { return listed_everywhere(3); }, 30s)) << "round " << round;
+    for (const std::string& g : groups)
+      for (const auto& [p, c] : testutil::committed_offsets(bootstrap, g, "again", {0, 1, 2}))
+        EXPECT_EQ(c.offset, RD_KAFKA_OFFSET_INVALID) << g << " partition " << p << ", round " << round;
+    ASSERT_EQ(remove(2, "again"), ErrorCode::kNone) << "round " << round;
+    ASSERT_TRUE(testutil::eventually([&] { return listed_everywhere(-1); }, 30s)) << "round " << round;
   }
 }
 
