@@ -35,51 +35,33 @@ class GroupAcksTest : public testutil::GroupClusterTest {
 
   // CreateTopics (v5) through broker `id`: one partition, replication factor 3.
   ErrorCode create(int id, const std::string& name, int min_insync) {
-    WireClient c(broker(id).port());
-    protocol::CreateTopicsRequest req;
-    auto& t = req.topics.emplace_back();
-    t.name = name;
-    t.num_partitions = 1;
-    t.replication_factor = 3;
-    t.configs.push_back({.name = "min.insync.replicas", .value = std::to_string(min_insync)});
-    req.timeout_ms = 30000;
-    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
-    return resp && resp->topics.size() == 1 ? resp->topics[0].error_code : ErrorCode::kUnknownServerError;
+    auto r = create_topic(id, {.name = name,
+                               .num_partitions = 1,
+                               .replication_factor = 3,
+                               .configs = {{.name = "min.insync.replicas", .value = std::to_string(min_insync)}}});
+    return r ? r->error_code : ErrorCode::kUnknownServerError;
   }
 
   struct Answer {
     ErrorCode error = ErrorCode::kUnknownServerError;
     int64_t base_offset = -1;
   };
-  // One batch of two records to partition 0 of `name` through broker `id` (Produce v9).
   // Until the leader serves the new topic (its routing and registry have it).
   static bool served(const Answer& a) {
     return a.error != ErrorCode::kNotLeaderOrFollower && a.error != ErrorCode::kUnknownTopicOrPartition;
   }
+  // One batch of two records to partition 0 of `name` through broker `id` (Produce v9).
   Answer produce(int id, const std::string& name, int16_t acks, int32_t timeout_ms, uint8_t fill) {
-    WireClient c(broker(id).port());
-    const std::vector<std::byte> batch = testutil::make_batch({.records = 2, .fill = fill});
-    protocol::ProduceRequest req;
-    req.acks = acks;
-    req.timeout_ms = timeout_ms;
-    auto& d = req.topic_data.emplace_back();
-    d.name = name;
-    auto& p = d.partition_data.emplace_back();
-    p.index = 0;
-    p.records.data = protocol::Bytes(batch);
-    auto resp = c.call<protocol::ProduceResponse>(req, 9);
-    if (!resp) return {};
-    const auto& r = resp->responses.at(0).partition_responses.at(0);
-    return {r.error_code, r.base_offset};
+    const auto [error, base_offset] =
+        produce_batch(id, name, 0, testutil::make_batch({.records = 2, .fill = fill}), acks, timeout_ms);
+    return {error, base_offset};
   }
 };
 
 TEST_F(GroupAcksTest, AcksAllWaitsForEveryInSyncMemberWithKafkasErrors) {
-  std::optional<std::pair<int, int>> first;
-  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
-  const auto [leader, epoch] = *first;
-  ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
-  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
+  std::pair<int, int> settled;
+  ASSERT_NO_FATAL_FAILURE(wait_settled(settled));
+  const auto [leader, epoch] = settled;
   const int follower = leader == 1 ? 2 : 1;
 
   // More in-sync copies asked for than the group has: acks=all refused before the append, acks=1 taken.
@@ -130,11 +112,9 @@ class GroupAcksShrinkTest : public GroupAcksTest {
 };
 
 TEST_F(GroupAcksShrinkTest, AWaitingAcksAllEndsWithNotEnoughReplicasAfterAppendWhenTheSssShrinks) {
-  std::optional<std::pair<int, int>> first;
-  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
-  const auto [leader, epoch] = *first;
-  ASSERT_NO_FATAL_FAILURE(expect_roles(leader, epoch, {1, 2, 3}));
-  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
+  std::pair<int, int> settled;
+  ASSERT_NO_FATAL_FAILURE(wait_settled(settled));
+  const auto [leader, epoch] = settled;
   const int follower = leader == 1 ? 2 : 1;
   ASSERT_EQ(create(follower, "three", 3), ErrorCode::kNone);
   Answer a;

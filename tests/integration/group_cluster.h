@@ -16,6 +16,9 @@
 #include <regex>
 #include <string>
 
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/fetch.h"
+#include "protocol/messages/produce.h"
 #include "tests/cluster/etcd_process.h"
 #include "tests/integration/cluster_start.h"
 #include "tests/storage/store_fixture.h"
@@ -23,6 +26,7 @@
 #include "tests/testutil/rokka_process.h"
 #include "tests/testutil/temp_dir.h"
 #include "tests/testutil/wait.h"
+#include "tests/testutil/wire_client.h"
 
 namespace rokka::testutil {
 
@@ -104,6 +108,61 @@ class GroupClusterTest : public ::testing::Test {
   RokkaProcess& broker(int id) { return *brokers_.at(static_cast<size_t>(id - 1)); }
   std::filesystem::path group_dir(int id) const { return dir_.path() / ("b" + std::to_string(id)) / "groups" / "g1"; }
 
+  // CreateTopics (v5) of one topic through broker `id`: the topic's result, or nullopt without an
+  // answer.
+  std::optional<protocol::CreateTopicsResponse::CreatableTopicResult> create_topic(
+      int id, protocol::CreateTopicsRequest::CreatableTopic topic) {
+    WireClient c(broker(id).port());
+    protocol::CreateTopicsRequest req;
+    req.topics.push_back(std::move(topic));
+    req.timeout_ms = 30000;
+    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
+    if (!resp || resp->topics.size() != 1) return std::nullopt;
+    return resp->topics[0];
+  }
+
+  // A Produce of one batch to partition `p` of `topic`.
+  static protocol::ProduceRequest produce_request(const std::string& topic, int32_t p, const std::vector<std::byte>& batch,
+                                                  int16_t acks, int32_t timeout_ms) {
+    protocol::ProduceRequest req;
+    req.acks = acks;
+    req.timeout_ms = timeout_ms;
+    auto& t = req.topic_data.emplace_back();
+    t.name = topic;
+    auto& d = t.partition_data.emplace_back();
+    d.index = p;
+    d.records.data = protocol::Bytes(batch);
+    return req;
+  }
+  // That Produce (v9) through broker `id`: the partition's (error, base offset), or
+  // (UNKNOWN_SERVER_ERROR, -1) without an answer.
+  std::pair<protocol::ErrorCode, int64_t> produce_batch(int id, const std::string& topic, int32_t p,
+                                                        const std::vector<std::byte>& batch, int16_t acks,
+                                                        int32_t timeout_ms) {
+    WireClient c(broker(id).port());
+    auto resp = c.call<protocol::ProduceResponse>(produce_request(topic, p, batch, acks, timeout_ms), 9);
+    if (!resp || resp->responses.empty() || resp->responses[0].partition_responses.empty())
+      return {protocol::ErrorCode::kUnknownServerError, -1};
+    const auto& r = resp->responses[0].partition_responses[0];
+    return {r.error_code, r.base_offset};
+  }
+  // A Fetch of partition `p` of `topic` from `offset` that does not wait, up to 1 MiB.
+  static protocol::FetchRequest fetch_request(const std::string& topic, int32_t p, int64_t offset,
+                                              int32_t current_leader_epoch = -1) {
+    protocol::FetchRequest req;
+    req.max_wait_ms = 0;
+    req.min_bytes = 1;
+    req.max_bytes = 1 << 20;
+    auto& t = req.topics.emplace_back();
+    t.topic = topic;
+    auto& fp = t.partitions.emplace_back();
+    fp.partition = p;
+    fp.current_leader_epoch = current_leader_epoch;
+    fp.fetch_offset = offset;
+    fp.partition_max_bytes = 1 << 20;
+    return req;
+  }
+
   // The value and create_revision of one key, through etcd's JSON gateway.
   std::optional<std::pair<std::string, int64_t>> get(const std::string& key) {
     const std::string answer =
@@ -153,6 +212,16 @@ class GroupClusterTest : public ::testing::Test {
                                                     R"(,"leader_broker_epoch":)" + std::to_string(leader_epoch) +
                                                     R"(,"epoch":)" + std::to_string(epoch) +
                                                     R"(,"sss":[1,2,3],"sss_version":0})");
+  }
+
+  // Waits until g1 has a state, every member holds its role and the leader's files, and the SSS
+  // names all three members: the state's (leader, epoch) then, in `out`.
+  void wait_settled(std::pair<int, int>& out) {
+    std::optional<std::pair<int, int>> first;
+    ASSERT_TRUE(eventually([&] { return (first = state()).has_value(); }, std::chrono::seconds(30)));
+    ASSERT_NO_FATAL_FAILURE(expect_roles(first->first, first->second, {1, 2, 3}));
+    ASSERT_TRUE(eventually([&] { return sss_size() == 3; }, std::chrono::seconds(60))) << broker(first->first).log_tail();
+    out = *first;
   }
 
   // Every broker in `ids` holds g1's store in the role given at `epoch`, and their group stores'

@@ -56,19 +56,7 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
 
   // One batch (acks=all) to partition 0 of `topic` through broker `id`: (error, base offset).
   std::pair<ErrorCode, int64_t> produce(int id, const std::string& topic, const std::vector<std::byte>& batch) {
-    WireClient c(broker(id).port());
-    protocol::ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 10000;
-    auto& d = req.topic_data.emplace_back();
-    d.name = topic;
-    auto& p = d.partition_data.emplace_back();
-    p.index = 0;
-    p.records.data = protocol::Bytes(batch);
-    auto resp = c.call<protocol::ProduceResponse>(req, 9);
-    if (!resp) return {ErrorCode::kUnknownServerError, -1};
-    const auto& r = resp->responses.at(0).partition_responses.at(0);
-    return {r.error_code, r.base_offset};
+    return produce_batch(id, topic, 0, batch, -1, 10000);
   }
 
   // Produces `batch` through `id` until it is served (the leader found and ready); its base offset.
@@ -85,17 +73,7 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
     const bool ok = testutil::eventually(
         [&] {
           WireClient c(broker(id).port());
-          protocol::FetchRequest req;
-          req.max_wait_ms = 0;
-          req.min_bytes = 1;
-          req.max_bytes = 1 << 20;
-          auto& t = req.topics.emplace_back();
-          t.topic = topic;
-          auto& fp = t.partitions.emplace_back();
-          fp.partition = 0;
-          fp.fetch_offset = 0;
-          fp.partition_max_bytes = 1 << 20;
-          auto f = c.call<protocol::FetchResponse>(req, 12);
+          auto f = c.call<protocol::FetchResponse>(fetch_request(topic, 0, 0), 12);
           if (!f || f->responses.empty() || f->responses[0].partitions.empty()) return false;
           const auto& p = f->responses[0].partitions[0];
           if (p.error_code != ErrorCode::kNone || p.high_watermark != hw || !p.records.data) return false;
@@ -121,24 +99,15 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
 };
 
 TEST_F(GroupElectLeadersTest, APreferredElectionReturnsTheLeadToTheSpecsFirstMemberAndLosesNothing) {
-  std::optional<std::pair<int, int>> first;
-  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
-  ASSERT_NO_FATAL_FAILURE(expect_roles(first->first, first->second, {1, 2, 3}));
-  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(first->first).log_tail();
-  int leader = first->first;
-  int epoch = first->second;
+  std::pair<int, int> settled;
+  ASSERT_NO_FATAL_FAILURE(wait_settled(settled));
+  int leader = settled.first;
+  int epoch = settled.second;
 
   {
-    WireClient c(broker(3).port());
-    protocol::CreateTopicsRequest req;
-    auto& t = req.topics.emplace_back();
-    t.name = "el";
-    t.num_partitions = 1;
-    t.replication_factor = 3;
-    req.timeout_ms = 30000;
-    auto r = c.call<protocol::CreateTopicsResponse>(req, 5);
+    auto r = create_topic(3, {.name = "el", .num_partitions = 1, .replication_factor = 3});
     ASSERT_TRUE(r);
-    ASSERT_EQ(r->topics.at(0).error_code, ErrorCode::kNone) << r->topics.at(0).error_message.value_or("");
+    ASSERT_EQ(r->error_code, ErrorCode::kNone) << r->error_message.value_or("");
   }
   // Acknowledged batches, by base offset.
   std::vector<std::pair<int64_t, std::vector<std::byte>>> acked;

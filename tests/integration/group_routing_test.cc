@@ -60,59 +60,31 @@ class GroupRoutingTest : public testutil::GroupClusterTest {
   // Produce v10 of one batch of 3 records to partition 0 of `topic` through broker `id`, acks=1.
   std::optional<protocol::ProduceResponse> produce(int id, const std::string& topic) {
     WireClient c(broker(id).port());
-    protocol::ProduceRequest req;
-    req.acks = 1;
-    req.timeout_ms = 10000;
-    auto& t = req.topic_data.emplace_back();
-    t.name = topic;
-    auto& pd = t.partition_data.emplace_back();
-    pd.index = 0;
     const auto batch = testutil::make_batch({.records = 3, .value_bytes = 40, .fill = 0x5c});
-    pd.records.data = protocol::Bytes(batch);
-    return c.call<protocol::ProduceResponse>(req, 10);
+    return c.call<protocol::ProduceResponse>(produce_request(topic, 0, batch, 1, 10000), 10);
   }
 
   // Fetch (v12 unless `version` says) of partition 0 of `topic` from offset 0 through broker `id`.
   std::optional<protocol::FetchResponse> fetch(int id, const std::string& topic, int32_t current_leader_epoch,
                                               int16_t version = 12) {
     WireClient c(broker(id).port());
-    protocol::FetchRequest req;
-    req.max_wait_ms = 0;
-    req.min_bytes = 1;
-    req.max_bytes = 1 << 20;
-    auto& t = req.topics.emplace_back();
-    t.topic = topic;
-    auto& fp = t.partitions.emplace_back();
-    fp.partition = 0;
-    fp.current_leader_epoch = current_leader_epoch;
-    fp.fetch_offset = 0;
-    fp.partition_max_bytes = 1 << 20;
-    return c.call<protocol::FetchResponse>(req, version);
+    return c.call<protocol::FetchResponse>(fetch_request(topic, 0, 0, current_leader_epoch), version);
   }
 };
 
 TEST_F(GroupRoutingTest, MetadataAndRoutingOfAGroupTopicFollowTheGroupState) {
-  std::optional<std::pair<int, int>> first;
-  ASSERT_TRUE(testutil::eventually([&] { return (first = state()).has_value(); }, 30s));
-  expect_roles(first->first, first->second, {1, 2, 3});
   // Once every member is in sync: the ISR checked below is the state's, read once.
-  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(first->first).log_tail();
+  std::pair<int, int> settled;
+  ASSERT_NO_FATAL_FAILURE(wait_settled(settled));
   const std::optional<StateSeen> seen = state_seen();
   ASSERT_TRUE(seen);
   const int leader = seen->leader;
   const int follower = leader == 1 ? 2 : 1;
 
   {
-    WireClient c(broker(follower).port());
-    protocol::CreateTopicsRequest req;
-    auto& t = req.topics.emplace_back();
-    t.name = "rf3";
-    t.num_partitions = 2;
-    t.replication_factor = 3;
-    req.timeout_ms = 30000;
-    auto r = c.call<protocol::CreateTopicsResponse>(req, 5);
+    auto r = create_topic(follower, {.name = "rf3", .num_partitions = 2, .replication_factor = 3});
     ASSERT_TRUE(r);
-    ASSERT_EQ(r->topics.at(0).error_code, ErrorCode::kNone) << r->topics.at(0).error_message.value_or("");
+    ASSERT_EQ(r->error_code, ErrorCode::kNone) << r->error_message.value_or("");
   }
   for (int id = 1; id <= 3; ++id) {
     SCOPED_TRACE("Metadata from broker " + std::to_string(id));

@@ -90,20 +90,9 @@ class GroupTopicsTest : public testutil::GroupClusterTest {
 
   // Produces one batch of `records` (acks=all) to partition `p` through broker `id`: its base offset, or -1.
   int64_t produce(int id, const std::string& name, int32_t p, int32_t records, uint8_t fill) {
-    WireClient c(broker(id).port());
-    const std::vector<std::byte> batch = testutil::make_batch({.records = records, .fill = fill});
-    protocol::ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 10000;
-    auto& t = req.topic_data.emplace_back();
-    t.name = name;
-    auto& d = t.partition_data.emplace_back();
-    d.index = p;
-    d.records.data = protocol::Bytes(batch);
-    auto resp = c.call<protocol::ProduceResponse>(req, 9);
-    if (!resp) return -1;
-    const auto& r = resp->responses.at(0).partition_responses.at(0);
-    return r.error_code == ErrorCode::kNone ? r.base_offset : -1;
+    const auto [error, base_offset] =
+        produce_batch(id, name, p, testutil::make_batch({.records = records, .fill = fill}), -1, 10000);
+    return error == ErrorCode::kNone ? base_offset : -1;
   }
 };
 
