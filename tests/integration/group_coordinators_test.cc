@@ -235,5 +235,41 @@ TEST_F(GroupCoordinatorsTest, TransactionStateFailsOverWithTheGroupLeader) {
   }
 }
 
+// Coordinator shards placed on brokers (a v1 record, before the cluster had groups) keep their
+// offsets in those brokers' root stores: a broker started with replication groups refuses to
+// start in such a cluster, and says why.
+TEST(GroupCoordinatorsRecordTest, ShardsPlacedOnBrokersRefuseAStartWithGroups) {
+  if (!testutil::etcd_installed()) GTEST_SKIP() << testutil::kEtcdMissing;
+  testutil::TempDir dir;
+  std::unique_ptr<testutil::EtcdProcess> etcd;
+  std::vector<std::unique_ptr<testutil::RokkaProcess>> brokers;
+  auto overrides = [&](int id) -> testutil::RokkaProcess::Overrides {
+    return {{"broker.id", std::to_string(id)},
+            {"rokka.cluster.etcd.endpoints", etcd->client_url()},
+            {"rokka.cluster.session.timeout.ms", std::to_string(testutil::kSessionMs)}};
+  };
+  testutil::start_cluster(dir.path(), 1, overrides, etcd, brokers);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  auto coordinator = [&] {
+    WireClient c(brokers[0]->port());
+    protocol::FindCoordinatorRequest req;
+    req.coordinator_keys = {"early-group"};
+    auto resp = c.call<protocol::FindCoordinatorResponse>(req, 4);
+    return resp && resp->coordinators.size() == 1 && resp->coordinators[0].error_code == ErrorCode::kNone
+               ? resp->coordinators[0].node_id
+               : -1;
+  };
+  ASSERT_TRUE(testutil::eventually([&] { return coordinator() == 1; }, 30s)) << brokers[0]->log_tail();
+  ASSERT_EQ(brokers[0]->stop(), 0);
+
+  auto with_groups = overrides(1);
+  with_groups.emplace_back("rokka.replication.groups", "g1=1");
+  with_groups.emplace_back("rokka.replication.listener", "127.0.0.1:" + std::to_string(testutil::free_port()));
+  testutil::RokkaProcess grouped(dir.path() / "b1", with_groups);
+  EXPECT_THROW(grouped.start(60s), std::runtime_error);
+  EXPECT_NE(grouped.log_tail().find("places the coordinator shards on brokers"), std::string::npos)
+      << grouped.log_tail();
+}
+
 }  // namespace
 }  // namespace rokka
