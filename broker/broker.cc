@@ -71,6 +71,11 @@ Broker::Broker(const BrokerConfig& config) : config_(config) {}
 
 Broker::~Broker() {
   if (!stopped_) (void)stop();
+  // The coordinators before the io_contexts their strands are on (as the members' order has it),
+  // then the io_contexts, with whatever connection is still queued there, before the services
+  // (request memory, counters) a connection gives back when it goes.
+  coordinators_.reset();
+  server_.reset();
 }
 
 storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
@@ -181,19 +186,6 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
   }
 
   b->server_ = std::make_unique<Server>(b->config_, *b->dynamic_config_);
-  // The coordinator's strand lives on the first network thread.
-  b->groups_ = std::make_unique<coordinator::GroupService>(b->server_->context(0).get_executor(), b->store_->meta(),
-                                                           coordinator_options(b->config_));
-  // A deleted topic takes its committed offsets with it (answered once that is durable).
-  b->topics_->set_removal_listener([groups = b->groups_.get()](const std::string& topic, std::function<void()> done) {
-    groups->remove_topic_offsets(topic, std::move(done));
-  });
-  b->groups_->set_topic_exists([topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
-  b->groups_->set_topic_catalog(consumer_topic_catalog(*b->topics_, b->cluster_.get(), b->config_.broker_rack));
-  b->groups_->set_group_timeouts([configs = b->group_configs_.get()](const std::string& group) {
-    return coordinator::ConsumerGroupTimeouts{configs->effective(group, cfg::kConsumerSessionTimeoutMs),
-                                              configs->effective(group, cfg::kConsumerHeartbeatIntervalMs)};
-  });
   if (b->cluster_) {  // markers for partitions other brokers lead go to them
     auto peers = InterBrokerClient::create(b->server_->context(0).get_executor(), b->config_,
                                            b->server_->security(), *b->cluster_);
@@ -202,13 +194,38 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     b->marker_sender_ = std::make_unique<TxnMarkerSender>(b->server_->context(0).get_executor(), *b->topics_,
                                                           *b->cluster_, *b->peers_);
   }
-  b->txns_ = std::make_unique<coordinator::TransactionService>(
-      *b->groups_, b->store_->meta(), txn_options(b->config_),
-      [ids = b->producer_ids_.get()](auto done) { ids->allocate(std::move(done)); },
-      [b = b.get()](coordinator::MarkerRequest req, auto done) {
-        if (b->marker_sender_) return b->marker_sender_->write(std::move(req), std::move(done));
-        write_txn_markers(*b->topics_, req, std::move(done));
-      });
+  // The coordinators' strand lives on the first network thread. With replication groups the
+  // coordinator shards are on the groups, and a pair runs for each lead of this broker's group.
+  auto build = [b = b.get()](storage::MetaStore& meta, const std::shared_ptr<InFlight>& in) {
+    Coordinators::Built out;
+    out.groups = std::make_unique<coordinator::GroupService>(b->server_->context(0).get_executor(), meta,
+                                                             coordinator_options(b->config_));
+    out.groups->set_topic_exists(
+        [topics = b->topics_.get()](const std::string& topic) { return topics->find(topic) != nullptr; });
+    out.groups->set_topic_catalog(consumer_topic_catalog(*b->topics_, b->cluster_.get(), b->config_.broker_rack));
+    out.groups->set_group_timeouts([configs = b->group_configs_.get()](const std::string& group) {
+      return coordinator::ConsumerGroupTimeouts{configs->effective(group, cfg::kConsumerSessionTimeoutMs),
+                                                configs->effective(group, cfg::kConsumerHeartbeatIntervalMs)};
+    });
+    out.txns = std::make_unique<coordinator::TransactionService>(
+        *out.groups, meta, txn_options(b->config_),
+        [ids = b->producer_ids_.get(), in](auto done) { ids->allocate(tracked(in, std::move(done))); },
+        [b, in](coordinator::MarkerRequest req, auto done) {
+          auto answer = tracked(in, std::move(done));
+          if (b->marker_sender_) return b->marker_sender_->write(std::move(req), std::move(answer));
+          write_txn_markers(*b->topics_, req, std::move(answer));
+        });
+    return out;
+  };
+  const bool on_groups = b->cluster_ && !b->cluster_->replication_groups().empty();
+  b->coordinators_ = std::make_unique<Coordinators>(std::move(build), b->store_->meta(), on_groups);
+  if (on_groups)
+    b->cluster_->set_group_role_listener([c = b->coordinators_.get()](GroupMember& m) { c->on_role(m); });
+  // A deleted topic takes its committed offsets with it (answered once that is durable).
+  b->topics_->set_removal_listener([c = b->coordinators_.get()](const std::string& topic, std::function<void()> done) {
+    const std::shared_ptr<CoordinatorPair> pair = c->current();
+    pair->groups().remove_topic_offsets(topic, [pair, done = std::move(done)] { done(); });
+  });
   for (size_t slot = 0; slot < b->stores_.size(); ++slot)
     b->cleaners_.push_back(std::make_unique<LogCleaner>(*b->stores_.entries()[slot].store, *b->topics_,
                                                         cleaner_options(b->config_), static_cast<StoreSlot>(slot)));
@@ -224,8 +241,7 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
                                   .dynamic_config = *b->dynamic_config_,
                                   .group_configs = *b->group_configs_,
                                   .listener_security = b->server_->security(),
-                                  .groups = *b->groups_,
-                                  .txns = *b->txns_,
+                                  .coordinators = *b->coordinators_,
                                   .metrics = metrics,
                                   .cluster = b->cluster_.get(),
                                   .cluster_id = b->cluster_id_,
@@ -369,12 +385,11 @@ storage::Status Broker::start() {
   if (cluster_) {  // registered, and the topics as etcd has them, before the first request
     if (auto s = cluster_->join(services_->advertised, *topics_); !s.ok()) return s;
   }
-  groups_->start();  // loads offsets and groups; group APIs answer LOAD_IN_PROGRESS meanwhile
-  txns_->start();    // loads transactions; resumes those caught between Prepare and Complete
+  coordinators_->start();  // the root store's load (a group's pairs load when this broker leads it)
   server_->start(*services_);
   for (auto& cleaner : cleaners_) cleaner->start();
   if (services_->metrics) {
-    services_->metrics->attach(services_.get(), groups_.get(), txns_.get());
+    services_->metrics->attach(services_.get(), coordinators_.get());
     services_->metrics->set_listening(true);
   }
   return {};
@@ -388,9 +403,9 @@ storage::Status Broker::stop() {
   fetch_waiters_.notify_all();
   // A broker whose open() failed part way has only some of its parts.
   if (marker_sender_) marker_sender_->stop();
-  if (txns_) txns_->stop();  // waiting EndTxn requests get COORDINATOR_NOT_AVAILABLE
-  if (groups_) groups_->stop();  // parked joins and syncs get COORDINATOR_NOT_AVAILABLE
+  if (coordinators_) coordinators_->stop();  // parked joins, syncs and EndTxns get COORDINATOR_NOT_AVAILABLE
   if (server_) server_->stop();
+  if (coordinators_) coordinators_->strands_stopped();
   if (cluster_) cluster_->stop();  // leaves the cluster at once (the lease is revoked)
   for (auto& cleaner : cleaners_) cleaner->stop();  // a rewrite in progress completes first
   storage::Status s;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "broker/coordinators.h"
 #include "broker/meta/authorizer.h"
 #include "broker/meta/client_quotas.h"
 #include "broker/link/cluster_link.h"
@@ -89,13 +90,14 @@ class Broker {
   std::unique_ptr<ClientQuotas> client_quotas_;   // outlives server_: requests look their bounds up
   std::unique_ptr<QuotaManager> quota_manager_;
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
-  std::unique_ptr<GroupConfigs> group_configs_;  // outlives groups_: heartbeats look timeouts up
+  std::unique_ptr<GroupConfigs> group_configs_;  // outlives coordinators_: heartbeats look timeouts up
   FetchWaiters fetch_waiters_;
   std::unique_ptr<Server> server_;
-  std::unique_ptr<coordinator::GroupService> groups_;  // destroyed before the server's io_contexts
   std::unique_ptr<InterBrokerClient> peers_;  // cluster mode: this broker's requests to the others
-  std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: txns_' markers for other brokers
-  std::unique_ptr<coordinator::TransactionService> txns_;  // on groups_' strand; destroyed before it
+  std::unique_ptr<TxnMarkerSender> marker_sender_;  // cluster mode: the coordinators' markers for other brokers
+  // The group and transaction coordinators (the root store's, or each lead of this broker's
+  // replication group); destroyed before the server's io_contexts and the stores.
+  std::unique_ptr<Coordinators> coordinators_;
   std::vector<std::unique_ptr<LogCleaner>> cleaners_;  // one per store; use stores_ and topics_: destroyed before them
   std::unique_ptr<Services> services_;  // names the parts above: built after them, destroyed before them
   bool stopped_ = false;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "broker/config/config_schema.h"
+#include "broker/coordinators.h"
 #include "broker/link/cluster_link.h"
 #include "broker/link/group_member.h"
 #include "broker/services.h"
@@ -311,17 +312,15 @@ void Metrics::set_recovered(std::chrono::nanoseconds took) {
   recovered_.store(true);
 }
 
-void Metrics::attach(Services* services, coordinator::GroupService* groups, coordinator::TransactionService* txns) {
-  groups_.store(groups);
-  txns_.store(txns);
+void Metrics::attach(Services* services, Coordinators* coordinators) {
+  coordinators_.store(coordinators);
   services_.store(services);
 }
 
 void Metrics::detach() {
   listening_.store(false);
   services_.store(nullptr);
-  groups_.store(nullptr);
-  txns_.store(nullptr);
+  coordinators_.store(nullptr);
 }
 
 // GCC 12 reports asio's coroutine frames as mismatched new/delete (a false positive: asio
@@ -330,9 +329,13 @@ void Metrics::detach() {
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 asio::awaitable<std::string> Metrics::not_ready_reason() {
   if (!recovered_.load()) co_return "store recovery in progress";
-  auto* groups = groups_.load();
-  auto* txns = txns_.load();
-  if (groups == nullptr || !listening_.load()) co_return "listeners not accepting yet";
+  Coordinators* coordinators = coordinators_.load();
+  if (coordinators == nullptr || !listening_.load()) co_return "listeners not accepting yet";
+  // A broker leading no replication group has no coordinator to load (FindCoordinator names the leader).
+  const std::shared_ptr<CoordinatorPair> pair = coordinators->current();
+  if (!pair->serving()) co_return std::string();
+  coordinator::GroupService* groups = &pair->groups();
+  coordinator::TransactionService* txns = &pair->txns();
   // The coordinators' load flags live on their strand.
   const int loaded = co_await asio::co_spawn(
       groups->strand(), [groups, txns]() -> asio::awaitable<int> {
@@ -424,7 +427,10 @@ asio::awaitable<std::string> Metrics::scrape() {
   }
 
   Services* services = services_.load();
-  auto* groups = groups_.load();
+  Coordinators* coordinators = coordinators_.load();
+  // The pair in use, kept for the whole scrape; nothing while this broker coordinates nothing.
+  const std::shared_ptr<CoordinatorPair> pair = coordinators != nullptr ? coordinators->current() : nullptr;
+  coordinator::GroupService* groups = pair && pair->serving() ? &pair->groups() : nullptr;
   if (services != nullptr) {
     auto open = family("rokka_connections_open", "Client connections open now.", MetricType::Gauge);
     open.metric.push_back(gauge(static_cast<double>(services->connections.load(std::memory_order_relaxed))));
@@ -618,7 +624,7 @@ asio::awaitable<std::string> Metrics::scrape() {
       out.push_back(std::move(lag));
     }
   }
-  if (auto* txns = txns_.load(); txns != nullptr) {
+  if (coordinator::TransactionService* txns = pair && pair->serving() ? &pair->txns() : nullptr; txns != nullptr) {
     // Transactional ids by their transaction's state (nothing while the coordinator loads).
     const coordinator::TxnListResult listed = co_await txns->list({});
     if (listed.error == coordinator::TxnError::kNone) {

@@ -37,14 +37,10 @@
 #include "broker/net/quota_manager.h"
 #include "storage/latency_histogram.h"
 
-namespace rokka::coordinator {
-class GroupService;
-class TransactionService;
-}  // namespace rokka::coordinator
-
 namespace rokka::broker {
 
 struct Services;
+class Coordinators;
 
 class Metrics {
  public:
@@ -83,7 +79,7 @@ class Metrics {
   // ---- lifecycle (main thread) ----
   void set_recovered(std::chrono::nanoseconds took);
   void set_listening(bool listening) { listening_.store(listening); }
-  void attach(Services* services, coordinator::GroupService* groups, coordinator::TransactionService* txns);
+  void attach(Services* services, Coordinators* coordinators);
   void detach();
 
   // ---- HTTP (the HTTP server's thread) ----
@@ -141,8 +137,7 @@ class Metrics {
   std::atomic<int64_t> recovery_ns_{0};
   std::atomic<bool> listening_{false};
   std::atomic<Services*> services_{nullptr};
-  std::atomic<coordinator::GroupService*> groups_{nullptr};
-  std::atomic<coordinator::TransactionService*> txns_{nullptr};
+  std::atomic<Coordinators*> coordinators_{nullptr};
 };
 
 }  // namespace rokka::broker

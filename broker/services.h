@@ -11,11 +11,6 @@
 namespace rokka::storage {
 class Store;
 }
-namespace rokka::coordinator {
-class GroupService;
-class TransactionService;
-}
-
 namespace rokka::broker {
 
 class TopicRegistry;
@@ -31,6 +26,7 @@ class QuotaManager;
 class ListenerSecurityTable;
 class ClusterLink;
 class StoreSet;
+class Coordinators;
 
 // Built once by Broker::open after every part it names exists, and destroyed before
 // them: a handler never finds one missing. Only metrics and the cluster link are
@@ -48,8 +44,9 @@ struct Services {
   DynamicBrokerConfig& dynamic_config;  // BROKER resources' AlterConfigs values
   GroupConfigs& group_configs;          // GROUP resources' configs (consumer groups' timeouts)
   ListenerSecurityTable& listener_security;  // every listener's TLS and SASL, reloadable (the Server's)
-  coordinator::GroupService& groups;
-  coordinator::TransactionService& txns;
+  // The group and transaction coordinators: current() is the pair in use (broker/coordinators.h);
+  // keep it across co_awaits.
+  Coordinators& coordinators;
   Metrics* metrics = nullptr;  // nullptr: nothing counted (tests that assemble a broker without one)
   ClusterLink* cluster = nullptr;  // cluster mode only (rokka.cluster.etcd.endpoints); nullptr on a single broker
   std::string cluster_id;

@@ -183,8 +183,15 @@ std::string encode_coordinators(const CoordinatorsRecord& rec) {
     w.StartObject();
     w.Key("shards");
     w.Int(rec.shards);
-    w.Key("placement");
-    write_placement(w, rec.placement);
+    if (rec.on_groups()) {
+      w.Key("groups");
+      w.StartArray();
+      for (const std::string& g : rec.groups) w.String(g.data(), static_cast<rj::SizeType>(g.size()));
+      w.EndArray();
+    } else {
+      w.Key("placement");
+      write_placement(w, rec.placement);
+    }
     w.EndObject();
   });
 }
@@ -194,11 +201,25 @@ Result<CoordinatorsRecord> decode_coordinators(std::string_view json) {
   if (!doc.ok()) return doc.status();
   auto shards = doc->FindMember("shards");
   auto placement = doc->FindMember("placement");
+  auto groups = doc->FindMember("groups");
   if (shards == doc->MemberEnd() || !shards->value.IsInt() || shards->value.GetInt() < 1 ||
-      shards->value.GetInt() > kMaxShards || placement == doc->MemberEnd())
+      shards->value.GetInt() > kMaxShards)
     return Status::malformed("coordinators: shards");
   CoordinatorsRecord rec;
   rec.shards = shards->value.GetInt();
+  if ((placement == doc->MemberEnd()) == (groups == doc->MemberEnd()))
+    return Status::malformed("coordinators: one of placement and groups");
+  if (groups != doc->MemberEnd()) {
+    if (!groups->value.IsArray() || groups->value.Empty() ||
+        groups->value.Size() > std::min<rj::SizeType>(static_cast<rj::SizeType>(rec.shards), kMaxPlacementGroups))
+      return Status::malformed("coordinators: group count");
+    rec.groups.reserve(groups->value.Size());
+    for (const rj::Value& name : groups->value.GetArray()) {
+      if (!group_name_ok(name)) return Status::malformed("coordinators: group name");
+      rec.groups.emplace_back(name.GetString(), name.GetStringLength());
+    }
+    return rec;
+  }
   auto p = read_placement(placement->value, rec.shards);
   if (!p.ok()) return p.status();
   if (p->replicated()) return Status::malformed("coordinators: placed on groups");

@@ -71,12 +71,21 @@ std::string encode_placement(const Placement& p);
 // `partitions` is the topic's count: the ranges must start at 0 and lie below it.
 storage::Result<Placement> decode_placement(std::string_view json, int32_t partitions);
 
-// <root>/coordinators: {"shards":50,"placement":<Placement>}: the broker coordinating each
-// shard of the group and transactional-id space (a group's shard is its id's Java hash mod
-// shards, as Kafka's partition of __consumer_offsets).
+// <root>/coordinators: where each shard of the group and transactional-id space is coordinated
+// (a group's shard is its id's Java hash mod shards, as Kafka's partition of __consumer_offsets).
+// Two forms, never both:
+//   {"shards":50,"placement":<Placement>}  (v1) the broker coordinating each shard: a cluster
+//                                          without replication groups;
+//   {"shards":50,"groups":["g1",...]}      (v2) shard s is coordinated by whichever member leads
+//                                          groups[s % groups.size()] (docs/cluster.md
+//                                          "Coordinators in the replication groups").
 struct CoordinatorsRecord {
   int32_t shards = 0;  // 1 .. 1000
-  Placement placement;
+  Placement placement;               // v1 (broker form only)
+  std::vector<std::string> groups;   // v2: 1 .. min(shards, kMaxPlacementGroups) group names
+  bool on_groups() const { return !groups.empty(); }
+  // v2: shard `shard`'s group.
+  const std::string& group_of(int32_t shard) const { return groups[static_cast<size_t>(shard) % groups.size()]; }
 };
 std::string encode_coordinators(const CoordinatorsRecord& rec);
 storage::Result<CoordinatorsRecord> decode_coordinators(std::string_view json);

@@ -1,5 +1,6 @@
 #include "protocol/messages/add_offsets_to_txn.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -26,7 +27,8 @@ boost::asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext& 
   }
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
   std::string group_id(req.group_id);
-  const coordinator::TxnError e = co_await ctx.services->txns.add_offsets(std::move(producer), std::move(group_id));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  const coordinator::TxnError e = co_await coord->txns().add_offsets(std::move(producer), std::move(group_id));
   protocol::AddOffsetsToTxnResponse resp;
   resp.error_code = to_kafka(e, ctx.version() >= 2);
   co_return make_response(resp, ctx.version());

@@ -1,5 +1,6 @@
 #include "protocol/messages/add_partitions_to_txn.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -42,7 +43,8 @@ boost::asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContex
     coordinator::ProducerRef producer{std::string(req.v3_and_below_transactional_id), req.v3_and_below_producer_id,
                                       req.v3_and_below_producer_epoch};
     std::vector<coordinator::TopicPartition> added = partitions;
-    const coordinator::TxnError e = co_await svc.txns.add_partitions(std::move(producer), std::move(added));
+    const std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
+    const coordinator::TxnError e = co_await coord->txns().add_partitions(std::move(producer), std::move(added));
     all = to_kafka(e, ctx.version() >= 2);
   }
 

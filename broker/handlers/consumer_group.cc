@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/client_regex.h"
@@ -93,7 +94,8 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_heartbeat(RequestCon
     hb.owned = std::move(owned);
   }
 
-  coordinator::ConsumerGroupHeartbeatResult r = co_await svc.groups.consumer_group_heartbeat(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
+  coordinator::ConsumerGroupHeartbeatResult r = co_await coord->groups().consumer_group_heartbeat(std::move(args));
   if (r.error != coordinator::GroupError::kNone) co_return fail(to_kafka(r.error), std::move(r.message));
   resp.member_id = r.member_id;
   resp.member_epoch = r.member_epoch;
@@ -107,8 +109,9 @@ boost::asio::awaitable<HandlerResult> handle_consumer_group_describe(RequestCont
   std::vector<std::string> ids;
   for (std::string_view id : req.group_ids)
     if (authorized_group(ctx, AclOperation::kDescribe, id) && coordinates(svc, id)) ids.emplace_back(id);
+  const std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
   std::vector<coordinator::DescribedConsumerGroup> described =
-      co_await svc.groups.consumer_group_describe(std::move(ids));
+      co_await coord->groups().consumer_group_describe(std::move(ids));
   auto to_assignment = [&](const coordinator::TopicPartitionsMap& m) {
     protocol::ConsumerGroupDescribeResponse::Assignment a;
     for (const auto& [name, partitions] : m) {

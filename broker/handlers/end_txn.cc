@@ -1,5 +1,6 @@
 #include "protocol/messages/end_txn.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -17,7 +18,8 @@ boost::asio::awaitable<HandlerResult> handle_end_txn(RequestContext& ctx, protoc
   if (const auto refused = txn_gate(ctx, req.transactional_id); refused != protocol::ErrorCode::kNone)
     co_return error_response<protocol::EndTxnResponse>(refused, ctx.version());
   coordinator::ProducerRef producer{std::string(req.transactional_id), req.producer_id, req.producer_epoch};
-  const coordinator::TxnError e = co_await ctx.services->txns.end_txn(std::move(producer), req.committed);
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  const coordinator::TxnError e = co_await coord->txns().end_txn(std::move(producer), req.committed);
   protocol::EndTxnResponse resp;
   resp.error_code = to_kafka(e, ctx.version() >= 2);
   co_return make_response(resp, ctx.version());

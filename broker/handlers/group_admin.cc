@@ -1,4 +1,5 @@
 // ListGroups, DescribeGroups, DeleteGroups and OffsetDelete: the admin side of groups.
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -26,7 +27,9 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx, pr
   coordinator::ListGroupsArgs args;
   for (auto s : req.states_filter) args.states_filter.emplace_back(s);
   for (auto t : req.types_filter) args.types_filter.emplace_back(t);
-  coordinator::ListGroupsResult r = co_await ctx.services->groups.list_groups(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::ListGroupsResult r;  // a broker coordinating nothing lists nothing
+  if (coord->serving()) r = co_await coord->groups().list_groups(std::move(args));
   protocol::ListGroupsResponse resp;
   resp.error_code = to_kafka(r.error);
   // DESCRIBE on the cluster lists every group; else the groups the request may DESCRIBE.
@@ -40,7 +43,8 @@ boost::asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx, pr
 
 boost::asio::awaitable<HandlerResult> handle_describe_groups(RequestContext& ctx, protocol::DescribeGroupsRequest& req) {
   std::vector<std::string> ids(req.groups.begin(), req.groups.end());
-  std::vector<coordinator::DescribedGroup> groups = co_await ctx.services->groups.describe_groups(std::move(ids));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  std::vector<coordinator::DescribedGroup> groups = co_await coord->groups().describe_groups(std::move(ids));
   protocol::DescribeGroupsResponse resp;
   for (auto& g : groups) {
     auto& out = resp.groups.emplace_back();
@@ -93,7 +97,8 @@ boost::asio::awaitable<HandlerResult> handle_delete_groups(RequestContext& ctx, 
     }
   }
   if (!ids.empty()) {
-    coordinator::DeleteGroupsResult r = co_await ctx.services->groups.delete_groups(std::move(ids));
+    const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+    coordinator::DeleteGroupsResult r = co_await coord->groups().delete_groups(std::move(ids));
     for (auto& g : r.groups) resp.results.push_back({g.group_id, to_kafka(g.error)});
   }
   co_return make_response(resp, ctx.version());
@@ -123,7 +128,8 @@ boost::asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx, 
     for (const auto& p : t.partitions) tp.partitions.push_back(p.partition_index);
     args.topics.push_back(std::move(tp));
   }
-  coordinator::OffsetDeleteResult r = co_await ctx.services->groups.delete_offsets(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::OffsetDeleteResult r = co_await coord->groups().delete_offsets(std::move(args));
   resp.error_code = to_kafka(r.error);
   for (auto& t : r.topics) {
     auto& out = resp.topics.emplace_back();

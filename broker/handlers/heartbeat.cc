@@ -1,5 +1,6 @@
 #include "protocol/messages/heartbeat.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -17,7 +18,8 @@ boost::asio::awaitable<HandlerResult> handle_heartbeat(RequestContext& ctx, prot
   args.generation_id = req.generation_id;
   args.member_id = std::string(req.member_id);
   if (req.group_instance_id) args.group_instance_id = std::string(*req.group_instance_id);
-  const coordinator::GroupError e = co_await ctx.services->groups.heartbeat(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  const coordinator::GroupError e = co_await coord->groups().heartbeat(std::move(args));
   protocol::HeartbeatResponse resp;
   resp.error_code = to_kafka(e);
   co_return make_response(resp, ctx.version());

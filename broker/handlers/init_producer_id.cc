@@ -1,5 +1,6 @@
 #include "protocol/messages/init_producer_id.h"
 
+#include "broker/coordinators.h"
 #include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
@@ -24,7 +25,8 @@ boost::asio::awaitable<HandlerResult> init_transactional(RequestContext& ctx,
   args.transaction_timeout_ms = req.transaction_timeout_ms;
   args.producer_id = req.producer_id;
   args.producer_epoch = req.producer_epoch;
-  const coordinator::InitProducerIdResult r = co_await ctx.services->txns.init_producer_id(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  const coordinator::InitProducerIdResult r = co_await coord->txns().init_producer_id(std::move(args));
   protocol::InitProducerIdResponse resp;
   resp.error_code = to_kafka(r.error, ctx.version() >= 4);
   if (r.error == coordinator::TxnError::kNone) {

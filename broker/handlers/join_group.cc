@@ -1,5 +1,6 @@
 #include "protocol/messages/join_group.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -34,7 +35,8 @@ boost::asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx, pro
   if (req.reason) args.reason = std::string(*req.reason);
   args.api_version = v;
 
-  coordinator::JoinGroupResult r = co_await ctx.services->groups.join_group(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::JoinGroupResult r = co_await coord->groups().join_group(std::move(args));
 
   protocol::JoinGroupResponse resp;
   resp.error_code = to_kafka(r.error);

@@ -1,5 +1,6 @@
 #include "protocol/messages/leave_group.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -27,7 +28,8 @@ boost::asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx, pr
       args.members.push_back(std::move(id));
     }
   }
-  coordinator::LeaveGroupResult r = co_await ctx.services->groups.leave_group(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::LeaveGroupResult r = co_await coord->groups().leave_group(std::move(args));
   protocol::LeaveGroupResponse resp;
   resp.error_code = to_kafka(r.error);
   if (v < 3) {

@@ -1,5 +1,6 @@
 #include "protocol/messages/offset_commit.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -63,7 +64,8 @@ boost::asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx, 
     if (!commit.partitions.empty()) args.topics.push_back(std::move(commit));
   }
   if (!slots.empty()) {
-    coordinator::OffsetCommitResult r = co_await svc.groups.commit_offsets(std::move(args));
+    const std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
+    coordinator::OffsetCommitResult r = co_await coord->groups().commit_offsets(std::move(args));
     size_t i = 0;
     for (const auto& t : r.topics) {
       for (const auto& p : t.partitions) {

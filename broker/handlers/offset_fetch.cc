@@ -1,5 +1,6 @@
 #include "protocol/messages/offset_fetch.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -68,7 +69,8 @@ bool decode_request(const RequestContext& ctx, protocol::OffsetFetchRequest& req
 // Committed offsets of one group (v0-v7) or several (v8+); -1 where none was committed.
 boost::asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx, protocol::OffsetFetchRequest& req) {
   const int16_t v = ctx.version();
-  auto& groups = ctx.services->groups;
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::GroupService& groups = coord->groups();
   protocol::OffsetFetchResponse resp;
   if (v < 8) {
     coordinator::OffsetFetchArgs args;

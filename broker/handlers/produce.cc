@@ -6,6 +6,7 @@
 #include <deque>
 #include <tuple>
 
+#include "broker/coordinators.h"
 #include "broker/net/async.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
@@ -58,9 +59,11 @@ void append_transactional(Services& svc, coordinator::ProducerRef producer,
                           std::vector<storage::AppendRequest> appends, coordinator::TxnError* refused,
                           std::function<void(AppendResults)> done) {
   const StoreSet* stores = &svc.stores;
-  svc.txns.check_produce(std::move(producer), std::move(partitions),
-                          [stores, slots = std::move(slots), appends = std::move(appends), refused,
-                           done](coordinator::TxnError e) mutable {
+  std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
+  coordinator::TransactionService& txns = coord->txns();
+  txns.check_produce(std::move(producer), std::move(partitions),
+                          [coord = std::move(coord), stores, slots = std::move(slots), appends = std::move(appends),
+                           refused, done](coordinator::TxnError e) mutable {
                             *refused = e;
                             if (e != coordinator::TxnError::kNone) return done({});
                             stores->append(slots, std::move(appends), std::move(done));

@@ -1,5 +1,6 @@
 #include "protocol/messages/sync_group.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -23,7 +24,8 @@ boost::asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx, pro
   for (const auto& a : req.assignments)
     args.assignments.push_back({std::string(a.member_id), std::string(protocol::as_string_view(a.assignment))});
 
-  coordinator::SyncGroupResult r = co_await ctx.services->groups.sync_group(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::SyncGroupResult r = co_await coord->groups().sync_group(std::move(args));
 
   protocol::SyncGroupResponse resp;
   resp.error_code = to_kafka(r.error);

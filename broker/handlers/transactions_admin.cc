@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/client_regex.h"
@@ -33,7 +34,8 @@ boost::asio::awaitable<HandlerResult> handle_describe_transactions(RequestContex
         may ? protocol::ErrorCode::kNotCoordinator : protocol::ErrorCode::kTransactionalIdAuthorizationFailed;
     denied.transactional_id = std::string(id);
   }
-  const std::vector<coordinator::TxnDescription> described = co_await ctx.services->txns.describe(std::move(ids));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  const std::vector<coordinator::TxnDescription> described = co_await coord->txns().describe(std::move(ids));
 
   resp.transaction_states.reserve(resp.transaction_states.size() + described.size());
   for (const coordinator::TxnDescription& d : described) {
@@ -82,7 +84,9 @@ boost::asio::awaitable<HandlerResult> handle_list_transactions(RequestContext& c
   filter.producer_ids = std::move(req.producer_id_filters);
   filter.longer_than_ms = req.duration_filter;
 
-  const coordinator::TxnListResult listed = co_await ctx.services->txns.list(std::move(filter));
+  const std::shared_ptr<CoordinatorPair> coord = ctx.services->coordinators.current();
+  coordinator::TxnListResult listed;  // a broker coordinating nothing lists nothing
+  if (coord->serving()) listed = co_await coord->txns().list(std::move(filter));
   resp.error_code = to_kafka(listed.error, true);
   resp.transaction_states.reserve(listed.txns.size());
   for (const coordinator::TxnMetadata& m : listed.txns)

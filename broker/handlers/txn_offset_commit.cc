@@ -1,5 +1,6 @@
 #include "protocol/messages/txn_offset_commit.h"
 
+#include "broker/coordinators.h"
 #include "broker/error_mapping.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_util.h"
@@ -49,7 +50,8 @@ boost::asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& c
   }
 
   coordinator::TxnOffsetCommitResult r;
-  if (!args.offsets.empty()) r = co_await svc.txns.txn_offset_commit(std::move(args));
+  const std::shared_ptr<CoordinatorPair> coord = svc.coordinators.current();
+  if (!args.offsets.empty()) r = co_await coord->txns().txn_offset_commit(std::move(args));
   ErrorCode all = ErrorCode::kNone;
   if (r.txn_error != coordinator::TxnError::kNone) {
     all = to_kafka(r.txn_error, /*fenced_supported=*/false);

@@ -276,7 +276,10 @@ Status ClusterLink::start_group_members() {
     auto member = GroupMember::create(io_.get_executor(), stream_io_.get_executor(), *g.store, membership_, client_,
                                       keys_, std::move(o));
     // The registry follows the member's role and, on a follower, the topics replication brings.
-    member->set_role_listener([this] { resync(); });
+    member->set_role_listener([this, m = member.get()] {
+      resync();
+      if (group_role_listener_) group_role_listener_(*m);
+    });
     g.store->set_replicated_meta_listener([this] { asio::post(io_, [this] { resync(); }); });
     member->on_snapshot(view_->snapshot());
     member->start();
@@ -289,6 +292,7 @@ Status ClusterLink::start_group_members() {
 }
 
 Status ClusterLink::join(const std::vector<Listener>& advertised, TopicRegistry& topics) {
+  if (auto s = check_coordinators_record(); !s.ok()) return s;
   cluster::MembershipOptions options;
   options.broker_id = self_;
   for (const Listener& l : advertised)
@@ -403,7 +407,10 @@ void ClusterLink::on_snapshot(const cluster::ClusterView::SnapshotPtr& snap) {
     auto rec = cluster::decode_coordinators(it->second.value);
     if (rec.ok()) {
       p->coordinator_shards = rec->shards;
-      p->coordinators = rec->placement.leaders(rec->shards);
+      if (rec->on_groups())
+        p->coordinator_groups = rec->groups;
+      else
+        p->coordinators = rec->placement.leaders(rec->shards);
     } else {
       broker_log().warn("cluster: {} does not decode: {}", keys_.coordinators(), rec.status().to_string());
     }
@@ -886,6 +893,24 @@ void ClusterLink::set_configs(std::string name, std::map<std::string, std::strin
 
 // ---- coordinators and producer ids ----
 
+// Coordinator shards placed on brokers (a v1 record, written before the cluster had replication
+// groups) stay there: their offsets and transactions are in those brokers' root stores, and
+// nothing moves them into the groups' stores. Such a cluster refuses groups.
+Status ClusterLink::check_coordinators_record() const {
+  const auto groups = replication_groups();
+  if (groups.empty()) return {};
+  const auto snap = view_->snapshot();
+  auto it = snap->raw.find(keys_.coordinators());
+  if (it == snap->raw.end()) return {};
+  auto rec = cluster::decode_coordinators(it->second.value);
+  if (!rec.ok() || rec->on_groups()) return {};  // one that does not decode is logged by the view
+  return Status::invalid_argument(
+      keys_.coordinators() + " places the coordinator shards on brokers (written before this cluster had "
+      "replication groups), but the cluster now has replication group " + groups.begin()->first +
+      ": committed offsets and transactions are not moved from the brokers' stores into a group's. Start "
+      "without rokka.replication.groups, or use a new rokka.cluster.root");
+}
+
 int32_t ClusterLink::coordinator_of(std::string_view key) {
   const auto p = picture();
   if (p->coordinator_shards == 0) {
@@ -896,24 +921,45 @@ int32_t ClusterLink::coordinator_of(std::string_view key) {
     });
     return -1;
   }
-  const int32_t broker = p->coordinators[static_cast<size_t>(cluster::coordinator_shard(key, p->coordinator_shards))];
+  const int32_t shard = cluster::coordinator_shard(key, p->coordinator_shards);
+  if (!p->coordinator_groups.empty()) {
+    const ClusterGroup* g = p->group(p->coordinator_groups[static_cast<size_t>(shard) % p->coordinator_groups.size()]);
+    return g == nullptr ? -1 : g->leader;  // -1 unless the incarnation the state names is registered
+  }
+  const int32_t broker = p->coordinators[static_cast<size_t>(shard)];
   return p->live(broker) ? broker : -1;
 }
 
-// The coordinator shards are placed once, over the brokers alive at the first
-// FindCoordinator, as Kafka creates __consumer_offsets then; each shard's groups and
-// transactions stay with that broker.
+std::string ClusterLink::coordinator_group(std::string_view key) const {
+  const auto p = picture();
+  if (p->coordinator_shards == 0 || p->coordinator_groups.empty()) return {};
+  const int32_t shard = cluster::coordinator_shard(key, p->coordinator_shards);
+  return p->coordinator_groups[static_cast<size_t>(shard) % p->coordinator_groups.size()];
+}
+
+// The coordinator shards are placed once, at the first FindCoordinator, as Kafka creates
+// __consumer_offsets then: over the cluster's replication groups when it has any (a shard's
+// state is in its group's store and fails over with the group), else over the brokers alive
+// then (each shard's groups and transactions stay with that broker).
 asio::awaitable<void> ClusterLink::place_coordinators() {
   const auto live = live_brokers();
+  std::vector<std::string> groups;
+  for (const auto& [name, members] : replication_groups()) groups.push_back(name);
   if (!live.empty()) {
     cluster::CoordinatorsRecord rec;
     rec.shards = kCoordinatorShards;
-    rec.placement.add_round_robin(0, live, 0);
+    if (!groups.empty())
+      rec.groups = groups;
+    else
+      rec.placement.add_round_robin(0, live, 0);
     const std::string key = keys_.coordinators();
     cluster::Txn txn{{cluster::Compare::absent(key)}, {cluster::PutRequest{key, cluster::encode_coordinators(rec)}}, {}};
     auto r = co_await client_->txn(std::move(txn));
     if (!r.ok()) broker_log().warn("cluster: placing the coordinators failed: {}", r.status().to_string());
-    else if (r->succeeded) broker_log().info("cluster: placed {} coordinator shards over {} brokers", rec.shards, live.size());
+    else if (r->succeeded && rec.on_groups())
+      broker_log().info("cluster: placed {} coordinator shards over {} replication groups", rec.shards, groups.size());
+    else if (r->succeeded)
+      broker_log().info("cluster: placed {} coordinator shards over {} brokers", rec.shards, live.size());
   }
   placing_coordinators_ = false;  // the view brings the record (ours or another broker's)
 }

@@ -62,7 +62,8 @@ struct ClusterPicture {
   std::map<int32_t, ClusterBroker> brokers;  // registered, i.e. alive
   int32_t controller = -1;
   int32_t coordinator_shards = 0;      // 0 until the shards are placed (the first FindCoordinator)
-  std::vector<int32_t> coordinators;  // each shard's broker
+  std::vector<int32_t> coordinators;  // each shard's broker (v1 record: no replication groups)
+  std::vector<std::string> coordinator_groups;  // v2 record: shard s is on [s % size]'s leader
   std::map<std::string, ClusterGroup, std::less<>> groups;  // every group with a spec or a state
   bool live(int32_t id) const { return brokers.count(id) != 0; }
   const ClusterGroup* group(std::string_view name) const {
@@ -110,8 +111,16 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   bool fenced() const { return !membership_ || membership_->fenced(); }
   int32_t self() const { return self_; }
   // The broker coordinating `key` (a group or transactional id), or -1 while none can: the
-  // shards are being placed (first use), or their broker is down.
+  // shards are being placed (first use), or their broker is down. With replication groups the
+  // shards are on the groups: the broker the shard's group state names leader, while that
+  // incarnation is registered (ClusterGroup::leader).
   int32_t coordinator_of(std::string_view key);
+  // The replication group of `key`'s coordinator shard, or "" (the shards are on brokers, or
+  // not placed yet).
+  std::string coordinator_group(std::string_view key) const;
+  // `fn(member)` runs on the cluster thread after each role a member of this broker takes
+  // (after the topic registry has been told). Before join().
+  void set_group_role_listener(std::function<void(GroupMember&)> fn) { group_role_listener_ = std::move(fn); }
   // This broker's replication group members (fixed once join() returned).
   const std::vector<std::shared_ptr<GroupMember>>& group_members() const { return members_; }
   // The member owning the group store at `slot` of the broker's StoreSet, or nullptr (the root
@@ -168,6 +177,9 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   void when_seen(int64_t revision, std::function<void(storage::Status)> done);  // cluster thread
   boost::asio::awaitable<void> publish_local_topics(TopicRegistry& topics);
   boost::asio::awaitable<void> place_coordinators();
+  // join(): a v1 coordinators record (shards on brokers) in a cluster with replication groups
+  // refuses the start.
+  storage::Status check_coordinators_record() const;
   // Updates the record of topic `name` with `change` (compare-and-swap on its revision, retried).
   void update_topic(std::string name, std::function<TopicError(cluster::TopicRecord&)> change,
                     std::function<void(TopicError)> done);
@@ -225,6 +237,7 @@ class ClusterLink final : public TopicAuthority, public ClusterMetaAccess {
   };
   std::multimap<int64_t, SyncWaiter> sync_waiters_;
   bool placing_coordinators_ = false;
+  std::function<void(GroupMember&)> group_role_listener_;  // set before join()
   std::multimap<int64_t, std::function<void(storage::Status)>> seen_waiters_;
   std::vector<std::function<void(const SnapshotPtr&)>> view_followers_;
 };

@@ -13,8 +13,8 @@
 // (a coordinator's "storage error": the client looks the coordinator up again and retries). An
 // error of the store's own write is passed on as it is. Reads (scan) are the store's.
 //
-// Nothing wires it in yet: the coordinators keep their records in the root store until they move
-// to the groups (plan24 S9).
+// The coordinators of a replication group's lead write their records through it
+// (broker/coordinators.h, plan24 S9).
 //
 // Threading: write() from any thread, as MetaStore's. `done` runs on the store's writer thread
 // (a refusal, or C already there), or on the thread that resolved the wait (the replication

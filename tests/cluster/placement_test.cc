@@ -114,6 +114,35 @@ TEST(PlacementTest, CoordinatorsRecordRoundTripsAndIsChecked) {
   EXPECT_FALSE(decode_coordinators(R"({"shards":2,"placement":{"ranges":[{"first":5,"start":0,"brokers":[1]}]}})").ok());
 }
 
+TEST(PlacementTest, CoordinatorsOnGroupsRoundTripAndHostileRecordsAreRefused) {
+  CoordinatorsRecord rec;
+  rec.shards = 50;
+  rec.groups = {"g1", "g2"};
+  auto back = decode_coordinators(encode_coordinators(rec));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(back->on_groups());
+  EXPECT_EQ(back->groups, rec.groups);
+  EXPECT_EQ(back->group_of(0), "g1");
+  EXPECT_EQ(back->group_of(49), "g2");
+  const char* bad[] = {
+      R"({"shards":50,"groups":[]})",                                   // no group
+      R"({"shards":50,"groups":"g1"})",                                 // not a list
+      R"({"shards":50,"groups":["G1"]})",                               // not a group name
+      R"({"shards":50,"groups":[""]})",                                 // empty name
+      R"({"shards":50,"groups":["g1",7]})",                             // not a string
+      R"({"shards":50,"groups":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]})", // 33 characters
+      R"({"shards":1,"groups":["g1","g2"]})",                           // more groups than shards
+      R"({"shards":50,"groups":["g1"],"placement":{"ranges":[{"first":0,"start":0,"brokers":[1]}]}})",  // both
+      R"({"shards":50,"groups":["g1"])",                                // truncated
+      R"({"shards":-1,"groups":["g1"]})",                               // shards
+  };
+  for (const char* text : bad) EXPECT_FALSE(decode_coordinators(text).ok()) << text;
+  std::string many = R"({"shards":1000,"groups":[)";
+  for (size_t i = 0; i <= kMaxPlacementGroups; ++i) many += (i ? ",\"g\"" : "\"g\"");
+  many += "]}";
+  EXPECT_FALSE(decode_coordinators(many).ok());
+}
+
 // Kafka's partitionFor: Utils.abs(key.hashCode()) % 50. The hashes are Java's String.hashCode
 // (s[0]*31^(n-1) + ... + s[n-1], 32-bit), worked out by hand for these ASCII keys.
 TEST(PlacementTest, CoordinatorShardIsKafkasPartitionForAGroup) {
