@@ -7,15 +7,18 @@
 // Skipped, with the reason, where etcd is not installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <string>
 #include <vector>
 
+#include "protocol/messages/consumer_group.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/find_coordinator.h"
+#include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_fetch.h"
 #include "tests/integration/group_cluster.h"
 #include "tests/testutil/group_consumer.h"
@@ -269,6 +272,98 @@ TEST(GroupCoordinatorsRecordTest, ShardsPlacedOnBrokersRefuseAStartWithGroups) {
   EXPECT_THROW(grouped.start(60s), std::runtime_error);
   EXPECT_NE(grouped.log_tail().find("places the coordinator shards on brokers"), std::string::npos)
       << grouped.log_tail();
+}
+
+// A KIP-848 consumer group is on the in-sync members too: after a kill -9 of the leader, the new
+// coordinator describes the group as the old one did (epoch, member, assignment), has its commits,
+// and takes the member's next heartbeat at the epoch it had, without a new join.
+TEST_F(GroupCoordinatorsTest, AConsumerProtocolGroupFailsOverWithTheGroupLeader) {
+  const auto [leader, epoch] = ready("events");
+  ASSERT_FALSE(HasFailure());
+
+  // The member's heartbeat to broker `id` (ConsumerGroupHeartbeat v1; a join at epoch 0).
+  const std::string member = "member-kip848-a";
+  const std::vector<std::string_view> topics{"events"};
+  std::optional<std::vector<protocol::ConsumerGroupTopicPartitions>> owned;
+  auto beat = [&](int id, int32_t member_epoch) {
+    WireClient c(broker(id).port());
+    protocol::ConsumerGroupHeartbeatRequest req;
+    req.group_id = "streams";
+    req.member_id = member;
+    req.member_epoch = member_epoch;
+    if (member_epoch == 0) {
+      req.rebalance_timeout_ms = 30000;
+      req.subscribed_topic_names = topics;
+    }
+    req.topic_partitions = owned.value_or(std::vector<protocol::ConsumerGroupTopicPartitions>{});
+    return c.call<protocol::ConsumerGroupHeartbeatResponse>(req, 1);
+  };
+  auto describe = [&](int id) -> std::optional<protocol::ConsumerGroupDescribeResponse::DescribedGroup> {
+    WireClient c(broker(id).port());
+    protocol::ConsumerGroupDescribeRequest req;
+    req.group_ids = {"streams"};
+    auto resp = c.call<protocol::ConsumerGroupDescribeResponse>(req, 0);
+    if (!resp || resp->groups.size() != 1 || resp->groups[0].error_code != ErrorCode::kNone) return std::nullopt;
+    return resp->groups[0];
+  };
+
+  // Joined through the coordinator (g1's leader) and beating until it owns all three partitions.
+  int32_t member_epoch = 0;
+  std::optional<protocol::ConsumerGroupHeartbeatResponse> r;
+  ASSERT_TRUE(testutil::eventually(
+      [&] {
+        r = beat(leader, member_epoch);
+        if (!r || r->error_code != ErrorCode::kNone) return false;
+        member_epoch = r->member_epoch;
+        if (r->assignment) owned = r->assignment->topic_partitions;
+        return owned && owned->size() == 1 && owned->at(0).partitions.size() == 3;
+      },
+      60s, 200ms))
+      << (r ? static_cast<int>(r->error_code) : -1) << "\n" << broker(leader).log_tail();
+  ASSERT_GT(member_epoch, 0);
+  std::optional<protocol::ConsumerGroupDescribeResponse::DescribedGroup> before;
+  ASSERT_TRUE(testutil::eventually([&] { return (before = describe(leader)) && before->group_state == "Stable"; }, 30s))
+      << (before ? before->group_state : "no answer");
+
+  // Commits as that member (OffsetCommit v9: member id and epoch).
+  {
+    WireClient c(broker(leader).port());
+    protocol::OffsetCommitRequest req;
+    req.group_id = "streams";
+    req.generation_id_or_member_epoch = member_epoch;
+    req.member_id = member;
+    auto& t = req.topics.emplace_back();
+    t.name = "events";
+    for (int32_t p = 0; p < 3; ++p) t.partitions.push_back({.partition_index = p, .committed_offset = 5 + p});
+    auto resp = c.call<protocol::OffsetCommitResponse>(req, 9);
+    ASSERT_TRUE(resp && resp->topics.size() == 1);
+    for (const auto& p : resp->topics[0].partitions) EXPECT_EQ(p.error_code, ErrorCode::kNone) << p.partition_index;
+  }
+  const std::map<int32_t, int64_t> committed{{0, 5}, {1, 6}, {2, 7}};
+
+  const int new_leader = fail_over(leader, epoch).first;
+  ASSERT_GT(new_leader, 0);
+  ASSERT_TRUE(testutil::eventually([&] { return coordinator_from(new_leader, "streams") == new_leader; }, 60s));
+
+  // The new coordinator: the same group, member and assignment, the commits, and the member's
+  // heartbeat at its epoch answered without fencing it.
+  std::optional<protocol::ConsumerGroupDescribeResponse::DescribedGroup> after;
+  ASSERT_TRUE(testutil::eventually([&] { return (after = describe(new_leader)).has_value(); }, 60s))
+      << broker(new_leader).log_tail();
+  EXPECT_EQ(after->group_epoch, before->group_epoch);
+  EXPECT_EQ(after->assignment_epoch, before->assignment_epoch);
+  ASSERT_EQ(after->members.size(), 1u);
+  EXPECT_EQ(after->members[0].member_id, member);
+  EXPECT_EQ(after->members[0].member_epoch, member_epoch);
+  ASSERT_EQ(after->members[0].assignment.topic_partitions.size(), 1u);
+  std::vector<int32_t> partitions = after->members[0].assignment.topic_partitions[0].partitions;
+  std::sort(partitions.begin(), partitions.end());
+  EXPECT_EQ(partitions, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(fetch_offsets(new_leader, "streams", "events", {0, 1, 2}), committed);
+  r = beat(new_leader, member_epoch);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->error_code, ErrorCode::kNone) << r->error_message.value_or("");
+  EXPECT_EQ(r->member_epoch, member_epoch);
 }
 
 }  // namespace
