@@ -7,6 +7,7 @@
 #include "broker/handlers/client_regex.h"
 #include "broker/logging.h"
 #include "broker/records/txn_markers.h"
+#include "broker/link/group_member.h"
 #include "broker/link/txn_marker_sender.h"
 #include "storage/meta_keys.h"
 #include "wire/random_id.h"
@@ -226,9 +227,17 @@ storage::Result<std::unique_ptr<Broker>> Broker::open(const BrokerConfig& config
     const std::shared_ptr<CoordinatorPair> pair = c->current();
     pair->groups().remove_topic_offsets(topic, [pair, done = std::move(done)] { done(); });
   });
-  for (size_t slot = 0; slot < b->stores_.size(); ++slot)
-    b->cleaners_.push_back(std::make_unique<LogCleaner>(*b->stores_.entries()[slot].store, *b->topics_,
-                                                        cleaner_options(b->config_), static_cast<StoreSlot>(slot)));
+  for (size_t slot = 0; slot < b->stores_.size(); ++slot) {
+    LogCleanerOptions o = cleaner_options(b->config_);
+    if (slot != kRootSlot && b->cluster_) {  // a group store: compacted by the group's leader only
+      o.may_rewrite = [cluster = b->cluster_.get(), slot = static_cast<StoreSlot>(slot)] {
+        const GroupMember* m = cluster->member_of(slot);  // members exist from join(), before the cleaners start
+        return m != nullptr && m->role() == GroupRole::kLeader;
+      };
+    }
+    b->cleaners_.push_back(std::make_unique<LogCleaner>(*b->stores_.entries()[slot].store, *b->topics_, std::move(o),
+                                                        static_cast<StoreSlot>(slot)));
+  }
   b->services_.reset(new Services{.config = b->config_,
                                   .stores = b->stores_,
                                   .topics = *b->topics_,

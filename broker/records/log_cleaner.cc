@@ -113,6 +113,7 @@ void LogCleaner::run_pass() {
       const storage::PartitionId pid = loc.pid;
       store_.set_retained(pid, s.compact && !s.delete_retention);
       if (!s.compact || !options_.enable) continue;
+      if (options_.may_rewrite && !options_.may_rewrite()) continue;
       {
         std::lock_guard lock(mu_);
         if (stopping_) return;

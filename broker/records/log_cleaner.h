@@ -38,6 +38,12 @@ struct LogCleanerOptions {
   int64_t backoff_ms = 15000;                 // log.cleaner.backoff.ms
   int64_t copy_forward_ms = 3600 * 1000;      // rewrite retained partitions at least this often
   std::function<int64_t()> clock_ms;          // empty = system clock
+  // Whether the store may be rewritten now (asked before each partition's compaction; empty =
+  // always). A replication group's store is compacted only by the group's leader: a follower
+  // copies the leader's rewrites (RKW1) through the stream and its store refuses its own; its
+  // cleaner keeps only marking compacted partitions retained (set_retained), so that a promoted
+  // follower holds their segments.
+  std::function<bool()> may_rewrite;
 };
 
 struct CleanStats {

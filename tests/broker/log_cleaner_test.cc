@@ -117,6 +117,25 @@ TEST_F(LogCleanerTest, LatestPerKeyAndTombstonesUntilDeleteRetention) {
   EXPECT_EQ(store_->offsets(pid_)->next_offset, 6);
 }
 
+// A replication group's follower does not compact its copy (the leader's rewrites reach it through
+// the stream): its cleaner's pass leaves every record where it is, and compacts once the store may
+// be rewritten (this broker leads the group).
+TEST_F(LogCleanerTest, APassLeavesAStoreThatMayNotBeRewrittenAsItIs) {
+  std::atomic<bool> leads{false};
+  LogCleanerOptions co;
+  co.clock_ms = [this] { return now_.load(); };
+  co.may_rewrite = [&] { return leads.load(); };
+  LogCleaner cleaner(*store_, *topics_, co);
+  append(batch().add("a", "1"));       // 0: superseded by 1
+  append(batch().add("a", "2"));       // 1
+  append(batch().add("z", "newest"));  // 2
+  cleaner.run_pass();
+  EXPECT_EQ(read_all().first, (std::vector<Rec>{{0, "a", "1"}, {1, "a", "2"}, {2, "z", "newest"}}));
+  leads = true;
+  cleaner.run_pass();
+  EXPECT_EQ(read_all().first, (std::vector<Rec>{{1, "a", "2"}, {2, "z", "newest"}}));
+}
+
 TEST_F(LogCleanerTest, AnEmptiedBatchThatIsItsProducersLastIsKeptEmpty) {
   append(batch().producer(7, 0, 0).add("a", "1"));  // 0: superseded, but producer 7's last batch
   append(batch().add("a", "2"));                     // 1
