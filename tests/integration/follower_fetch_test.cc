@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "protocol/messages/create_topics.h"
 #include "tests/integration/group_cluster.h"
 #include "tests/testutil/kafka_clients.h"
 #include "tests/testutil/wire_client.h"
@@ -61,18 +60,6 @@ class FollowerFetchTest : public testutil::GroupClusterTest {
     std::sort(out.begin(), out.end());
     return out;
   }
-
-  ErrorCode create(int id, const std::string& name, int32_t partitions, int16_t rf) {
-    WireClient c(broker(id).port());
-    protocol::CreateTopicsRequest req;
-    auto& t = req.topics.emplace_back();
-    t.name = name;
-    t.num_partitions = partitions;
-    t.replication_factor = rf;
-    req.timeout_ms = 30000;
-    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
-    return resp && resp->topics.size() == 1 ? resp->topics[0].error_code : ErrorCode::kUnknownServerError;
-  }
 };
 
 TEST_F(FollowerFetchTest, ConsumerInAFollowersRackReadsFromThatFollower) {
@@ -86,7 +73,7 @@ TEST_F(FollowerFetchTest, ConsumerInAFollowersRackReadsFromThatFollower) {
   ASSERT_TRUE(testutil::eventually([&] { return sss() == std::vector<int>{1, 2, 3}; }, 60s))
       << "SSS never widened to all three";
 
-  ASSERT_EQ(create(leader, "near", 1, 3), ErrorCode::kNone);
+  ASSERT_EQ(create_topic(leader, "near", 1, 3), ErrorCode::kNone);
   std::vector<std::string> sent;
   {
     testutil::TestProducer p(broker(leader).bootstrap());

@@ -120,6 +120,11 @@ class GroupClusterTest : public ::testing::Test {
     if (!resp || resp->topics.size() != 1) return std::nullopt;
     return resp->topics[0];
   }
+  // The same for `name` with `partitions` and replication factor `rf`: its error code.
+  protocol::ErrorCode create_topic(int id, const std::string& name, int32_t partitions, int16_t rf) {
+    auto r = create_topic(id, {.name = name, .num_partitions = partitions, .replication_factor = rf});
+    return r ? r->error_code : protocol::ErrorCode::kUnknownServerError;
+  }
 
   // A Produce of one batch to partition `p` of `topic`.
   static protocol::ProduceRequest produce_request(const std::string& topic, int32_t p, const std::vector<std::byte>& batch,

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "protocol/messages/consumer_group.h"
-#include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/offset_commit.h"
@@ -34,17 +33,6 @@ using testutil::WireClient;
 
 class GroupCoordinatorsTest : public testutil::GroupClusterTest {
  protected:
-  ErrorCode create(int id, const std::string& name, int32_t partitions, int16_t rf) {
-    WireClient c(broker(id).port());
-    protocol::CreateTopicsRequest req;
-    auto& t = req.topics.emplace_back();
-    t.name = name;
-    t.num_partitions = partitions;
-    t.replication_factor = rf;
-    req.timeout_ms = 30000;
-    auto resp = c.call<protocol::CreateTopicsResponse>(req, 5);
-    return resp && resp->topics.size() == 1 ? resp->topics[0].error_code : ErrorCode::kUnknownServerError;
-  }
   // The coordinator broker `id` names for group `group` (-1: an error, e.g. none available yet).
   int32_t coordinator_from(int id, const std::string& group, int8_t key_type = 0) {
     WireClient c(broker(id).port());
@@ -92,7 +80,7 @@ class GroupCoordinatorsTest : public testutil::GroupClusterTest {
     if (!first) return {-1, -1};
     const auto [leader, epoch] = *first;
     expect_roles(leader, epoch, {1, 2, 3});
-    EXPECT_EQ(create(leader == 1 ? 2 : 1, topic, 3, 3), ErrorCode::kNone);
+    EXPECT_EQ(create_topic(leader == 1 ? 2 : 1, topic, 3, 3), ErrorCode::kNone);
     EXPECT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(leader).log_tail();
     return *first;
   }
