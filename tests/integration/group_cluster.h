@@ -18,6 +18,7 @@
 
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/fetch.h"
+#include "protocol/messages/metadata.h"
 #include "protocol/messages/produce.h"
 #include "tests/cluster/etcd_process.h"
 #include "tests/integration/cluster_start.h"
@@ -124,6 +125,14 @@ class GroupClusterTest : public ::testing::Test {
   protocol::ErrorCode create_topic(int id, const std::string& name, int32_t partitions, int16_t rf) {
     auto r = create_topic(id, {.name = name, .num_partitions = partitions, .replication_factor = rf});
     return r ? r->error_code : protocol::ErrorCode::kUnknownServerError;
+  }
+
+  // Metadata (v12) of `topic` from broker `id`, or nullopt without an answer.
+  std::optional<protocol::MetadataResponse> metadata(int id, const std::string& topic) {
+    WireClient c(broker(id).port());
+    protocol::MetadataRequest req;
+    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = topic}};
+    return c.call<protocol::MetadataResponse>(req, 12);
   }
 
   // A Produce of one batch to partition `p` of `topic`.

@@ -47,13 +47,6 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
     return out;
   }
 
-  std::optional<protocol::MetadataResponse> metadata(int id, const std::string& topic) {
-    WireClient c(broker(id).port());
-    protocol::MetadataRequest req;
-    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = topic}};
-    return c.call<protocol::MetadataResponse>(req, 12);
-  }
-
   // One batch (acks=all) to partition 0 of `topic` through broker `id`: (error, base offset).
   std::pair<ErrorCode, int64_t> produce(int id, const std::string& topic, const std::vector<std::byte>& batch) {
     return produce_batch(id, topic, 0, batch, -1, 10000);

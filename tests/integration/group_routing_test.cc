@@ -50,13 +50,6 @@ class GroupRoutingTest : public testutil::GroupClusterTest {
     return out;
   }
 
-  std::optional<protocol::MetadataResponse> metadata(int id, const std::string& topic) {
-    WireClient c(broker(id).port());
-    protocol::MetadataRequest req;
-    req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = topic}};
-    return c.call<protocol::MetadataResponse>(req, 12);
-  }
-
   // Produce v10 of one batch of 3 records to partition 0 of `topic` through broker `id`, acks=1.
   std::optional<protocol::ProduceResponse> produce(int id, const std::string& topic) {
     WireClient c(broker(id).port());
