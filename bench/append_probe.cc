@@ -8,6 +8,9 @@
 //            frame), no staging copy
 //   mmap:    copy each batch into a shared writable mapping of the file (RocketMQ's way), the
 //            pages ahead of the writer faulted in first with MADV_POPULATE_WRITE, 1 MiB at a time
+//   direct:  staged as above into an aligned buffer, written with O_DIRECT (no page-cache copy; the
+//            device reads the buffer), whole 4 KiB blocks: a group's partial last block is written
+//            again with the next group, as a writer bypassing the page cache must (Redpanda's way)
 //
 // The file is preallocated (fallocate, as log.preallocate=true does) and written once from the
 // start, like a new segment; the batches come from a 64 MiB buffer of random bytes, a group being
@@ -15,7 +18,7 @@
 // seconds and CPU seconds (user, system) of this process for the writes alone, then for the
 // fdatasync that makes them durable. Prints, asserts nothing.
 //
-//   build/bench/append_probe DIR staged|pwritev|mmap [--gib 2] [--batch 16384] [--group 16]
+//   build/bench/append_probe DIR staged|pwritev|mmap|direct [--gib 2] [--batch 16384] [--group 16]
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -59,7 +62,7 @@ double now_s() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: append_probe DIR staged|pwritev|mmap [--gib N] [--batch BYTES] [--group N]\n");
+  std::fprintf(stderr, "usage: append_probe DIR staged|pwritev|mmap|direct [--gib N] [--batch BYTES] [--group N]\n");
   return 2;
 }
 
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
   if (argc < 3) return usage();
   const std::string dir = argv[1];
   const std::string_view how = argv[2];
-  if (how != "staged" && how != "pwritev" && how != "mmap") return usage();
+  if (how != "staged" && how != "pwritev" && how != "mmap" && how != "direct") return usage();
   double gib = 2;
   size_t batch = 16384, group = 16;
   for (int i = 3; i + 1 < argc; i += 2) {
@@ -92,7 +95,8 @@ int main(int argc, char** argv) {
   }
 
   const std::string path = dir + "/append_probe." + std::to_string(::getpid());
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int direct_flag = how == "direct" ? O_DIRECT : 0;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | direct_flag, 0644);
   if (fd < 0) die("open");
   ::unlink(path.c_str());  // gone when closed
   if (::posix_fallocate(fd, 0, static_cast<off_t>(total)) != 0) die("posix_fallocate");
@@ -104,6 +108,21 @@ int main(int argc, char** argv) {
   }
 
   std::vector<char> staging(how == "staged" ? size_t{4} << 20 : 0);
+  constexpr size_t kBlock = 4096;
+  const size_t direct_size = (size_t{4} << 20) + kBlock;
+  char* direct = nullptr;  // aligned staging for O_DIRECT: [block start of direct_at, ...)
+  if (how == "direct" && ::posix_memalign(reinterpret_cast<void**>(&direct), kBlock, direct_size) != 0) die("posix_memalign");
+  size_t direct_fill = 0;  // bytes in `direct`, from direct_at
+  off_t direct_at = 0;     // block-aligned file offset of direct[0]
+  // Writes direct[0, fill) rounded up to whole blocks; keeps the partial last block at the front.
+  auto flush_direct = [&]() {
+    const size_t whole = (direct_fill + kBlock - 1) / kBlock * kBlock;
+    if (::pwrite(fd, direct, whole, direct_at) != static_cast<ssize_t>(whole)) die("pwrite(O_DIRECT)");
+    const size_t keep_from = direct_fill / kBlock * kBlock;
+    std::memmove(direct, direct + keep_from, direct_fill - keep_from);
+    direct_fill -= keep_from;
+    direct_at += static_cast<off_t>(keep_from);
+  };
   size_t staged = 0;
   off_t staged_at = 0;
   std::vector<iovec> iov(group);
@@ -126,6 +145,10 @@ int main(int argc, char** argv) {
         }
         std::memcpy(staging.data() + staged, data, batch);
         staged += batch;
+      } else if (how == "direct") {
+        if (direct_size - direct_fill < batch) flush_direct();
+        std::memcpy(direct + direct_fill, data, batch);
+        direct_fill += batch;
       } else if (how == "pwritev") {
         iov[b] = {const_cast<char*>(data), batch};
       } else {
@@ -142,6 +165,8 @@ int main(int argc, char** argv) {
     if (how == "pwritev") {
       const ssize_t want = static_cast<ssize_t>(batch * group);
       if (::pwritev(fd, iov.data(), static_cast<int>(group), static_cast<off_t>(pos)) != want) die("pwritev");
+    } else if (how == "direct") {
+      flush_direct();  // one write per group commit, its partial last block again next time
     } else if (how == "staged") {
       // One pwrite per group commit, as the writer does when its queue runs dry.
       if (::pwrite(fd, staging.data(), staged, staged_at) != static_cast<ssize_t>(staged)) die("pwrite");
@@ -155,6 +180,7 @@ int main(int argc, char** argv) {
   const double t2 = now_s();
   const Cpu c2 = cpu_now();
   if (map != nullptr) ::munmap(map, total);
+  std::free(direct);
   ::close(fd);
 
   std::printf(
