@@ -19,13 +19,16 @@ void FetchWaiters::remove(const std::shared_ptr<Waiter>& waiter, std::span<const
     auto it = by_partition_.find(p);
     if (it == by_partition_.end()) continue;
     auto& v = it->second;
-    v.erase(std::remove(v.begin(), v.end(), waiter), v.end());
+    std::erase_if(v, [&](const std::weak_ptr<Waiter>& w) {  // this one, and any gone without remove()
+      return w.expired() || (!w.owner_before(waiter) && !waiter.owner_before(w));
+    });
     if (v.empty()) by_partition_.erase(it);
   }
 }
 
-void FetchWaiters::wake(const std::shared_ptr<Waiter>& w) {
-  if (w->woken.exchange(true)) return;
+void FetchWaiters::wake(const std::weak_ptr<Waiter>& waiter) {
+  std::shared_ptr<Waiter> w = waiter.lock();
+  if (!w || w->woken.exchange(true)) return;
   boost::asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
 }
 

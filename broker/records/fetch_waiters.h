@@ -28,7 +28,8 @@ class FetchWaiters {
   };
 
   // Registers a waiter for `partitions` (partition_key()s); its timer lives on `ex`. Call
-  // remove() after.
+  // remove() after. The caller owns the waiter (FetchWaiters only refers to it): a waiting
+  // Fetch whose io_context goes first takes its timer with it, not after.
   std::shared_ptr<Waiter> add(std::span<const uint64_t> partitions, boost::asio::any_io_executor ex);
   void remove(const std::shared_ptr<Waiter>& waiter, std::span<const uint64_t> partitions);
 
@@ -38,10 +39,10 @@ class FetchWaiters {
   void notify_all();
 
  private:
-  static void wake(const std::shared_ptr<Waiter>& w);
+  static void wake(const std::weak_ptr<Waiter>& waiter);
 
   std::mutex mu_;
-  std::unordered_map<uint64_t, std::vector<std::shared_ptr<Waiter>>> by_partition_;
+  std::unordered_map<uint64_t, std::vector<std::weak_ptr<Waiter>>> by_partition_;
 };
 
 }  // namespace rokka::broker
