@@ -36,16 +36,23 @@ TopicError find_partition(const Services& svc, std::string_view topic, int32_t i
   return {};
 }
 
-// The replication group of partition `index` of `topic` by the topic's placement in etcd (on any
-// broker, a member of the group or not), or "" (an RF-1 topic, or not in the view).
-std::string group_of(const cluster::ClusterSnapshot* snap, const std::string& topic, int32_t index) {
+// The replication group of each partition of `topic` by the topic's placement in etcd (on any
+// broker, a member of the group or not); empty for an RF-1 topic, or one not in the view.
+std::vector<std::string> groups_of(const cluster::ClusterSnapshot* snap, const std::string& topic) {
   if (snap == nullptr) return {};
   auto it = snap->topics.find(topic);
   if (it == snap->topics.end()) return {};
   const cluster::TopicRecord& rec = it->second.record;
   auto placement = cluster::decode_placement(rec.placement, rec.partitions);
-  if (!placement.ok() || !placement->replicated() || index < 0 || index >= rec.partitions) return {};
-  return placement->groups(rec.partitions).at(static_cast<size_t>(index));
+  if (!placement.ok() || !placement->replicated()) return {};
+  return placement->groups(rec.partitions);
+}
+
+// The replication group of partition `index` of `topic`, or "" (see groups_of).
+std::string group_of(const cluster::ClusterSnapshot* snap, const std::string& topic, int32_t index) {
+  const std::vector<std::string> groups = groups_of(snap, topic);
+  if (index < 0 || static_cast<size_t>(index) >= groups.size()) return {};
+  return groups[static_cast<size_t>(index)];
 }
 
 // ElectLeaders on replication group `group` (docs/cluster.md "Elections an operator asks for"):
@@ -118,10 +125,11 @@ boost::asio::awaitable<TopicError> elect_group(const Services& svc, const std::s
 // other partition's only replica already leads it, so a named partition gets
 // ELECTION_NOT_NEEDED (preferred and unclean alike) and an unknown one
 // UNKNOWN_TOPIC_OR_PARTITION. With a null list (every partition) Kafka's controller lists
-// each topic and leaves out the partitions that needed no election: every topic, no
-// partitions (no group's leader is moved). Needs CLUSTER ALTER; an election type other than 0
-// or 1 is INVALID_REQUEST. Either failure is the top-level error (v1+) and every named
-// partition's.
+// each topic and leaves out the partitions that needed no election: every topic, with the
+// partitions of each replication group whose election was written or failed (all of the
+// group's partitions, with its answer); RF-1 partitions never need one. Needs CLUSTER ALTER; an
+// election type other than 0 or 1 is INVALID_REQUEST. Either failure is the top-level error
+// (v1+) and every named partition's.
 boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, protocol::ElectLeadersRequest& req) {
   const Services& svc = *ctx.services;
   protocol::ElectLeadersResponse resp;
@@ -133,10 +141,26 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
 
   if (!req.topic_partitions) {
     resp.error_code = refused.code;
-    if (refused.ok()) {
-      std::vector<TopicPtr> topics = svc.topics.all();
-      std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
-      for (const TopicPtr& t : topics) resp.replica_election_results.push_back({t->name, {}});
+    if (!refused.ok()) co_return make_response(resp, ctx.version());
+    std::vector<TopicPtr> topics = svc.topics.all();
+    std::sort(topics.begin(), topics.end(), [](const TopicPtr& a, const TopicPtr& b) { return a->name < b->name; });
+    const auto view = svc.cluster != nullptr ? svc.cluster->view() : nullptr;
+    std::map<std::string, std::vector<std::pair<size_t, int32_t>>> in_groups;  // group -> (topic index, partition)
+    for (const TopicPtr& t : topics) {
+      const std::vector<std::string> groups = groups_of(view.get(), t->name);
+      for (size_t i = 0; i < groups.size() && i < t->partitions.size(); ++i)
+        in_groups[groups[i]].emplace_back(resp.replica_election_results.size(), static_cast<int32_t>(i));
+      resp.replica_election_results.push_back({t->name, {}});
+    }
+    for (const auto& entry : in_groups) {  // no structured binding across a co_await (GCC 12)
+      const TopicError e = co_await elect_group(svc, entry.first, req.election_type);
+      if (e.code == ErrorCode::kElectionNotNeeded) continue;
+      for (const auto& [ti, index] : entry.second) {
+        auto& p = resp.replica_election_results[ti].partition_result.emplace_back();
+        p.partition_id = index;
+        p.error_code = e.code;
+        if (!e.message.empty()) p.error_message = e.message;
+      }
     }
     co_return make_response(resp, ctx.version());
   }

@@ -47,6 +47,26 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
     return out;
   }
 
+  // ElectLeaders (v2) with a null partition list (every partition) through broker `id`: each
+  // listed partition of `topic` and its error; nullopt when no response or `topic` not listed.
+  std::optional<std::vector<std::pair<int32_t, ErrorCode>>> elect_all(int id, int8_t type, const std::string& topic) {
+    WireClient c(broker(id).port());
+    protocol::ElectLeadersRequest req;
+    req.election_type = type;
+    auto resp = c.call<protocol::ElectLeadersResponse>(req, 2);
+    if (!resp || resp->error_code != ErrorCode::kNone) return std::nullopt;
+    for (const auto& t : resp->replica_election_results) {
+      if (t.topic != topic) continue;
+      std::vector<std::pair<int32_t, ErrorCode>> out;
+      for (const auto& p : t.partition_result) {
+        out.emplace_back(p.partition_id, p.error_code);
+        if (p.error_message) messages_ += *p.error_message + "\n";
+      }
+      return out;
+    }
+    return std::nullopt;
+  }
+
   // One batch (acks=all) to partition 0 of `topic` through broker `id`: (error, base offset).
   std::pair<ErrorCode, int64_t> produce(int id, const std::string& topic, const std::vector<std::byte>& batch) {
     return produce_batch(id, topic, 0, batch, -1, 10000);
@@ -148,6 +168,10 @@ TEST_F(GroupElectLeadersTest, APreferredElectionReturnsTheLeadToTheSpecsFirstMem
   messages_.clear();
   EXPECT_EQ(elect(2, 0, "el", {0}), std::vector<ErrorCode>{ErrorCode::kElectionNotNeeded}) << messages_;
   EXPECT_EQ(elect(1, 1, "el", {0}), std::vector<ErrorCode>{ErrorCode::kElectionNotNeeded}) << messages_;
+  // Every partition asked for (a null list): the topic is listed without the partition that needed
+  // nothing, as Kafka's controller answers.
+  using Listed = std::vector<std::pair<int32_t, ErrorCode>>;
+  EXPECT_EQ(elect_all(3, 0, "el"), std::optional<Listed>(Listed{})) << messages_;
 
   // Broker 1 takes acks=all at the next offset, and every acknowledged batch is there, byte for
   // byte from the CRC on (its base offset and leader epoch are the broker's), at its offset.
@@ -165,6 +189,20 @@ TEST_F(GroupElectLeadersTest, APreferredElectionReturnsTheLeadToTheSpecsFirstMem
     at += batch.size();
   }
   EXPECT_EQ(at, log.size());
+
+  // The lead off broker 1 once more; a null list moves it back, and names el-0 as elected.
+  ASSERT_NO_FATAL_FAILURE(name_leader(2, new_epoch + 1));
+  ASSERT_NO_FATAL_FAILURE(wait_roles(2, new_epoch + 1));
+  ASSERT_TRUE(testutil::eventually([&] { return sss_size() == 3; }, 60s)) << broker(2).log_tail();
+  messages_.clear();
+  EXPECT_EQ(elect_all(2, 0, "el"), std::optional<Listed>(Listed{{0, ErrorCode::kNone}})) << messages_;
+  const auto back = state();
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->first, 1);
+  EXPECT_GT(back->second, new_epoch + 1);
+  ASSERT_NO_FATAL_FAILURE(wait_roles(1, back->second));
+  ASSERT_NO_FATAL_FAILURE(send(1, 0x75));
+  EXPECT_EQ(acked.back().first, static_cast<int64_t>(2 * (acked.size() - 1)));
 }
 
 }  // namespace
