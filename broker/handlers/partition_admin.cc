@@ -48,13 +48,6 @@ std::vector<std::string> groups_of(const cluster::ClusterSnapshot* snap, const s
   return placement->groups(rec.partitions);
 }
 
-// The replication group of partition `index` of `topic`, or "" (see groups_of).
-std::string group_of(const cluster::ClusterSnapshot* snap, const std::string& topic, int32_t index) {
-  const std::vector<std::string> groups = groups_of(snap, topic);
-  if (index < 0 || static_cast<size_t>(index) >= groups.size()) return {};
-  return groups[static_cast<size_t>(index)];
-}
-
 // ElectLeaders on replication group `group` (docs/cluster.md "Elections an operator asks for"):
 // the decision from this broker's view (cluster::preferred_election / unclean_election), written
 // as the controller's election txn under the controller epoch the view shows, so it applies only
@@ -172,14 +165,16 @@ boost::asio::awaitable<HandlerResult> handle_elect_leaders(RequestContext& ctx, 
   for (const auto& t : *req.topic_partitions) {
     auto& out = resp.replica_election_results.emplace_back();
     out.topic = std::string(t.topic);
+    const std::vector<std::string> groups = groups_of(view.get(), out.topic);  // once per topic, not per partition
     for (int32_t index : t.partitions) {
       auto& p = out.partition_result.emplace_back();
       p.partition_id = index;
       TopicError e = refused.ok() ? find_partition(svc, t.topic, index) : refused;
       const TopicPtr topic = e.ok() ? svc.topics.find(t.topic) : nullptr;
       if (topic && svc.cluster != nullptr) {
-        if (std::string group = group_of(view.get(), topic->name, index); !group.empty()) {
-          in_groups[group].emplace_back(resp.replica_election_results.size() - 1, out.partition_result.size() - 1);
+        if (static_cast<size_t>(index) < groups.size()) {  // find_partition checked index >= 0
+          in_groups[groups[static_cast<size_t>(index)]].emplace_back(resp.replica_election_results.size() - 1,
+                                                                     out.partition_result.size() - 1);
           continue;
         }
       }
