@@ -31,33 +31,25 @@ using testutil::WireClient;
 
 class GroupElectLeadersTest : public testutil::GroupClusterTest {
  protected:
-  // ElectLeaders (v2) through broker `id` for `partitions` of `topic`: each partition's error.
-  std::vector<ErrorCode> elect(int id, int8_t type, const std::string& topic, std::vector<int32_t> partitions) {
-    WireClient c(broker(id).port());
-    protocol::ElectLeadersRequest req;
-    req.election_type = type;
-    req.topic_partitions = std::vector<protocol::ElectLeadersRequest::TopicPartitions>{{topic, partitions}};
-    auto resp = c.call<protocol::ElectLeadersResponse>(req, 2);
-    std::vector<ErrorCode> out;
-    if (!resp || resp->replica_election_results.size() != 1) return out;
-    for (const auto& p : resp->replica_election_results[0].partition_result) {
-      out.push_back(p.error_code);
-      if (p.error_message) messages_ += *p.error_message + "\n";
-    }
-    return out;
-  }
+  using Listed = std::vector<std::pair<int32_t, ErrorCode>>;  // (partition, its error)
 
-  // ElectLeaders (v2) with a null partition list (every partition) through broker `id`: each
-  // listed partition of `topic` and its error; nullopt when no response or `topic` not listed.
-  std::optional<std::vector<std::pair<int32_t, ErrorCode>>> elect_all(int id, int8_t type, const std::string& topic) {
+  // ElectLeaders (v2) through broker `id`, for `partitions` of `topic` or, with nullopt, every
+  // partition (a null list): each partition listed under `topic` and its error. nullopt when there
+  // is no answer, a top-level error, `topic` is not listed, or named partitions come back under
+  // more topics than the one asked for.
+  std::optional<Listed> elect_listed(int id, int8_t type, const std::string& topic,
+                                     std::optional<std::vector<int32_t>> partitions) {
     WireClient c(broker(id).port());
     protocol::ElectLeadersRequest req;
     req.election_type = type;
+    if (partitions)
+      req.topic_partitions = std::vector<protocol::ElectLeadersRequest::TopicPartitions>{{topic, *partitions}};
     auto resp = c.call<protocol::ElectLeadersResponse>(req, 2);
     if (!resp || resp->error_code != ErrorCode::kNone) return std::nullopt;
+    if (partitions && resp->replica_election_results.size() != 1) return std::nullopt;
     for (const auto& t : resp->replica_election_results) {
       if (t.topic != topic) continue;
-      std::vector<std::pair<int32_t, ErrorCode>> out;
+      Listed out;
       for (const auto& p : t.partition_result) {
         out.emplace_back(p.partition_id, p.error_code);
         if (p.error_message) messages_ += *p.error_message + "\n";
@@ -65,6 +57,16 @@ class GroupElectLeadersTest : public testutil::GroupClusterTest {
       return out;
     }
     return std::nullopt;
+  }
+  // The named partitions' errors, in order.
+  std::vector<ErrorCode> elect(int id, int8_t type, const std::string& topic, std::vector<int32_t> partitions) {
+    std::vector<ErrorCode> out;
+    if (auto listed = elect_listed(id, type, topic, std::move(partitions)))
+      for (const auto& [partition, error] : *listed) out.push_back(error);
+    return out;
+  }
+  std::optional<Listed> elect_all(int id, int8_t type, const std::string& topic) {
+    return elect_listed(id, type, topic, std::nullopt);
   }
 
   // One batch (acks=all) to partition 0 of `topic` through broker `id`: (error, base offset).
@@ -170,7 +172,6 @@ TEST_F(GroupElectLeadersTest, APreferredElectionReturnsTheLeadToTheSpecsFirstMem
   EXPECT_EQ(elect(1, 1, "el", {0}), std::vector<ErrorCode>{ErrorCode::kElectionNotNeeded}) << messages_;
   // Every partition asked for (a null list): the topic is listed without the partition that needed
   // nothing, as Kafka's controller answers.
-  using Listed = std::vector<std::pair<int32_t, ErrorCode>>;
   EXPECT_EQ(elect_all(3, 0, "el"), std::optional<Listed>(Listed{})) << messages_;
 
   // Broker 1 takes acks=all at the next offset, and every acknowledged batch is there, byte for
