@@ -37,6 +37,7 @@ class ProbedFile final : public File {
     return f_->allocate(offset, len);
   }
   Status drop_cache(int64_t offset, int64_t len) override { return f_->drop_cache(offset, len); }
+  Status set_direct(bool on) override { return f_->set_direct(on); }
   Result<int64_t> size() override { return f_->size(); }
   Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) override {
     return f_->map(size, writable, random);

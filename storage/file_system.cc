@@ -88,6 +88,13 @@ class PosixFile final : public File {
     return Status::io_error("posix_fadvise " + path_ + ": " + std::strerror(err));
   }
 
+  Status set_direct(bool on) override {
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0) return errno_status("fcntl F_GETFL", path_);
+    if (::fcntl(fd_, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) != 0) return errno_status("O_DIRECT", path_);
+    return {};
+  }
+
   Result<int64_t> size() override {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) return errno_status("fstat", path_);

@@ -62,6 +62,10 @@ class File {
   virtual Result<int64_t> size() = 0;
   // Maps [0, size). writable: PROT_READ|PROT_WRITE, else read-only. random: MADV_RANDOM.
   virtual Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) = 0;
+  // Direct I/O on or off (O_DIRECT): writes then bypass the page cache, and each must
+  // start at a 4096-byte file offset, from 4096-aligned memory, in whole 4096-byte
+  // blocks. Files that cannot (tmpfs, test doubles) say so and stay buffered.
+  virtual Status set_direct(bool /*on*/) { return Status::invalid_argument("direct I/O not supported"); }
 };
 
 class FileSystem {

@@ -29,6 +29,14 @@ Status MappedFile::write_at(int64_t offset, std::span<const std::byte> bytes) {
   return file_->write_at(offset, bytes);
 }
 
+Status MappedFile::set_direct(bool on) {
+  if (!file_) return Status::io_error("direct I/O on sealed segment " + path_.string());
+  if (on == direct_) return {};
+  if (Status s = file_->set_direct(on); !s.ok()) return s;
+  direct_ = on;
+  return {};
+}
+
 Status MappedFile::sync() { return file_ ? file_->sync() : Status{}; }
 
 Status MappedFile::drop_cache(FileSystem& fs, int64_t offset, int64_t len) {
@@ -49,6 +57,7 @@ Status MappedFile::reopen_file(FileSystem& fs) {
 
 Status MappedFile::zero_from(int64_t offset, bool preallocate) {
   if (!file_) return Status::io_error("zero sealed segment " + path_.string());
+  if (Status s = set_direct(false); !s.ok()) return s;  // the cut is not block-aligned
   constexpr int64_t kPage = 4096;
   const int64_t page_end = std::min(size_, (offset + kPage - 1) / kPage * kPage);
   if (page_end > offset) {

@@ -34,13 +34,20 @@ class MappedFile {
   bool contains(LogPosition pos) const { return pos >= start_ && pos < end(); }
 
   Status write_at(int64_t offset, std::span<const std::byte> bytes);
+  // Writes through O_DIRECT from now on (File::set_direct's alignment rules apply), or
+  // buffered again. zero_from(), close_file() and reopen_file() leave it buffered.
+  Status set_direct(bool on);
+  bool direct() const { return direct_; }
   Status sync();
   // Makes [offset, size) read as zeros (recovery cuts a torn tail) and syncs; with
   // `preallocate` the range gets its blocks back.
   Status zero_from(int64_t offset, bool preallocate);
   // Drops the descriptor of a sealed, synced segment (the mapping stays): keeps the
   // open-fd count independent of the log size.
-  void close_file() { file_.reset(); }
+  void close_file() {
+    file_.reset();
+    direct_ = false;
+  }
   // Opens a sealed segment's descriptor again (a runtime cut makes it the one written).
   Status reopen_file(FileSystem& fs);
   // Drops [offset, offset+len) from the page cache: unmaps it from the read mapping,
@@ -62,6 +69,7 @@ class MappedFile {
   int64_t size_;
   std::unique_ptr<File> file_;
   std::shared_ptr<Mapping> map_;
+  bool direct_ = false;
 };
 
 }  // namespace rokka::storage
