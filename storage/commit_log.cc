@@ -1,13 +1,29 @@
 #include "storage/commit_log.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 
 #include "storage/logger.h"
 
 namespace rokka::storage {
 
+CommitLog::TailChunk::TailChunk(LogPosition s, size_t cap) : start(s), capacity(cap) {
+  data = static_cast<std::byte*>(std::aligned_alloc(kBlock, cap));
+  if (data == nullptr) throw std::bad_alloc();
+}
+
+CommitLog::TailChunk::~TailChunk() { std::free(data); }
+
 CommitLog::CommitLog(const CommitLogOptions& options) : options_(options), segment_bytes_(options.segment_bytes) {
-  staging_.resize(options.staging_bytes);
+  options_.staging_bytes = std::max<size_t>((options_.staging_bytes + kBlock - 1) / kBlock * kBlock, kBlock);
+  set_tail({});
+  if (options_.direct_io && segment_bytes_ % kBlock != 0)
+    log_warn("store.direct.io: segment size {} is not a multiple of {}: writing through the page cache",
+             segment_bytes_, kBlock);
+  else
+    direct_io_.store(options_.direct_io, std::memory_order_relaxed);
 }
 
 Result<std::unique_ptr<CommitLog>> CommitLog::open(const CommitLogOptions& options) {
@@ -137,7 +153,7 @@ Status CommitLog::truncate(LogPosition end) {
   current_ = last;
   set_segments(std::move(keep));
   write_pos_ = flushed_pos_ = staged_pos_ = end;
-  staged_ = 0;
+  drop_tail();
   {
     std::lock_guard lock(marked_mu_);
     marked_end_ = std::min(marked_end_, end);
@@ -168,7 +184,7 @@ Status CommitLog::restart_at(LogPosition begin, int64_t now_ms) {
     current_.reset();
     set_segments({});  // readers holding the old list keep their mappings
     write_pos_ = flushed_pos_ = staged_pos_ = begin;
-    staged_ = 0;
+    drop_tail();
     synced_end_.store(begin.value, std::memory_order_release);
     cache_dropped_to_.store(begin.value, std::memory_order_relaxed);
   }
@@ -181,15 +197,22 @@ Status CommitLog::roll(int64_t now_ms) {
   if (current_) {
     const int64_t rem = current_->end().value - write_pos_.value;
     if (rem >= format::kBlankHeaderSize) {
-      std::byte blank[format::kBlankHeaderSize];
+      if (!chunk_ || write_pos_.value + format::kBlankHeaderSize > chunk_->end()) {
+        if (Status s = write_out(); !s.ok()) return s;
+        if (Status s = begin_chunk(format::kBlankHeaderSize); !s.ok()) return s;
+      }
+      std::byte* blank = chunk_->data + (write_pos_.value - chunk_->start.value);
       format::put_le32(blank, format::kBlankMagic);
       format::put_le32(blank + 4, static_cast<uint32_t>(rem));
-      std::copy(std::begin(blank), std::end(blank), staging_.begin() + static_cast<ptrdiff_t>(staged_));
-      staged_ += format::kBlankHeaderSize;
+      write_pos_.value += format::kBlankHeaderSize;
     }
+    if (chunk_ && chunk_->end() > write_pos_.value)  // the segment's rest reads as zeros from the chunk too
+      std::memset(chunk_->data + (write_pos_.value - chunk_->start.value), 0,
+                  static_cast<size_t>(chunk_->end() - write_pos_.value));
     if (Status s = write_out(); !s.ok()) return s;
     unsynced_.push_back(current_);
     write_pos_ = current_->end();
+    chunk_.reset();  // the next segment's entries start a chunk of their own (it stays in the tail)
   } else {
     write_pos_.value = (write_pos_.value + segment_bytes_ - 1) / segment_bytes_ * segment_bytes_;
   }
@@ -210,36 +233,104 @@ Status CommitLog::roll(int64_t now_ms) {
 Result<CommitLog::Reservation> CommitLog::reserve(int32_t entry_size, int64_t now_ms) {
   if (entry_size > max_entry_size()) return Status::too_large("entry larger than a segment");
   if (!current_ || write_pos_.value + entry_size > current_->end().value) {
-    if (current_ && staging_.size() - staged_ < format::kBlankHeaderSize) {
-      if (Status s = write_out(); !s.ok()) return s;
-    }
     if (Status s = roll(now_ms); !s.ok()) return s;
   }
-  if (staging_.size() - staged_ < static_cast<size_t>(entry_size)) {
+  if (!chunk_ || write_pos_.value + entry_size > chunk_->end()) {
     if (Status s = write_out(); !s.ok()) return s;
-    if (staging_.size() < static_cast<size_t>(entry_size)) staging_.resize(static_cast<size_t>(entry_size));
+    if (Status s = begin_chunk(entry_size); !s.ok()) return s;
   }
-  Reservation r{write_pos_, std::span(staging_).subspan(staged_, static_cast<size_t>(entry_size))};
-  staged_ += static_cast<size_t>(entry_size);
+  Reservation r{write_pos_, std::span(chunk_->data + (write_pos_.value - chunk_->start.value),
+                                      static_cast<size_t>(entry_size))};
   write_pos_.value += entry_size;
   current_->last_append_ms.store(now_ms, std::memory_order_relaxed);
   return r;
 }
 
+Status CommitLog::begin_chunk(int64_t need) {
+  const int64_t seg_start = current_->start().value;
+  const int64_t start = std::max(write_pos_.value / kBlock * kBlock, seg_start);
+  const int64_t prefix = write_pos_.value - start;  // written out: the previous chunk or the file has them
+  const auto cap = static_cast<size_t>(
+      std::max<int64_t>(static_cast<int64_t>(options_.staging_bytes), (prefix + need + kBlock - 1) / kBlock * kBlock));
+  std::shared_ptr<TailChunk> c;
+  if (cap == options_.staging_bytes && !spare_.empty()) {
+    c = std::move(spare_.back());
+    spare_.pop_back();
+    c->start = {start};
+  } else {
+    c = std::make_shared<TailChunk>(LogPosition{start}, cap);
+  }
+  c->segment_end = current_->end().value;
+  if (prefix > 0) {
+    const std::byte* from = chunk_ && chunk_->start.value <= start && write_pos_.value <= chunk_->end()
+                                ? chunk_->data + (start - chunk_->start.value)
+                                : current_->data() + (start - seg_start);
+    std::memcpy(c->data, from, static_cast<size_t>(prefix));
+  }
+  TailList list = *tail_.load(std::memory_order_acquire);
+  list.push_back(c);
+  int64_t total = 0;
+  for (const auto& x : list) total += static_cast<int64_t>(x->capacity);
+  size_t gone = 0;
+  while (list.size() - gone > 1 && total > options_.tail_cache_bytes) total -= static_cast<int64_t>(list[gone++]->capacity);
+  TailList out(list.begin(), list.begin() + static_cast<ptrdiff_t>(gone));
+  list.erase(list.begin(), list.begin() + static_cast<ptrdiff_t>(gone));
+  set_tail(std::move(list));
+  chunk_ = std::move(c);
+  for (auto& old : out) {
+    // Only this writer can still reach a chunk left the tail whose count is 1 (readers take
+    // theirs from a tail snapshot); the fence orders their last reads before its reuse.
+    if (old.use_count() != 1 || old->capacity != options_.staging_bytes || spare_.size() >= 2) continue;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    spare_.push_back(std::move(old));
+  }
+  return {};
+}
+
+void CommitLog::drop_tail() {
+  chunk_.reset();
+  set_tail({});
+}
+
 Status CommitLog::write_out() {
-  if (staged_ == 0) return {};
-  const int64_t off = staged_pos_.value - current_->start().value;
-  Status s = current_->write_at(off, std::span(staging_).first(staged_));
-  staged_pos_.value += static_cast<int64_t>(staged_);
-  staged_ = 0;
+  if (staged_pos_ == write_pos_) return {};
+  int64_t from = staged_pos_.value, to = write_pos_.value;
+  const bool direct = direct_io() && to - from >= options_.direct_min_bytes;
+  if (current_->direct() != direct) {
+    if (Status s = current_->set_direct(direct); !s.ok()) {
+      if (!direct) return s;
+      log_warn("store.direct.io: {}: writing through the page cache", s.to_string());
+      direct_io_.store(false, std::memory_order_relaxed);
+    }
+  }
+  if (current_->direct()) {
+    // Whole blocks: the first one's earlier bytes again (the chunk holds them), the last
+    // one's rest as zeros (the next group writes it again with what follows).
+    from = from / kBlock * kBlock;
+    to = (to + kBlock - 1) / kBlock * kBlock;
+    std::memset(chunk_->data + (write_pos_.value - chunk_->start.value), 0, static_cast<size_t>(to - write_pos_.value));
+  }
+  Status s = current_->write_at(from - current_->start().value,
+                                std::span<const std::byte>(chunk_->data + (from - chunk_->start.value),
+                                                           static_cast<size_t>(to - from)));
+  staged_pos_ = write_pos_;
   return s;
 }
 
-Status CommitLog::seal_segment(int64_t now_ms) {
-  if (current_ && staging_.size() - staged_ < format::kBlankHeaderSize) {
-    if (Status s = write_out(); !s.ok()) return s;
+Status CommitLog::seal_segment(int64_t now_ms) { return roll(now_ms); }
+
+const std::byte* CommitLog::bytes_at(const std::shared_ptr<MappedFile>& seg, int64_t pos, int64_t len,
+                                     std::shared_ptr<const void>* hold) const {
+  const auto tail = tail_.load(std::memory_order_acquire);
+  for (auto it = tail->rbegin(); it != tail->rend(); ++it) {
+    const TailChunk& c = **it;
+    if (pos >= c.start.value && pos + len <= c.end()) {
+      *hold = *it;
+      return c.data + (pos - c.start.value);
+    }
   }
-  return roll(now_ms);
+  *hold = seg;
+  return seg->data() + (pos - seg->start().value);
 }
 
 bool CommitLog::entry_boundary(LogPosition pos) const {
@@ -248,7 +339,8 @@ bool CommitLog::entry_boundary(LogPosition pos) const {
   if (!seg) return pos == write_pos_;
   const int64_t rem = seg->end().value - pos.value;
   if (rem < format::kBlankHeaderSize || pos == seg->start()) return true;
-  const uint32_t magic = format::get_le32(seg->data() + (pos.value - seg->start().value));
+  std::shared_ptr<const void> hold;
+  const uint32_t magic = format::get_le32(bytes_at(seg, pos.value, 4, &hold));
   return magic == format::kBlankMagic || format::is_entry_magic(magic) || format::is_payload_magic(magic);
 }
 
@@ -267,13 +359,41 @@ Result<LogSlice> CommitLog::read_entries(LogPosition from, int64_t max_bytes) co
   if (from.value == end) return LogSlice{};
   auto seg = find(*list, from);
   if (!seg) return Status::out_of_range("log position " + std::to_string(from.value) + " not held");
-  const int64_t seg_start = seg->start().value, seg_end = seg->end().value;
-  auto at = [&](int64_t p) { return seg->data() + (p - seg_start); };
+  const int64_t seg_end = seg->end().value;
+  // Where the bytes are: the newest tail chunk starting at or before `from` holds the
+  // entry there whole, and those after it up to its end; else the segment's mapping.
+  const std::byte* base = seg->data();
+  int64_t base_pos = seg->start().value, limit = seg_end;
+  std::shared_ptr<const void> hold = seg;
+  const auto tail = tail_.load(std::memory_order_acquire);
+  for (auto it = tail->rbegin(); it != tail->rend(); ++it) {
+    if ((*it)->start.value > from.value) continue;
+    if (from.value < (*it)->end()) {
+      base = (*it)->data;
+      base_pos = (*it)->start.value;
+      limit = std::min(seg_end, (*it)->end());
+      hold = *it;
+    }
+    break;
+  }
+  auto at = [&](int64_t p) { return base + (p - base_pos); };
+  // Past the chunk (a blank's padding, or an entry of the next chunk): the first entry
+  // comes from the file then (a segment's tail is never written again).
+  auto from_file = [&] {
+    base = seg->data();
+    base_pos = seg->start().value;
+    limit = seg_end;
+    hold = seg;
+  };
   int64_t pos = from.value;
   while (pos < seg_end && pos < end) {
     const int64_t rem = seg_end - pos;
     int64_t len = rem;  // a tail: fewer than 8 bytes, or a blank
     if (rem >= format::kBlankHeaderSize) {
+      if (pos + format::kBlankHeaderSize > limit) {
+        if (pos != from.value) break;
+        from_file();
+      }
       const uint32_t magic = format::get_le32(at(pos));
       if (magic != format::kBlankMagic) {
         if (!format::is_entry_magic(magic) && !format::is_payload_magic(magic))
@@ -283,11 +403,16 @@ Result<LogSlice> CommitLog::read_entries(LogPosition from, int64_t max_bytes) co
           return Status::corruption("bad entry length at position " + std::to_string(pos));
       }
     }
+    if (pos + len > limit) {
+      if (pos != from.value) break;
+      from_file();
+      continue;
+    }
     if (pos > from.value && pos - from.value + len > max_bytes) break;
     if (pos + len > end) break;  // not published (cannot happen: end is an entry boundary)
     pos += len;
   }
-  return LogSlice{std::span(at(from.value), static_cast<size_t>(pos - from.value)), seg};
+  return LogSlice{std::span(at(from.value), static_cast<size_t>(pos - from.value)), std::move(hold)};
 }
 
 Status CommitLog::flush() {
@@ -392,21 +517,25 @@ Status CommitLog::drop_oldest(size_t n) {
   return options_.fs->sync_dir(options_.dir);
 }
 
-std::shared_ptr<MappedFile> CommitLog::matching_entry(const SegmentList& list, LogPosition pos, int32_t batch_size,
-                                                      PartitionId partition, int64_t base_offset) const {
+const std::byte* CommitLog::matching_entry(const SegmentList& list, LogPosition pos, int32_t batch_size,
+                                           PartitionId partition, int64_t base_offset,
+                                           std::shared_ptr<const void>* hold) const {
   const int64_t entry_size = int64_t{format::kEntryHeaderSize} + batch_size;
   auto seg = find(list, pos);
   if (!seg || batch_size < 0 || pos.value + entry_size > seg->end().value) return nullptr;
-  const format::EntryHeader h = format::decode_entry_header(seg->data() + (pos.value - seg->start().value));
+  const std::byte* p = bytes_at(seg, pos.value, entry_size, hold);
+  const format::EntryHeader h = format::decode_entry_header(p);
   // A unit read from a recycled (or damaged) index chunk could point anywhere: check ownership.
   if (!format::is_entry_magic(h.magic) || h.partition != partition || h.base_offset != base_offset ||
       h.length != static_cast<uint32_t>(entry_size))
     return nullptr;
-  return seg;
+  return p;
 }
 
 bool CommitLog::holds_entry(LogPosition pos, int32_t batch_size, PartitionId partition, int64_t base_offset) const {
-  return matching_entry(*segments_.load(std::memory_order_acquire), pos, batch_size, partition, base_offset) != nullptr;
+  std::shared_ptr<const void> hold;
+  return matching_entry(*segments_.load(std::memory_order_acquire), pos, batch_size, partition, base_offset, &hold) !=
+         nullptr;
 }
 
 Result<LogSlice> CommitLog::read_batch(LogPosition pos, int32_t batch_size, PartitionId partition,
@@ -415,10 +544,10 @@ Result<LogSlice> CommitLog::read_batch(LogPosition pos, int32_t batch_size, Part
     return Status::out_of_range("not yet readable");
   auto list = segments_.load(std::memory_order_acquire);
   if (!find(*list, pos)) return Status::out_of_range("segment deleted");
-  auto seg = matching_entry(*list, pos, batch_size, partition, base_offset);
-  if (!seg) return Status::out_of_range("index unit does not match the log entry");
-  const std::byte* p = seg->data() + (pos.value - seg->start().value) + format::kEntryHeaderSize;
-  return LogSlice{std::span(p, static_cast<size_t>(batch_size)), seg};
+  std::shared_ptr<const void> hold;
+  const std::byte* p = matching_entry(*list, pos, batch_size, partition, base_offset, &hold);
+  if (!p) return Status::out_of_range("index unit does not match the log entry");
+  return LogSlice{std::span(p + format::kEntryHeaderSize, static_cast<size_t>(batch_size)), std::move(hold)};
 }
 
 }  // namespace rokka::storage
