@@ -94,6 +94,8 @@ storage::StoreOptions Broker::store_options(const BrokerConfig& c) {
   o.recovery_verify_bytes = c.store_recovery_verify_bytes;
   o.page_cache_retain_bytes = c.store_pagecache_retain_bytes;
   o.preallocate = c.log_preallocate;
+  o.tail_cache_bytes = c.store_tail_cache_bytes;
+  o.direct_io = c.store_direct_io;
   o.max_append_bytes = c.message_max_bytes;
   return o;
 }

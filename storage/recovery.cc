@@ -92,6 +92,8 @@ Status Recovery::open_journal_and_log() {
   auto log = CommitLog::open({.dir = options_.dir / "commitlog",
                               .segment_bytes = options_.segment_bytes,
                               .fs = &fs_,
+                              .tail_cache_bytes = options_.tail_cache_bytes,
+                              .direct_io = options_.direct_io,
                               .cache_retain_bytes = options_.page_cache_retain_bytes,
                               .preallocate = options_.preallocate});
   if (!log.ok()) return log.status();

@@ -65,6 +65,9 @@ struct StoreOptions {
   int64_t page_cache_retain_bytes = -1;
   // New CommitLog segments get all their blocks when created (log.preallocate).
   bool preallocate = false;
+  // CommitLogOptions::tail_cache_bytes and ::direct_io (store.tail.cache.bytes, store.direct.io).
+  int64_t tail_cache_bytes = int64_t{64} << 20;
+  bool direct_io = false;
   int64_t producer_id_expiration_ms = 86400000;    // producer.id.expiration.ms
   uint32_t index_chunk_units = 128;                // ConsumeQueue units per index chunk (32 B each: 4 KiB)
   // Units of a partition's first index chunk, a piece of a shared chunk (8: 256 B, 16

@@ -83,6 +83,8 @@ struct BrokerConfig {
   int64_t store_checkpoint_interval_ms = 0;
   int64_t store_recovery_verify_bytes = 0;
   int64_t store_pagecache_retain_bytes = 0;
+  int64_t store_tail_cache_bytes = 0;
+  bool store_direct_io = false;
   bool log_preallocate = true;
 
   int32_t group_min_session_timeout_ms = 0;

@@ -280,6 +280,15 @@ inline constexpr Row kRows[] = {
             "and new writes reuse warm pages (on a VM that returns free memory to its host, a write into "
             "a fresh page-cache page cost 10x one into a recycled page). Consumers further behind read "
             "from disk. -1: leave the page cache to the kernel."),
+    integer("store.tail.cache.bytes", kStatic, &BrokerConfig::store_tail_cache_bytes, 0, kI64, "67108864",
+            "The newest this-many CommitLog bytes stay in the broker's memory, in the buffers they were "
+            "written from (4 MiB each, at least the one being filled): fetches and replication reads "
+            "there never touch the log files."),
+    boolean("store.direct.io", kStatic, &BrokerConfig::store_direct_io, "false",
+            "Write the CommitLog with O_DIRECT: each group commit goes to the disk in whole 4 KiB blocks "
+            "instead of being copied into the page cache. Readers behind store.tail.cache.bytes read the "
+            "files (from disk). Falls back to buffered writes, with a warning, where the file system "
+            "cannot (tmpfs) or log.segment.bytes is not a multiple of 4096."),
     // Groups and offsets
     integer("group.min.session.timeout.ms", kStatic, &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
             "Smallest session timeout a consumer may ask for."),
