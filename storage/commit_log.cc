@@ -52,7 +52,8 @@ Result<std::unique_ptr<CommitLog>> CommitLog::open(const CommitLogOptions& optio
   }
   if (!list.empty()) {
     log->current_ = list.back();
-    log->write_pos_ = list.back()->start();  // until recovery or the checkpoint says where data ends
+    // Until recovery or the checkpoint says where data ends; nothing is staged.
+    log->write_pos_ = log->staged_pos_ = list.back()->start();
   }
   log->set_segments(std::move(list));
   return log;

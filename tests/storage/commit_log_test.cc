@@ -471,6 +471,21 @@ TEST_P(CommitLogTest, EntriesReadBackIdenticalFromTheTailAndTheFilesAcrossChunks
   EXPECT_EQ(scanned_end, end);
 }
 
+// Before recovery places the end, nothing is staged: a flush (a store closed after a
+// failed recovery) writes nothing and leaves the segments as they were.
+TEST_P(CommitLogTest, AFlushRightAfterOpenWritesNothing) {
+  const Bytes b = batch_of(25 * 1024);
+  for (int i = 0; i < 3; ++i) append_published(1, i, b);  // two segments
+  ASSERT_TRUE(log_->flush().ok());
+  log_.reset();
+  const Bytes first = file_bytes(segment_path(0)), second = file_bytes(segment_path(kSegment));
+  reopen();
+  ASSERT_TRUE(log_->flush().ok());
+  log_.reset();
+  EXPECT_TRUE(file_bytes(segment_path(0)) == first);
+  EXPECT_TRUE(file_bytes(segment_path(kSegment)) == second);
+}
+
 // A cut inside a block: the next entries start a chunk whose first block comes from the
 // file, and the block written again keeps the entries before the cut.
 TEST_P(CommitLogTest, AppendsAfterACutInsideABlockKeepTheEntriesBeforeIt) {
