@@ -64,7 +64,7 @@ class File {
   virtual Result<std::shared_ptr<Mapping>> map(int64_t size, bool writable, bool random) = 0;
   // Direct I/O on or off (O_DIRECT): writes then bypass the page cache, and each must
   // start at a 4096-byte file offset, from 4096-aligned memory, in whole 4096-byte
-  // blocks. Files that cannot (tmpfs, test doubles) say so and stay buffered.
+  // blocks. Files that cannot (some file systems, the test doubles) say so and stay buffered.
   virtual Status set_direct(bool /*on*/) { return Status::invalid_argument("direct I/O not supported"); }
 };
 

@@ -285,10 +285,11 @@ inline constexpr Row kRows[] = {
             "written from (4 MiB each, at least the one being filled): fetches and replication reads "
             "there never touch the log files."),
     boolean("store.direct.io", kStatic, &BrokerConfig::store_direct_io, "false",
-            "Write the CommitLog with O_DIRECT: each group commit goes to the disk in whole 4 KiB blocks "
-            "instead of being copied into the page cache. Readers behind store.tail.cache.bytes read the "
-            "files (from disk). Falls back to buffered writes, with a warning, where the file system "
-            "cannot (tmpfs) or log.segment.bytes is not a multiple of 4096."),
+            "Write the CommitLog with O_DIRECT: each group commit of 256 KiB or more goes to the disk in "
+            "whole 4 KiB blocks instead of being copied into the page cache (smaller ones, as at low "
+            "rates, still are). Readers behind store.tail.cache.bytes read the files (from disk). Falls "
+            "back to buffered writes, with a warning, where the file system cannot take O_DIRECT or "
+            "log.segment.bytes is not a multiple of 4096."),
     // Groups and offsets
     integer("group.min.session.timeout.ms", kStatic, &BrokerConfig::group_min_session_timeout_ms, 0, kI32, "6000",
             "Smallest session timeout a consumer may ask for."),
