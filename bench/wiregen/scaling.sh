@@ -9,6 +9,10 @@
 #                         (default 1x16 1x64 10x100 100x100 1000x100 3000x100 10000x100: 16 to 1,000,000)
 #   environment: RECORDS (per batch, default 16) SIZE (value bytes, default 1024) BROKERS ("rokka mock")
 #                RUN (a label copied into every line as "run")
+#                WARM_S (default 0, as the published passes ran): first produce this many seconds,
+#                unmeasured, to the same broker and topics: on a fresh VM the first GiB a broker writes
+#                lands in page-cache pages the VM must first get back from its host (bench/NOTES.md,
+#                2026-12-07), which a small scale's run otherwise pays inside its figures
 #                WIREGEN_TUNABLES (GLIBC_TUNABLES for wiregen alone, recorded in every line; default
 #                empty: wiregen reuses its request buffers itself. 2026-12-06-scaling.md's passes ran
 #                a wiregen that freed them, with
@@ -71,6 +75,10 @@ PY
 # One run's line: wiregen's, the counters' differences, the broker's state at the end.
 measure() {  # broker topics [data_dir] [create_json]
   local before c0 c1 line
+  if [ "${WARM_S:-0}" -gt 0 ]; then
+    GLIBC_TUNABLES=$WIREGEN_TUNABLES "$W" --mode produce --bootstrap "$BOOT" --topic w --topics "$2" \
+      --records-per-batch "$RECORDS" --size "$SIZE" --duration-s "$WARM_S" >/dev/null || true
+  fi
   before=$(load)
   echo "# $(date -u +%H:%M:%S) $1 ${2}x$parts: load $before" >&2
   c0=$(counters "$PID")
@@ -90,7 +98,7 @@ client = d.get("client_cpu_s")
 status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status"))
 mb = lambda k: int(status[k].split()[0]) / 1024 if k in status else None
 d.update(run=os.environ["RUN"], wiregen_glibc_tunables=os.environ.get("WIREGEN_TUNABLES", ""),
-         broker=broker, load_before=sys.argv[8], load_after=sys.argv[9],
+         broker=broker, load_before=sys.argv[8], load_after=sys.argv[9], warm_s=int(os.environ.get("WARM_S") or 0),
          broker_cpu_s=cpu, broker_cpu_us_per_msg=per(cpu),
          client_cpu_us_per_msg=per(client) if client is not None else None,
          machine_cpu_s=machine, other_cpu_s=max(0.0, machine - cpu - (client or 0)),
