@@ -16,11 +16,12 @@ import os
 import random
 import sys
 import time
-import traceback
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+
+from check_steps import Skipped, run_steps  # noqa: F401 (kip848_check.py imports Skipped from here)
 
 PARTITIONS = 4  # num.partitions of the broker (with_broker.sh and librdkafka's suite use 4)
 PER_PARTITION = 50
@@ -126,10 +127,6 @@ class Scenario:
         self.consume_group({pos: self.sent[pos] for pos in set(self.sent) - before})
 
 
-class Skipped(Exception):
-    """A step that cannot run against this broker: printed as SKIPPED with the reason, never counted as passed."""
-
-
 def library_steps():
     """With ROKKA_EXPECT_LIBRDKAFKA set, a first step checking the librdkafka loaded is that version."""
     expected_library = os.environ.get("ROKKA_EXPECT_LIBRDKAFKA")
@@ -140,26 +137,6 @@ def library_steps():
         assert confluent_kafka.libversion()[0] == expected_library, \
             f"loaded librdkafka {confluent_kafka.libversion()[0]}, expected {expected_library}"
     return [(f"runs on librdkafka {expected_library}", loaded_library)]
-
-
-def run_steps(steps):
-    """Runs (name, function) steps in order, printing PASS, FAIL with the traceback, or SKIPPED with
-    the reason; ends with `N passed, M failed` (`, K skipped`); returns the exit status."""
-    passed = failed = skipped = 0
-    for name, step in steps:
-        try:
-            step()
-            passed += 1
-            print(f"PASS {name}", flush=True)
-        except Skipped as e:
-            skipped += 1
-            print(f"SKIPPED {name}: {e}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}")
-            print("     " + traceback.format_exc().strip().replace("\n", "\n     "), flush=True)
-    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
-    return 1 if failed else 0
 
 
 def main(argv):
