@@ -9,6 +9,7 @@
 #      scenario checks first that the library it loaded is 2.14.2)
 #   3. on 2.14.2 only, compat/kip848_check.py: KIP-848's consumer group protocol (group.protocol=consumer),
 #      then the suite's tests in compat/librdkafka/2.14.2/expected-pass-consumer.txt in that protocol
+#   4. once, compat/kafka_python_check.py: Debian's python3-kafka (kafka-python, pure Python)
 # While build/rokka is still the placeholder that prints "broker not built yet", every step that
 # needs a broker is SKIPPED with a loud message (never counted as passed); the rest still runs.
 # Ends with `compat: N passed, M failed` summed over the steps; exit 1 if anything failed.
@@ -88,6 +89,9 @@ for version in 2.0.2 2.14.2; do
   fi
   banner "librdkafka $version done in $((SECONDS - version_start))s"
 done
+if [ ${#local_only[@]} -eq 0 ]; then  # a pure-Python client: no librdkafka underneath, so once
+  step "kafka-python scenario" /usr/bin/python3 "$HERE/kafka_python_check.py"
+fi
 banner "compat done in $((SECONDS - start))s"
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

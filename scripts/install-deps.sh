@@ -21,6 +21,8 @@ PACKAGES=(
   # the tests: googletest, and real Kafka clients (librdkafka, kcat, confluent-kafka for python3)
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev kcat python3 python3-confluent-kafka
+  # and a client that is not librdkafka: kafka-python, with the modules of its compression codecs
+  python3-kafka python3-lz4 python3-snappy python3-zstandard
   # compat/: building librdkafka's own test suite from Debian's source package
   dpkg-dev rapidjson-dev
   # tests/fuzz/: libFuzzer with clang 14
