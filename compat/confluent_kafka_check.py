@@ -21,7 +21,7 @@ import confluent_kafka
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from check_steps import Skipped, run_steps  # noqa: F401 (kip848_check.py imports Skipped from here)
+from check_steps import Skipped, bootstrap_from, run_steps  # noqa: F401 (kip848_check.py imports Skipped from here)
 
 PARTITIONS = 4  # num.partitions of the broker (with_broker.sh and librdkafka's suite use 4)
 PER_PARTITION = 50
@@ -140,11 +140,7 @@ def library_steps():
 
 
 def main(argv):
-    if len(argv) < 2:
-        here = os.path.dirname(os.path.abspath(__file__))
-        os.execv(os.path.join(here, "with_broker.sh"), [os.path.join(here, "with_broker.sh"), "/usr/bin/python3",
-                                                         os.path.abspath(__file__)])
-    s = Scenario(argv[1])
+    s = Scenario(bootstrap_from(argv, __file__))
     print(f"confluent-kafka {confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]}) "
           f"against {s.bootstrap}, topic {s.topic}")
     return run_steps(library_steps() + [

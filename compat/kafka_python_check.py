@@ -15,7 +15,6 @@ resumes after the commit; the groups are described, listed and deleted, then the
 asserts what came back.
 Ends with `N passed, M failed`; exit 1 on failure.
 """
-import os
 import random
 import sys
 import threading
@@ -26,7 +25,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, NewPartitions, NewTopic
 from kafka.codec import has_lz4, has_snappy, has_zstd
 
-from check_steps import Skipped, run_steps
+from check_steps import Skipped, bootstrap_from, run_steps
 
 PARTITIONS = 3
 MORE_PARTITIONS = 4
@@ -212,11 +211,7 @@ class Scenario:
 
 
 def main(argv):
-    if len(argv) < 2:
-        here = os.path.dirname(os.path.abspath(__file__))
-        os.execv(os.path.join(here, "with_broker.sh"), [os.path.join(here, "with_broker.sh"), "/usr/bin/python3",
-                                                         os.path.abspath(__file__)])
-    s = Scenario(argv[1])
+    s = Scenario(bootstrap_from(argv, __file__))
     print(f"kafka-python {kafka.__version__} against {s.bootstrap}, topic {s.topic}")
     return run_steps([
         (f"create a topic of {PARTITIONS} partitions with retention.ms; DescribeConfigs reads it back",
