@@ -40,6 +40,12 @@ size_t write_response_prefix(std::span<std::byte, kMaxResponsePrefix> out, ApiKe
   return 4 + header;
 }
 
+size_t write_size_prefix(std::span<std::byte, kMaxResponsePrefix> out, size_t body_size) {
+  const auto size = static_cast<uint32_t>(body_size);
+  for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<std::byte>(size >> (24 - 8 * i));
+  return 4;
+}
+
 bool decode_response_header(Reader& r, ApiKey key, int16_t version, int32_t& correlation_id) {
   correlation_id = r.read_int32();
   if (response_header_version(key, version) >= 1) r.skip_tagged_fields();

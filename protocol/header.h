@@ -36,6 +36,8 @@ void encode_response_header(Writer& w, ApiKey key, int16_t version, int32_t corr
 inline constexpr size_t kMaxResponsePrefix = 9;
 size_t write_response_prefix(std::span<std::byte, kMaxResponsePrefix> out, ApiKey key, int16_t version,
                              int32_t correlation_id, size_t body_size);
+// Only the frame's size (4 bytes; returns 4): a SaslHandshake v0 exchange's raw tokens.
+size_t write_size_prefix(std::span<std::byte, kMaxResponsePrefix> out, size_t body_size);
 // Decodes a response header (clients and tests).
 bool decode_response_header(Reader& r, ApiKey key, int16_t version, int32_t& correlation_id);
 

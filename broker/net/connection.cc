@@ -35,6 +35,7 @@ struct Connection::Slot {
   bool done = false;        // the handler finished
   bool fatal = false;       // close the connection instead of answering
   bool close_after = false; // close the connection once this answer is out
+  bool raw = false;         // a SaslHandshake v0 exchange's token: only a 4-byte size before it
   std::optional<Response> response;
   // Not sent before this: a quota's throttle, for a client that does not throttle itself.
   std::chrono::steady_clock::time_point send_after{};
@@ -214,7 +215,9 @@ asio::awaitable<bool> Connection::read_request() {
   // Before authentication a frame is held to sasl.server.max.receive.size (Kafka's bound).
   const bool authenticating = auth_.authenticating();
   const int32_t max_bytes = authenticating ? limits_.sasl_max_receive_bytes : limits_.max_request_bytes;
-  switch (protocol::check_frame_size(size, max_bytes)) {
+  // A raw token (SaslHandshake v0) may be shorter than any request; never negative or over the bound.
+  const bool raw_token = auth_.raw_tokens() && size >= 0 && size < protocol::kMinRequestFrame;
+  switch (raw_token ? protocol::FrameSizeCheck::kOk : protocol::check_frame_size(size, max_bytes)) {
     case protocol::FrameSizeCheck::kOk:
       break;
     case protocol::FrameSizeCheck::kTooSmall:
@@ -235,6 +238,8 @@ asio::awaitable<bool> Connection::read_request() {
   frame_deadline_.reset();
   if (!complete) co_return false;
   last_activity_ = std::chrono::steady_clock::now();
+
+  if (auth_.raw_tokens()) co_return answer_raw_token(ctx.frame, std::move(memory));
 
   protocol::Reader r(ctx.frame);
   if (!protocol::decode_request_header(r, ctx.header)) {
@@ -349,6 +354,37 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
 static const ErrorTally kNoErrors;  // a failed handler's response has none
 
 // Runs one handler; `self` keeps the connection alive until the handler is done.
+// A token of a SaslHandshake v0 exchange (the whole frame): evaluated here, answered with
+// the server's token behind a 4-byte size, in order with the answers before it. A failed
+// step is not answered: the connection closes (Kafka's raw mode has no error answer).
+bool Connection::answer_raw_token(const FrameBuffer& frame, RequestMemory::Grant memory) {
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto result = auth_.authenticate(protocol::Bytes(frame), now_ms, std::chrono::steady_clock::now());
+  Metrics* metrics = services_.metrics;
+  if (result.error_code != protocol::ErrorCode::kNone) {
+    net_log().info("SASL authentication failed: peer={} listener={} handshake=v0 error={} reason={}", peer_,
+                   auth_.listener().listener_name, result.error_message.value_or(""), result.detail);
+    if (metrics) metrics->authentication(auth_.mechanism(), false);
+    close("authentication failed");
+    return false;
+  }
+  if (!auth_.authenticating() && metrics) metrics->authentication(auth_.mechanism(), true);
+  auto slot = std::make_shared<Slot>();
+  slot->key = protocol::ApiKey::kSaslAuthenticate;  // for the metrics only: no Kafka header is written
+  slot->raw = true;
+  slot->dispatched = slot->done = true;
+  slot->read_at = slot->ready_at = last_activity_;
+  memory.reset();
+  Response response;
+  response.body.write_raw(
+      protocol::Bytes(reinterpret_cast<const std::byte*>(result.auth_bytes.data()), result.auth_bytes.size()));
+  slot->response.emplace(std::move(response));
+  pending_.push_back(std::move(slot));
+  writer_wake_.cancel();
+  return true;
+}
+
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                         Handler handle, RequestContext ctx) {
   try {
@@ -442,7 +478,9 @@ asio::awaitable<void> Connection::write_loop() {
       if (!slot->response->send) continue;
       const protocol::Writer& body = slot->response->body;
       auto& h = headers.emplace_back();
-      const size_t n = protocol::write_response_prefix(h, slot->key, slot->version, slot->correlation_id, body.size());
+      const size_t n = slot->raw ? protocol::write_size_prefix(h, body.size())
+                                 : protocol::write_response_prefix(h, slot->key, slot->version, slot->correlation_id,
+                                                                   body.size());
       buffers.emplace_back(h.data(), n);
       for (protocol::Bytes chunk : body.chunks()) buffers.emplace_back(chunk.data(), chunk.size());
     }

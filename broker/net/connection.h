@@ -69,6 +69,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<bool> read_size(int32_t& size);
   boost::asio::awaitable<bool> admit(int64_t bytes, RequestMemory::Grant& grant);
   boost::asio::awaitable<bool> read_body(FrameBuffer& frame, size_t size, RequestMemory::Grant& memory);
+  bool answer_raw_token(const FrameBuffer& frame, RequestMemory::Grant memory);  // false: closed
   std::chrono::milliseconds watch_tick() const;
   static boost::asio::awaitable<void> serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                             Handler handle, RequestContext ctx);

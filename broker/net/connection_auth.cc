@@ -58,8 +58,10 @@ ConnectionAuth::HandshakeResult ConnectionAuth::handshake(std::string_view mecha
     return out;
   }
   out.mechanisms = security_->sasl->enabled_mechanisms();
-  if (version < 1 || !security_->sasl->enabled(mechanism)) {
-    // v0's exchange (raw tokens without SaslAuthenticate, clients before Kafka 1.0) is not served.
+  // v0 (raw tokens without SaslAuthenticate, clients before Kafka 1.0): PLAIN and SCRAM, as
+  // a first exchange; OAUTHBEARER and re-authentication (KIP-368) need SaslAuthenticate.
+  const bool raw = version == 0;
+  if (!security_->sasl->enabled(mechanism) || (raw && (authenticated_ || mechanism == "OAUTHBEARER"))) {
     out.error_code = ErrorCode::kUnsupportedSaslMechanism;
     out.close = true;
     return out;
@@ -70,6 +72,7 @@ ConnectionAuth::HandshakeResult ConnectionAuth::handshake(std::string_view mecha
   }
   mechanism_ = std::string(mechanism);
   server_ = security_->sasl->create(mechanism, scram);  // SCRAM reads the credential at client-first
+  raw_tokens_ = raw;
   return out;
 }
 

@@ -4,6 +4,9 @@
 //
 //   handshake-or-versions --SaslHandshake (v1; enabled mechanism)--> authenticate
 //   authenticate --SaslAuthenticate (challenges)...--> authenticated
+//   handshake-or-versions --SaslHandshake v0 (PLAIN or SCRAM)--> raw tokens
+//   raw tokens --size-prefixed tokens, no request header (clients before Kafka 1.0's
+//                SaslAuthenticate: kafka-python 2.0.2, sarama's PLAIN below 1.0)...--> authenticated
 //
 // Before authentication only ApiVersions, SaslHandshake and SaslAuthenticate are
 // served; any other request closes the connection, as does a failed exchange
@@ -68,6 +71,10 @@ class ConnectionAuth {
     std::string detail;  // a failure's reason, for the broker's log only (never sent)
   };
   AuthenticateResult authenticate(protocol::Bytes client_bytes, int64_t now_epoch_ms, Clock::time_point now);
+  // After SaslHandshake v0: the next frames are the exchange's raw tokens (a 4-byte size,
+  // then the token; answered the same way, with no Kafka headers), until it completes.
+  // A failed step has no answer in this form: the connection closes, as in Kafka.
+  bool raw_tokens() const { return server_ != nullptr && raw_tokens_; }
 
  private:
   void fail_exchange();
@@ -79,6 +86,7 @@ class ConnectionAuth {
   std::string mechanism_;                          // of the exchange in progress, or the last one
   std::string authenticated_mechanism_;            // of the last completed exchange
   std::unique_ptr<security::SaslServer> server_;   // the exchange in progress (after SaslHandshake)
+  bool raw_tokens_ = false;                        // that exchange began with SaslHandshake v0
   std::optional<std::string> reauth_failure_;      // KIP-368: the handshake changed the mechanism
   std::optional<Clock::time_point> session_expiry_;
 };

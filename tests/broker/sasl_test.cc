@@ -161,7 +161,19 @@ TEST_F(SaslTest, AMechanismNotEnabledGetsUnsupportedSaslMechanismWithTheEnabledL
   EXPECT_TRUE(c.closed_by_peer());
 }
 
-TEST_F(SaslTest, AVersionZeroHandshakeIsRefusedItsRawTokensAreNotServed) {
+// A raw token of a SaslHandshake v0 exchange: a 4-byte size, then the token.
+std::vector<std::byte> raw_token(const std::vector<std::byte>& token) {
+  std::vector<std::byte> out(4);
+  const auto n = static_cast<uint32_t>(token.size());
+  for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<std::byte>(n >> (24 - 8 * i));
+  out.insert(out.end(), token.begin(), token.end());
+  return out;
+}
+
+// SaslHandshake v0 (kafka-python 2.0.2, sarama's PLAIN below Kafka 1.0), as Kafka serves it: the
+// handshake answered, then the PLAIN token sent raw and answered raw (an empty token), then ordinary
+// requests as the authenticated principal.
+TEST_F(SaslTest, AVersionZeroHandshakeIsFollowedByRawTokensAndAuthenticates) {
   start();
   WireClient c(sasl_port_);
   protocol::SaslHandshakeRequest req;
@@ -169,8 +181,45 @@ TEST_F(SaslTest, AVersionZeroHandshakeIsRefusedItsRawTokensAreNotServed) {
   c.send(req, 0, 1);
   auto h = c.receive<protocol::SaslHandshakeResponse>(0, 1);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->error_code, ErrorCode::kUnsupportedSaslMechanism);
+  EXPECT_EQ(h->error_code, ErrorCode::kNone);
+  EXPECT_EQ(h->mechanisms, std::vector<std::string>{"PLAIN"});
+  c.send_raw(raw_token(plain_message("alice", "alice-secret")));
+  auto answer = c.read_frame();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->empty()) << "PLAIN's answer is an empty token";
+  auto md = metadata(c, 3);
+  ASSERT_TRUE(md.has_value()) << "authenticated: ordinary requests are served";
+}
+
+TEST_F(SaslTest, AWrongPasswordInARawTokenClosesTheConnectionUnanswered) {
+  start();
+  WireClient c(sasl_port_);
+  protocol::SaslHandshakeRequest req;
+  req.mechanism = "PLAIN";
+  c.send(req, 0, 1);
+  ASSERT_TRUE(c.receive<protocol::SaslHandshakeResponse>(0, 1).has_value());
+  c.send_raw(raw_token(plain_message("alice", "wrong")));
   EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST_F(SaslTest, RawTokensThatAreEmptyTruncatedOrOverTheBoundCloseTheConnection) {
+  start({{"listener.name.sasl_plaintext.sasl.server.max.receive.size", "4096"}});
+  const std::vector<std::vector<std::byte>> sends = {
+      raw_token({}),                                                         // an empty PLAIN token
+      {std::byte{0}, std::byte{0}, std::byte{0}, std::byte{20}, std::byte{0}},  // 20 bytes announced, 1 sent
+      {std::byte{0}, std::byte{0}, std::byte{0x10}, std::byte{0x01}},         // 4097: over the bound, unread
+      {std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xfe}},   // a negative size
+  };
+  for (size_t i = 0; i < sends.size(); ++i) {
+    WireClient c(sasl_port_);
+    protocol::SaslHandshakeRequest req;
+    req.mechanism = "PLAIN";
+    c.send(req, 0, 1);
+    ASSERT_TRUE(c.receive<protocol::SaslHandshakeResponse>(0, 1).has_value());
+    c.send_raw(sends[i]);
+    if (i == 1) c.shutdown_send();  // the truncated token ends with the stream
+    EXPECT_TRUE(c.closed_by_peer()) << "send " << i;
+  }
 }
 
 TEST_F(SaslTest, ATruncatedOrNegativeLengthSaslAuthenticateClosesTheConnection) {

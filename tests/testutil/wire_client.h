@@ -22,6 +22,8 @@ class WireClient {
 
   // Sends raw bytes exactly as given (for hostile input).
   void send_raw(const std::vector<std::byte>& bytes) { boost::asio::write(socket_, boost::asio::buffer(bytes)); }
+  // Ends what this client sends (a truncated frame is then all the broker gets).
+  void shutdown_send() { socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_send); }
 
   // Builds a request frame: size, header (v1/v2 per api and version), body.
   static std::vector<std::byte> frame(protocol::ApiKey key, int16_t version, int32_t correlation_id,
