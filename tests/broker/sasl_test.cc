@@ -57,11 +57,12 @@ class SaslTest : public ::testing::Test {
     sasl_port_ = broker_->broker().ports().at(1);
   }
 
-  std::optional<protocol::SaslHandshakeResponse> handshake(WireClient& c, std::string_view mechanism, int32_t cid) {
+  std::optional<protocol::SaslHandshakeResponse> handshake(WireClient& c, std::string_view mechanism, int32_t cid,
+                                                           int16_t version = 1) {
     protocol::SaslHandshakeRequest req;
     req.mechanism = mechanism;
-    c.send(req, 1, cid);
-    return c.receive<protocol::SaslHandshakeResponse>(1, cid);
+    c.send(req, version, cid);
+    return c.receive<protocol::SaslHandshakeResponse>(version, cid);
   }
   std::optional<protocol::SaslAuthenticateResponse> authenticate(WireClient& c, const std::vector<std::byte>& bytes,
                                                                  int32_t cid, int16_t version = 2) {
@@ -176,10 +177,7 @@ std::vector<std::byte> raw_token(const std::vector<std::byte>& token) {
 TEST_F(SaslTest, AVersionZeroHandshakeIsFollowedByRawTokensAndAuthenticates) {
   start();
   WireClient c(sasl_port_);
-  protocol::SaslHandshakeRequest req;
-  req.mechanism = "PLAIN";
-  c.send(req, 0, 1);
-  auto h = c.receive<protocol::SaslHandshakeResponse>(0, 1);
+  auto h = handshake(c, "PLAIN", 1, 0);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->error_code, ErrorCode::kNone);
   EXPECT_EQ(h->mechanisms, std::vector<std::string>{"PLAIN"});
@@ -194,10 +192,7 @@ TEST_F(SaslTest, AVersionZeroHandshakeIsFollowedByRawTokensAndAuthenticates) {
 TEST_F(SaslTest, AWrongPasswordInARawTokenClosesTheConnectionUnanswered) {
   start();
   WireClient c(sasl_port_);
-  protocol::SaslHandshakeRequest req;
-  req.mechanism = "PLAIN";
-  c.send(req, 0, 1);
-  ASSERT_TRUE(c.receive<protocol::SaslHandshakeResponse>(0, 1).has_value());
+  ASSERT_TRUE(handshake(c, "PLAIN", 1, 0).has_value());
   c.send_raw(raw_token(plain_message("alice", "wrong")));
   EXPECT_TRUE(c.closed_by_peer());
 }
@@ -212,10 +207,7 @@ TEST_F(SaslTest, RawTokensThatAreEmptyTruncatedOrOverTheBoundCloseTheConnection)
   };
   for (size_t i = 0; i < sends.size(); ++i) {
     WireClient c(sasl_port_);
-    protocol::SaslHandshakeRequest req;
-    req.mechanism = "PLAIN";
-    c.send(req, 0, 1);
-    ASSERT_TRUE(c.receive<protocol::SaslHandshakeResponse>(0, 1).has_value());
+    ASSERT_TRUE(handshake(c, "PLAIN", 1, 0).has_value());
     c.send_raw(sends[i]);
     if (i == 1) c.shutdown_send();  // the truncated token ends with the stream
     EXPECT_TRUE(c.closed_by_peer()) << "send " << i;
