@@ -353,7 +353,6 @@ asio::awaitable<bool> Connection::read_body(FrameBuffer& frame, size_t size, Req
 
 static const ErrorTally kNoErrors;  // a failed handler's response has none
 
-// Runs one handler; `self` keeps the connection alive until the handler is done.
 // A token of a SaslHandshake v0 exchange (the whole frame): evaluated here, answered with
 // the server's token behind a 4-byte size, in order with the answers before it. A failed
 // step is not answered: the connection closes (Kafka's raw mode has no error answer).
@@ -385,6 +384,7 @@ bool Connection::answer_raw_token(const FrameBuffer& frame, RequestMemory::Grant
   return true;
 }
 
+// Runs one handler; `self` keeps the connection alive until the handler is done.
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self, std::shared_ptr<Slot> slot,
                                         Handler handle, RequestContext ctx) {
   try {
